@@ -1,0 +1,245 @@
+//! The one scenario schema. Every table refuses unknown keys; every error names its key path.
+//!
+//! A scenario arrives as TOML text (a file) or JSON text (a Python dict), with optional
+//! `key.path=value` overrides from the command line; both become one tree that is deserialised
+//! here, so both front ends give the same errors.
+
+use crate::error::{ConfigError, ConfigResult};
+use crate::protocols::TransportConfig;
+use crate::topo::TopologyConfig;
+use crate::workload::WorkloadConfig;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// A label carried into the summary.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Seed of every random stream of the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time at which the run stops; by default it runs until every flow finished.
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    pub topology: TopologyConfig,
+    #[serde(default)]
+    pub transport: TransportConfig,
+    #[serde(default)]
+    pub routing: RoutingConfig,
+    pub workload: WorkloadConfig,
+    #[serde(default)]
+    pub output: OutputConfig,
+    /// Links that go down (and maybe up again) at given times.
+    #[serde(default)]
+    pub failures: Vec<FailureConfig>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// The `[routing]` table.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingConfig {
+    /// Path choice at switches: `ecmp`.
+    #[serde(default = "default_lb")]
+    pub lb: String,
+    /// Time between a link failing (or recovering) and the routing tables reflecting it.
+    #[serde(default)]
+    pub reroute_delay_us: f64,
+}
+
+fn default_lb() -> String {
+    "ecmp".into()
+}
+
+impl Default for RoutingConfig {
+    fn default() -> Self {
+        RoutingConfig {
+            lb: default_lb(),
+            reroute_delay_us: 0.0,
+        }
+    }
+}
+
+/// The `[output]` table.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OutputConfig {
+    /// Sampling interval of the time series; 0 turns them off.
+    #[serde(default)]
+    pub series_interval_us: f64,
+}
+
+/// One `[[failures]]` entry: the link between two named nodes fails at `down_s` and, if
+/// `up_s` is given, recovers then.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FailureConfig {
+    pub link: [String; 2],
+    pub down_s: f64,
+    #[serde(default)]
+    pub up_s: Option<f64>,
+}
+
+impl Scenario {
+    /// Parses TOML text and applies `key.path=value` overrides.
+    pub fn from_toml_str(text: &str, overrides: &[String]) -> ConfigResult<Scenario> {
+        let table: toml::Table =
+            toml::from_str(text).map_err(|e| ConfigError::new("", format!("TOML syntax: {e}")))?;
+        let value = serde_json::to_value(table)
+            .map_err(|e| ConfigError::new("", format!("scenario: {e}")))?;
+        Scenario::from_value(value, overrides)
+    }
+
+    /// Parses JSON text (what the Python front end sends) and applies overrides.
+    pub fn from_json_str(text: &str, overrides: &[String]) -> ConfigResult<Scenario> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| ConfigError::new("", format!("JSON: {e}")))?;
+        Scenario::from_value(value, overrides)
+    }
+
+    pub fn from_value(mut value: Value, overrides: &[String]) -> ConfigResult<Scenario> {
+        if !value.is_object() {
+            return Err(ConfigError::new("", "a scenario must be a table of keys"));
+        }
+        for o in overrides {
+            apply_override(&mut value, o)?;
+        }
+        let scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { String::new() } else { path };
+            ConfigError::new(path, e.into_inner().to_string())
+        })?;
+        scenario.check()?;
+        Ok(scenario)
+    }
+
+    /// Checks of single values that the types alone cannot express.
+    fn check(&self) -> ConfigResult<()> {
+        if let Some(s) = self.stop_s {
+            if !(s > 0.0 && s.is_finite()) {
+                return Err(ConfigError::new(
+                    "stop_s",
+                    format!("must be a positive number of seconds, got {s}"),
+                ));
+            }
+        }
+        if !(self.routing.reroute_delay_us >= 0.0 && self.routing.reroute_delay_us.is_finite()) {
+            return Err(ConfigError::new("routing.reroute_delay_us", "must be >= 0"));
+        }
+        if !(self.output.series_interval_us >= 0.0 && self.output.series_interval_us.is_finite()) {
+            return Err(ConfigError::new(
+                "output.series_interval_us",
+                "must be >= 0 (0 turns series off)",
+            ));
+        }
+        for (i, f) in self.failures.iter().enumerate() {
+            if !(f.down_s >= 0.0 && f.down_s.is_finite()) {
+                return Err(ConfigError::new(
+                    format!("failures[{i}].down_s"),
+                    "must be >= 0",
+                ));
+            }
+            if let Some(up) = f.up_s {
+                if !(up > f.down_s && up.is_finite()) {
+                    return Err(ConfigError::new(
+                        format!("failures[{i}].up_s"),
+                        "must be later than down_s",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The scenario as JSON, with every default filled in (written next to results).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a scenario always serialises")
+    }
+}
+
+/// Applies one `a.b.c=value` override. The value is read as a TOML value (number, boolean,
+/// string in quotes, array, inline table); anything that does not parse is taken as a string,
+/// so `--set transport.protocol=tcp` works without quotes.
+fn apply_override(root: &mut Value, spec: &str) -> ConfigResult<()> {
+    let (path, raw) = spec
+        .split_once('=')
+        .ok_or_else(|| ConfigError::new(spec, "an override must look like key.path=value"))?;
+    let path = path.trim();
+    if path.is_empty() || path.split('.').any(|p| p.is_empty()) {
+        return Err(ConfigError::new(
+            spec,
+            "an override must look like key.path=value",
+        ));
+    }
+    let value: Value = match toml::from_str::<toml::Table>(&format!("v = {}", raw.trim())) {
+        Ok(mut t) => serde_json::to_value(t.remove("v").expect("parsed key v"))
+            .map_err(|e| ConfigError::new(path, e.to_string()))?,
+        Err(_) => Value::String(raw.trim().to_string()),
+    };
+    let mut node = root;
+    let parts: Vec<&str> = path.split('.').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let obj = node.as_object_mut().ok_or_else(|| {
+            ConfigError::new(
+                parts[..i].join("."),
+                "is not a table, cannot set a key inside it",
+            )
+        })?;
+        if i + 1 == parts.len() {
+            obj.insert(part.to_string(), value);
+            return Ok(());
+        }
+        node = obj
+            .entry(part.to_string())
+            .or_insert_with(|| Value::Object(Default::default()));
+    }
+    unreachable!("the loop returns at the last part")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+seed = 3
+[topology]
+kind = "star"
+hosts = 4
+[workload]
+kind = "poisson"
+"#;
+
+    #[test]
+    fn overrides_set_nested_keys_and_types() {
+        let s = Scenario::from_toml_str(BASE, &["transport.protocol=tcp".into(), "seed=9".into()])
+            .unwrap();
+        assert_eq!(s.transport.protocol, "tcp");
+        assert_eq!(s.seed, 9);
+    }
+
+    #[test]
+    fn unknown_key_is_named_with_its_path() {
+        let err = Scenario::from_toml_str(BASE, &["topology.colour=3".into()]).unwrap_err();
+        assert_eq!(err.path, "topology.colour");
+        assert!(err.message.contains("expected one of"), "{err}");
+    }
+
+    #[test]
+    fn wrong_type_is_named_with_its_path() {
+        let err =
+            Scenario::from_toml_str(BASE, &["topology.link_gbps=\"fast\"".into()]).unwrap_err();
+        assert_eq!(err.path, "topology.link_gbps");
+    }
+
+    #[test]
+    fn json_and_toml_agree() {
+        let t = Scenario::from_toml_str(BASE, &[]).unwrap();
+        let j = Scenario::from_json_str(&t.to_json(), &[]).unwrap();
+        assert_eq!(t, j);
+    }
+}

@@ -1,0 +1,3 @@
+//! The network: packets, queues, ports, links, switches, routing.
+
+pub mod packet;

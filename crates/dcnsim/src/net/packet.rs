@@ -1,0 +1,181 @@
+//! The packet: one struct for every protocol, small and `Clone`, living in a [`PacketPool`].
+//!
+//! Protocols fill the transport fields; the engine fills the bookkeeping fields. Header fields
+//! of protocols with switch agents (RCP, D3, PDQ, MERP, PACE) go in [`Header`], one enum for all,
+//! so the packet never allocates. `size` is the wire size in bytes and includes every header.
+
+use crate::units::Time;
+
+/// Index of a flow in the simulation's flow table.
+pub type FlowId = u32;
+/// Host id: 0..N-1 in the order the topology documents.
+pub type HostId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PacketKind {
+    #[default]
+    Data,
+    Ack,
+    Syn,
+    SynAck,
+    Fin,
+}
+
+impl PacketKind {
+    /// True for packets that travel from the flow's receiver back to its sender.
+    pub fn is_reverse(self) -> bool {
+        matches!(self, PacketKind::Ack | PacketKind::SynAck)
+    }
+}
+
+/// The two ECN bits of the IP header (RFC 3168), reduced to what matters here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Ecn {
+    #[default]
+    NotEct,
+    Ect,
+    Ce,
+}
+
+/// Protocol-specific header fields carried by the packet (scheduling headers of later
+/// protocols). `None` for plain TCP.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Header {
+    #[default]
+    None,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Packet {
+    // --- addressing
+    pub flow: FlowId,
+    /// Host that puts this packet on the wire, and the host it is addressed to.
+    pub src: HostId,
+    pub dst: HostId,
+    /// Flow entropy hashed by per-flow path choice (the "source port"); subflows of one flow
+    /// differ here.
+    pub path_key: u32,
+
+    // --- transport
+    pub kind: PacketKind,
+    /// Data: sequence number of the first payload byte. Counting starts at 0 for the first
+    /// payload byte (the SYN does not consume a number here).
+    pub seq: u64,
+    /// Ack: the next byte expected (cumulative).
+    pub ack: u64,
+    /// Application payload bytes carried.
+    pub payload: u32,
+    /// Bytes on the wire, headers included.
+    pub size: u32,
+    pub ecn: Ecn,
+    /// ECN-Echo on an ACK.
+    pub ece: bool,
+    /// Set by the sender on a retransmitted segment (used for statistics only).
+    pub retransmit: bool,
+    /// Sender's timestamp, echoed back by the receiver in `ts_echo` (RFC 7323 style).
+    pub ts: Time,
+    pub ts_echo: Time,
+    pub header: Header,
+
+    // --- queueing
+    /// Strict-priority class: 0 is served first.
+    pub priority: u8,
+    /// Rank for the rank queue: lower is more urgent.
+    pub rank: u64,
+
+    // --- engine bookkeeping
+    /// When the packet entered its current queue.
+    pub enqueued_at: Time,
+    /// When this copy was created by its endpoint (for per-packet latency).
+    pub created_at: Time,
+    /// Total time spent waiting in queues so far.
+    pub queueing: Time,
+    pub hops: u8,
+}
+
+/// Handle to a packet in the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PacketRef(u32);
+
+impl PacketRef {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A slab of packets with a free list: the steady state allocates nothing per packet.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    live: usize,
+    peak: usize,
+}
+
+impl PacketPool {
+    pub fn insert(&mut self, pkt: Packet) -> PacketRef {
+        self.live += 1;
+        self.peak = self.peak.max(self.live);
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = pkt;
+                PacketRef(i)
+            }
+            None => {
+                self.slots.push(pkt);
+                PacketRef(self.slots.len() as u32 - 1)
+            }
+        }
+    }
+
+    /// Returns the packet's slot to the pool. The handle must not be used afterwards.
+    pub fn release(&mut self, r: PacketRef) {
+        self.live -= 1;
+        self.free.push(r.0);
+    }
+
+    pub fn get(&self, r: PacketRef) -> &Packet {
+        &self.slots[r.index()]
+    }
+
+    pub fn get_mut(&mut self, r: PacketRef) -> &mut Packet {
+        &mut self.slots[r.index()]
+    }
+
+    /// Packets alive now (in queues, on links).
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Most packets ever alive at once.
+    pub fn peak(&self) -> usize {
+        self.peak
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_reuses_released_slots() {
+        let mut pool = PacketPool::default();
+        let a = pool.insert(Packet {
+            seq: 1,
+            ..Default::default()
+        });
+        let b = pool.insert(Packet {
+            seq: 2,
+            ..Default::default()
+        });
+        pool.release(a);
+        let c = pool.insert(Packet {
+            seq: 3,
+            ..Default::default()
+        });
+        assert_eq!(c, a);
+        assert_eq!(pool.get(c).seq, 3);
+        assert_eq!(pool.get(b).seq, 2);
+        assert_eq!((pool.live(), pool.peak()), (2, 2));
+    }
+}

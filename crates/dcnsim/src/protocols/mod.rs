@@ -1,0 +1,246 @@
+//! Transports as sans-IO state machines.
+//!
+//! A sender or receiver is driven by the engine and never reads a clock, the topology or a
+//! global: it is handed packets (`handle_packet`) and timer expiries (`handle_timeout`) with the
+//! current time, and answers through `poll_transmit` (packets to put on the wire, in order),
+//! `poll_timeout` (the earliest time it wants `handle_timeout`) and `poll_event` (what the
+//! application sees). After every `handle_*` call the engine drains `poll_transmit` and
+//! `poll_event` and then reads `poll_timeout`. This is the quinn-proto shape; it makes every
+//! protocol testable alone, on hand-built packet sequences.
+//!
+//! Dispatch is by enum ([`Sender`], [`Receiver`]), not boxed trait objects: it is on the
+//! per-packet path.
+
+pub mod tcp;
+
+use crate::error::{ConfigError, ConfigResult};
+use crate::net::packet::Packet;
+use crate::units::Time;
+use serde::{Deserialize, Serialize};
+
+/// What an endpoint reports to the application and the metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndpointEvent {
+    /// Receiver: every byte of the flow has arrived, in order.
+    Completed,
+    /// Sender: every byte has been acknowledged; the sender holds no more timers.
+    SenderDone,
+}
+
+/// Counters a sender keeps for the per-flow output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data segments sent again (fast retransmit, partial-ACK retransmit or timeout).
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Data packets (first transmissions and retransmissions) sent.
+    pub data_packets_sent: u64,
+}
+
+/// The `[transport]` table of a scenario. Keys are shared by the protocols that use them; a
+/// protocol refuses keys that are set but mean nothing to it.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TransportConfig {
+    /// `tcp` (NewReno) or `dctcp`.
+    #[serde(default = "default_protocol")]
+    pub protocol: String,
+    /// Payload bytes per full segment.
+    pub mss_bytes: Option<u32>,
+    /// Transport + network header bytes added to every packet on the wire.
+    pub header_bytes: Option<u32>,
+    /// Initial congestion window, in segments.
+    pub init_cwnd_pkts: Option<u32>,
+    /// Lower bound of the retransmission timeout (data-center minimum, RFC 6298 §2.4 replaced).
+    pub min_rto_us: Option<f64>,
+    /// Retransmission timeout before the first RTT sample.
+    pub initial_rto_us: Option<f64>,
+    /// Upper bound of the retransmission timeout.
+    pub max_rto_us: Option<f64>,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: Option<u32>,
+    /// Receiver window, in segments (caps the flight size).
+    pub rwnd_pkts: Option<u32>,
+    /// DCTCP: switch marking threshold K in packets, on the instantaneous queue.
+    pub ecn_k_pkts: Option<u32>,
+    /// DCTCP: EWMA gain g of α.
+    pub dctcp_g: Option<f64>,
+    /// DCTCP: α before the first window of feedback.
+    pub dctcp_init_alpha: Option<f64>,
+}
+
+fn default_protocol() -> String {
+    "dctcp".into()
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            protocol: default_protocol(),
+            mss_bytes: None,
+            header_bytes: None,
+            init_cwnd_pkts: None,
+            min_rto_us: None,
+            initial_rto_us: None,
+            max_rto_us: None,
+            dupack_threshold: None,
+            rwnd_pkts: None,
+            ecn_k_pkts: None,
+            dctcp_g: None,
+            dctcp_init_alpha: None,
+        }
+    }
+}
+
+/// The protocols this build knows, with one line each (for `dcnsim list`).
+pub const PROTOCOLS: &[(&str, &str)] = &[
+    (
+        "tcp",
+        "TCP NewReno (RFC 5681/6582/6298) over drop-tail queues",
+    ),
+    (
+        "dctcp",
+        "DCTCP (Alizadeh et al., SIGCOMM 2010): ECN marking at K, alpha-proportional cut",
+    ),
+];
+
+/// A validated transport choice, from which the engine makes endpoints and switch settings.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Transport {
+    Tcp(tcp::TcpParams),
+}
+
+impl Transport {
+    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<Transport> {
+        match cfg.protocol.as_str() {
+            "tcp" | "dctcp" => Ok(Transport::Tcp(tcp::TcpParams::from_config(cfg)?)),
+            other => Err(ConfigError::new(
+                "transport.protocol",
+                format!(
+                    "unknown protocol '{other}'; valid: {}",
+                    PROTOCOLS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+                ),
+            )),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Transport::Tcp(p) if p.dctcp => "dctcp",
+            Transport::Tcp(_) => "tcp",
+        }
+    }
+
+    /// Bytes on the wire for a flow of `payload` application bytes (data packets only), used
+    /// for the ideal FCT.
+    pub fn data_packet_sizes(&self) -> (u32, u32) {
+        match self {
+            Transport::Tcp(p) => (p.mss, p.header),
+        }
+    }
+
+    /// Marking threshold in packets for a switch port of the given rate, if the protocol wants
+    /// ECN marking.
+    pub fn ecn_threshold_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
+        match self {
+            Transport::Tcp(p) => p.ecn_threshold_pkts(rate),
+        }
+    }
+
+    pub fn new_sender(&self, flow: &FlowSetup) -> Sender {
+        match self {
+            Transport::Tcp(p) => Sender::Tcp(tcp::TcpSender::new(p, flow)),
+        }
+    }
+
+    pub fn new_receiver(&self, flow: &FlowSetup) -> Receiver {
+        match self {
+            Transport::Tcp(p) => Receiver::Tcp(tcp::TcpReceiver::new(p, flow)),
+        }
+    }
+}
+
+/// What an endpoint is told about its flow when it is created.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlowSetup {
+    pub flow: crate::net::packet::FlowId,
+    pub src: crate::net::packet::HostId,
+    pub dst: crate::net::packet::HostId,
+    /// Application payload bytes.
+    pub size: u64,
+    /// When the application opens the flow.
+    pub start: Time,
+    /// Absolute deadline, if the flow has one.
+    pub deadline: Option<Time>,
+    pub weight: f64,
+    /// Path entropy for per-flow hashing.
+    pub path_key: u32,
+}
+
+pub enum Sender {
+    Tcp(tcp::TcpSender),
+}
+
+pub enum Receiver {
+    Tcp(tcp::TcpReceiver),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $e:ident => $body:expr) => {
+        match $self {
+            Self::Tcp($e) => $body,
+        }
+    };
+}
+
+impl Sender {
+    /// Called once at the flow's start time.
+    pub fn start(&mut self, now: Time) {
+        dispatch!(self, s => s.start(now))
+    }
+    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+        dispatch!(self, s => s.handle_packet(now, pkt))
+    }
+    pub fn handle_timeout(&mut self, now: Time) {
+        dispatch!(self, s => s.handle_timeout(now))
+    }
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        dispatch!(self, s => s.poll_transmit(now))
+    }
+    pub fn poll_timeout(&self) -> Option<Time> {
+        dispatch!(self, s => s.poll_timeout())
+    }
+    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+        dispatch!(self, s => s.poll_event())
+    }
+    pub fn stats(&self) -> SenderStats {
+        dispatch!(self, s => s.stats())
+    }
+    /// Bytes sent but not yet acknowledged (for conservation checks and series).
+    pub fn bytes_in_flight(&self) -> u64 {
+        dispatch!(self, s => s.bytes_in_flight())
+    }
+}
+
+impl Receiver {
+    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+        dispatch!(self, r => r.handle_packet(now, pkt))
+    }
+    pub fn handle_timeout(&mut self, now: Time) {
+        dispatch!(self, r => r.handle_timeout(now))
+    }
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        dispatch!(self, r => r.poll_transmit(now))
+    }
+    pub fn poll_timeout(&self) -> Option<Time> {
+        dispatch!(self, r => r.poll_timeout())
+    }
+    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+        dispatch!(self, r => r.poll_event())
+    }
+    /// Payload bytes delivered in order to the application so far.
+    pub fn bytes_delivered(&self) -> u64 {
+        dispatch!(self, r => r.bytes_delivered())
+    }
+}
