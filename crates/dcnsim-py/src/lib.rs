@@ -1,1 +1,206 @@
-// PyO3 bindings: written after the engine.
+//! Python bindings of the dcnsim core: the only crate that knows PyO3.
+//!
+//! Scenarios come in as text (TOML or JSON) with overrides; results go out as columns (numpy
+//! arrays), never row by row. Runs release the GIL and take it back only to report progress,
+//! which is also where Ctrl-C is noticed. Bad input raises `ScenarioError` (a `ValueError`)
+//! whose message names the key path.
+
+use dcnsim::engine::{Progress, RunError, Simulation};
+use dcnsim::metrics::output::{self, FLOW_COLUMNS};
+use dcnsim::metrics::{summary, RunOutput};
+use dcnsim::Format;
+use numpy::IntoPyArray;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::path::{Path, PathBuf};
+
+pyo3::create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot run: the message names the key path."
+);
+
+fn parse_format(fmt: &str) -> PyResult<Format> {
+    match fmt {
+        "toml" => Ok(Format::Toml),
+        "json" => Ok(Format::Json),
+        other => Err(PyValueError::new_err(format!(
+            "fmt must be 'toml' or 'json', not '{other}'"
+        ))),
+    }
+}
+
+fn prepare(
+    scenario: &str,
+    fmt: &str,
+    base_dir: &str,
+    overrides: Vec<String>,
+) -> PyResult<dcnsim::engine::Prepared> {
+    dcnsim::prepare_text(
+        scenario,
+        parse_format(fmt)?,
+        &overrides,
+        Path::new(base_dir),
+    )
+    .map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
+/// Checks a scenario without running it; returns the resolved scenario as JSON text.
+#[pyfunction]
+#[pyo3(signature = (scenario, fmt, base_dir, overrides))]
+fn validate(scenario: &str, fmt: &str, base_dir: &str, overrides: Vec<String>) -> PyResult<String> {
+    let p = prepare(scenario, fmt, base_dir, overrides)?;
+    let mut v: serde_json::Value = serde_json::from_str(&p.scenario.to_json()).expect("valid json");
+    v["_resolved"] = serde_json::json!({
+        "flows": p.flows.len(),
+        "hosts": p.topo.hosts.len(),
+        "topology": p.topo.description,
+    });
+    Ok(v.to_string())
+}
+
+/// Runs a scenario. See `_core.pyi` for the contract.
+#[pyfunction]
+#[pyo3(signature = (scenario, fmt, base_dir, overrides, out_dir, quiet, progress))]
+#[allow(clippy::too_many_arguments)]
+fn run<'py>(
+    py: Python<'py>,
+    scenario: &str,
+    fmt: &str,
+    base_dir: &str,
+    overrides: Vec<String>,
+    out_dir: Option<PathBuf>,
+    quiet: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let prepared = prepare(scenario, fmt, base_dir, overrides)?;
+    let scenario_json = prepared.scenario.to_json();
+    let mut py_error: Option<PyErr> = None;
+    let result = py.detach(|| {
+        let sim = Simulation::new(prepared);
+        let mut report = |p: Progress| -> bool {
+            Python::attach(|py| {
+                if let Err(e) = py.check_signals() {
+                    py_error = Some(e);
+                    return false;
+                }
+                if let (Some(cb), false) = (&progress, quiet) {
+                    let args = (p.sim_time.as_secs_f64(), p.flows_done, p.flows_total);
+                    if let Err(e) = cb.call1(py, args) {
+                        py_error = Some(e);
+                        return false;
+                    }
+                }
+                true
+            })
+        };
+        let out = sim.run(&mut report)?;
+        let summary = summary::summarize(&out);
+        if let Some(dir) = &out_dir {
+            output::write_dir(dir, &out, &summary, &scenario_json)
+                .map_err(|e| (dir.clone(), e))
+                .ok();
+        }
+        Ok::<_, RunError>((out, summary))
+    });
+    let (out, summary) = match result {
+        Ok(r) => r,
+        Err(RunError::Interrupted) => {
+            return Err(py_error.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")));
+        }
+    };
+    if let Some(dir) = &out_dir {
+        if !dir.join("flows.csv").exists() {
+            return Err(PyOSError::new_err(format!(
+                "could not write results to {}",
+                dir.display()
+            )));
+        }
+    }
+    let d = PyDict::new(py);
+    d.set_item("flows", flow_columns(py, &out)?)?;
+    d.set_item("summary", summary.to_string())?;
+    d.set_item("series", series_columns(py, &out)?)?;
+    Ok(d)
+}
+
+fn flow_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
+    let f = &out.flows;
+    let nan = f64::NAN;
+    let secs = |t: Option<dcnsim::units::Time>| t.map_or(nan, |t| t.as_secs_f64());
+    let d = PyDict::new(py);
+    macro_rules! col {
+        ($name:expr, $vals:expr) => {
+            d.set_item($name, $vals.collect::<Vec<_>>().into_pyarray(py))?
+        };
+    }
+    col!("flow_id", f.iter().map(|r| r.flow_id as u64));
+    col!("src", f.iter().map(|r| r.src));
+    col!("dst", f.iter().map(|r| r.dst));
+    col!("size_bytes", f.iter().map(|r| r.size_bytes));
+    col!("start_s", f.iter().map(|r| r.start.as_secs_f64()));
+    col!("finish_s", f.iter().map(|r| secs(r.finish)));
+    col!("fct_s", f.iter().map(|r| secs(r.fct())));
+    col!("ideal_fct_s", f.iter().map(|r| r.ideal_fct.as_secs_f64()));
+    col!("slowdown", f.iter().map(|r| r.slowdown().unwrap_or(nan)));
+    col!("deadline_s", f.iter().map(|r| secs(r.deadline)));
+    col!(
+        "met_deadline",
+        f.iter()
+            .map(|r| r.met_deadline().map_or(nan, |m| m as u8 as f64))
+    );
+    col!("retransmits", f.iter().map(|r| r.retransmits));
+    col!("timeouts", f.iter().map(|r| r.timeouts));
+    col!("bytes_delivered", f.iter().map(|r| r.bytes_delivered));
+    debug_assert_eq!(d.len(), FLOW_COLUMNS.split(',').count());
+    Ok(d)
+}
+
+fn series_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let Some(s) = &out.series else {
+        return Ok(None);
+    };
+    let d = PyDict::new(py);
+    d.set_item("time_s", s.time_s.clone().into_pyarray(py))?;
+    let kinds: Vec<&str> = s.kind.iter().map(|k| k.name()).collect();
+    d.set_item("kind", PyList::new(py, kinds)?)?;
+    d.set_item(
+        "id",
+        s.id.iter()
+            .map(|&i| i as u64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item("value", s.value.clone().into_pyarray(py))?;
+    Ok(Some(d))
+}
+
+/// What this build offers, for `dcnsim list`.
+#[pyfunction]
+fn catalog(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    let list = |items: &[(&str, &str)]| {
+        items
+            .iter()
+            .map(|&(a, b)| (a.to_string(), b.to_string()))
+            .collect::<Vec<_>>()
+    };
+    d.set_item("protocols", list(dcnsim::protocols::PROTOCOLS))?;
+    d.set_item("lbs", list(dcnsim::lb::PATH_CHOICES))?;
+    d.set_item("topologies", list(dcnsim::topo::TOPOLOGIES))?;
+    d.set_item("workloads", list(dcnsim::workload::WORKLOADS))?;
+    d.set_item("sizes", list(dcnsim::workload::size_distributions()))?;
+    Ok(d)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

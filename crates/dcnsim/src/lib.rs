@@ -1,12 +1,53 @@
 //! # dcnsim — a packet-level data center network simulator
 //!
-//! PLACEHOLDER crate essay (written with the engine).
+//! A scenario (topology, transport, path choice, workload) is parsed and checked
+//! ([`config::Scenario`], [`engine::prepare`]), then run by one single-threaded, deterministic
+//! event loop ([`engine::Simulation`]) that produces per-flow records, counters, optional time
+//! series and a summary ([`metrics`]).
+//!
+//! The layers, bottom up:
+//! - [`units`]: integer picosecond [`units::Time`], [`units::Rate`] in bit/s.
+//! - [`net`]: packets in a pool, egress queues (drop-tail/ECN, priority, rank), ports and links,
+//!   routing tables of equal-cost next hops.
+//! - [`lb`]: path choice among those next hops (ECMP).
+//! - [`protocols`]: transports as sans-IO state machines (TCP NewReno, DCTCP).
+//! - [`topo`], [`workload`]: builders of networks and flows from the scenario.
+//! - [`engine`]: the event loop; [`metrics`]: what comes out.
+//!
+//! Same scenario and seed, same output, on every machine: time is an integer, ties break by
+//! scheduling order, and randomness comes from named streams of the seed ([`rng`]).
 
 pub mod config;
+pub mod engine;
 pub mod error;
+pub mod lb;
+pub mod metrics;
 pub mod net;
 pub mod protocols;
 pub mod rng;
 pub mod topo;
 pub mod units;
 pub mod workload;
+
+use std::path::Path;
+
+/// Input formats of a scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Toml,
+    Json,
+}
+
+/// Parses, applies overrides and checks a scenario without running it.
+pub fn prepare_text(
+    text: &str,
+    format: Format,
+    overrides: &[String],
+    base_dir: &Path,
+) -> error::ConfigResult<engine::Prepared> {
+    let scenario = match format {
+        Format::Toml => config::Scenario::from_toml_str(text, overrides)?,
+        Format::Json => config::Scenario::from_json_str(text, overrides)?,
+    };
+    engine::prepare(scenario, base_dir)
+}

@@ -1,1 +1,67 @@
-fn main() {}
+//! `dcnsim-core SCENARIO.toml --out DIR [--set key.path=value ...]`: the simulator without
+//! Python, for benchmarks (memory and time of the core alone) and for users who only want the
+//! files. The Python `dcnsim` command is the full front end.
+
+use dcnsim::engine::Simulation;
+use dcnsim::metrics::{output, summary};
+use dcnsim::Format;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: dcnsim-core SCENARIO.toml --out DIR [--set key.path=value ...]";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let (mut scenario, mut out, mut overrides) = (None, None, Vec::new());
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--out" => out = args.next().map(PathBuf::from),
+            "--set" => overrides.extend(args.next()),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            _ if scenario.is_none() && !a.starts_with("--") => scenario = Some(PathBuf::from(a)),
+            _ => {
+                eprintln!("error: unexpected argument '{a}'\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let (Some(scenario), Some(out)) = (scenario, out) else {
+        eprintln!("error: a scenario file and --out are required\n{USAGE}");
+        return ExitCode::from(2);
+    };
+    let text = match std::fs::read_to_string(&scenario) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {}: {e}", scenario.display());
+            return ExitCode::from(2);
+        }
+    };
+    let base = scenario
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_default();
+    let prepared = match dcnsim::prepare_text(&text, Format::Toml, &overrides, &base) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let scenario_json = prepared.scenario.to_json();
+    let Ok(result) = Simulation::new(prepared).run(&mut |_| true) else {
+        return ExitCode::from(1);
+    };
+    let summary = summary::summarize(&result);
+    if let Err(e) = output::write_dir(&out, &result, &summary, &scenario_json) {
+        eprintln!("error: writing {}: {e}", out.display());
+        return ExitCode::from(1);
+    }
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&summary["run"]).unwrap_or_default()
+    );
+    ExitCode::SUCCESS
+}

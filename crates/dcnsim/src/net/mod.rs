@@ -1,3 +1,9 @@
-//! The network: packets, queues, ports, links, switches, routing.
+//! The network: packets and their pool, egress queues, ports and links, routing tables.
 
+pub mod ideal;
+pub mod network;
 pub mod packet;
+pub mod queue;
+pub mod routing;
+
+pub use network::{Network, NodeIdx, PortIdx};

@@ -49,3 +49,8 @@ pub fn generate(
         format!("unknown workload '{}'", cfg.kind),
     ))
 }
+
+/// Built-in size distributions (name, description).
+pub fn size_distributions() -> &'static [(&'static str, &'static str)] {
+    &[]
+}

@@ -1,0 +1,728 @@
+//! The simulation: the network, the flows and their endpoints, driven by one event loop.
+//!
+//! Per packet the loop does: endpoint → host NIC queue → (serialise → link pipe → next node →
+//! route + path choice → egress queue)* → destination endpoint. Each port has at most one
+//! pending `TxDone` event (the packet being serialised) and one `Arrive` event (the head of its
+//! link pipe), so the event queue holds O(ports + flows) entries, not O(packets).
+//!
+//! Endpoint timers are cancelled lazily: each endpoint has a generation number and the time of
+//! its pending timer event; a timer that moved later is rescheduled when the stale event fires,
+//! one that moved earlier gets a new event and the old one is ignored by its generation.
+
+use super::queue::EventQueue;
+use crate::config::Scenario;
+use crate::error::{ConfigError, ConfigResult};
+use crate::lb::PathChoice;
+use crate::metrics::series::{Series, SeriesKind};
+use crate::metrics::{FlowRecord, NetCounters, PortInfo, RunCost, RunOutput};
+use crate::net::ideal;
+use crate::net::packet::{Packet, PacketPool, PacketRef};
+use crate::net::queue::{Discipline, Enqueued};
+use crate::net::{Network, NodeIdx, PortIdx};
+use crate::protocols::{EndpointEvent, FlowSetup, Receiver, Sender, Transport};
+use crate::topo::{self, NodeKind, TopoSpec};
+use crate::units::Time;
+use crate::workload::{self, FlowSpec, HostInfo};
+use std::path::Path;
+
+/// Without `stop_s`, a run ends when every flow has finished or, as a guard against flows that
+/// can never finish (a partitioned network), this long after the last flow started.
+pub const UNFINISHED_GUARD: Time = Time::from_ms(60_000);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Sender,
+    Receiver,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A port finished serialising its packet.
+    TxDone(PortIdx),
+    /// The head of a port's link pipe reaches the far node.
+    Arrive(PortIdx),
+    FlowStart(u32),
+    Timer {
+        flow: u32,
+        side: Side,
+        generation: u32,
+    },
+    LinkState {
+        link: u32,
+        up: bool,
+    },
+    Reroute,
+    Sample,
+}
+
+struct Endpoints {
+    sender: Sender,
+    receiver: Receiver,
+    sender_done: bool,
+    /// Pending timer event per side: (time, generation).
+    timer: [Option<Time>; 2],
+    generation: [u32; 2],
+}
+
+struct FlowState {
+    spec: FlowSpec,
+    path_key: u32,
+    endpoints: Option<Box<Endpoints>>,
+    finish: Option<Time>,
+    ideal_fct: Time,
+    retransmits: u64,
+    timeouts: u64,
+    bytes_delivered: u64,
+    /// Bytes delivered at the previous series sample.
+    sampled_bytes: u64,
+}
+
+/// Progress reported to the caller about every few hundred milliseconds of wall time.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub sim_time: Time,
+    pub flows_done: usize,
+    pub flows_total: usize,
+}
+
+/// Why a run did not complete.
+#[derive(Debug)]
+pub enum RunError {
+    /// The progress callback asked to stop (e.g. Ctrl-C).
+    Interrupted,
+}
+
+/// Everything a scenario resolves to before it runs. `validate` stops here.
+pub struct Prepared {
+    pub scenario: Scenario,
+    pub topo: TopoSpec,
+    pub transport: Transport,
+    pub flows: Vec<FlowSpec>,
+}
+
+/// Parses nothing, checks everything: builds the topology, the transport and the flows, and
+/// resolves failure links, so that every error surfaces before a run starts.
+pub fn prepare(scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
+    let topo = topo::build(&scenario.topology, base_dir)?;
+    let transport = Transport::from_config(&scenario.transport)?;
+    PathChoice::new(&scenario.routing.lb, topo.nodes.len(), scenario.seed)?;
+    let host_rate = topo
+        .hosts
+        .first()
+        .and_then(|&h| topo.links.iter().find(|l| l.a == h || l.b == h))
+        .map(|l| {
+            if topo.hosts.contains(&l.a) {
+                l.rate_ab
+            } else {
+                l.rate_ba
+            }
+        })
+        .ok_or_else(|| ConfigError::new("topology", "the topology has no host with a link"))?;
+    let info = HostInfo {
+        count: topo.hosts.len() as u32,
+        host_rate,
+        racks: topo.racks.clone(),
+    };
+    let flows = workload::generate(&scenario.workload, &info, scenario.seed, base_dir)?;
+    for (i, f) in scenario.failures.iter().enumerate() {
+        let known = |n: &str| topo.nodes.iter().position(|x| x.name == n);
+        let (Some(a), Some(b)) = (known(&f.link[0]), known(&f.link[1])) else {
+            return Err(ConfigError::new(
+                format!("failures[{i}].link"),
+                format!(
+                    "no node named '{}' or '{}' in this topology",
+                    f.link[0], f.link[1]
+                ),
+            ));
+        };
+        if !topo
+            .links
+            .iter()
+            .any(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
+        {
+            return Err(ConfigError::new(
+                format!("failures[{i}].link"),
+                format!(
+                    "'{}' and '{}' are not joined by a link",
+                    f.link[0], f.link[1]
+                ),
+            ));
+        }
+    }
+    Ok(Prepared {
+        scenario,
+        topo,
+        transport,
+        flows,
+    })
+}
+
+pub struct Simulation {
+    now: Time,
+    events: EventQueue<Event>,
+    pool: PacketPool,
+    net: Network,
+    lb: PathChoice,
+    transport: Transport,
+    flows: Vec<FlowState>,
+    next_flow: usize,
+    flows_done: usize,
+    stop: Option<Time>,
+    counters: NetCounters,
+    reroute_delay: Time,
+    series_interval: Option<Time>,
+    series: Series,
+    /// Reused buffer for the packets an endpoint emits (no per-packet allocation).
+    scratch: Vec<Packet>,
+    dropped_scratch: Vec<PacketRef>,
+    name: Option<String>,
+    seed: u64,
+    topology_name: String,
+    lb_name: String,
+    peak_packets: usize,
+}
+
+impl Simulation {
+    pub fn new(p: Prepared) -> Simulation {
+        let Prepared {
+            scenario,
+            topo,
+            transport,
+            flows,
+        } = p;
+        let ecn = |rate| transport.ecn_threshold_pkts(rate);
+        let net = Network::build(&topo, Discipline::Fifo, &ecn);
+        let lb = PathChoice::new(&scenario.routing.lb, net.nodes.len(), scenario.seed)
+            .expect("checked in prepare");
+        let mut events = EventQueue::default();
+        if let Some(f) = flows.first() {
+            events.schedule(f.start, Event::FlowStart(0));
+        }
+        for f in &scenario.failures {
+            let link = net
+                .find_link(&f.link[0], &f.link[1])
+                .expect("checked in prepare");
+            events.schedule(
+                Time::from_secs_f64(f.down_s),
+                Event::LinkState { link, up: false },
+            );
+            if let Some(up) = f.up_s {
+                events.schedule(Time::from_secs_f64(up), Event::LinkState { link, up: true });
+            }
+        }
+        let series_interval = (scenario.output.series_interval_us > 0.0)
+            .then(|| Time::from_us_f64(scenario.output.series_interval_us).max(Time(1)));
+        if let Some(iv) = series_interval {
+            events.schedule(iv, Event::Sample);
+        }
+        let flows = flows
+            .into_iter()
+            .enumerate()
+            .map(|(i, spec)| FlowState {
+                spec,
+                // An ephemeral "source port": stable per flow, different across flows.
+                path_key: crate::rng::derive_u64(scenario.seed, "path_key", i as u64) as u32,
+                endpoints: None,
+                finish: None,
+                ideal_fct: Time::ZERO,
+                retransmits: 0,
+                timeouts: 0,
+                bytes_delivered: 0,
+                sampled_bytes: 0,
+            })
+            .collect();
+        Simulation {
+            now: Time::ZERO,
+            events,
+            pool: PacketPool::default(),
+            net,
+            lb,
+            transport,
+            flows,
+            next_flow: 0,
+            flows_done: 0,
+            stop: scenario.stop_s.map(Time::from_secs_f64),
+            counters: NetCounters::default(),
+            reroute_delay: Time::from_us_f64(scenario.routing.reroute_delay_us),
+            series_interval,
+            series: Series::default(),
+            scratch: Vec::new(),
+            dropped_scratch: Vec::new(),
+            name: scenario.name.clone(),
+            seed: scenario.seed,
+            topology_name: topo.description.clone(),
+            lb_name: scenario.routing.lb.clone(),
+            peak_packets: 0,
+        }
+    }
+
+    fn all_flows_done(&self) -> bool {
+        self.flows_done == self.flows.len()
+    }
+
+    /// Runs to the end. `progress` is called about every 200 ms of wall time; returning
+    /// `false` stops the run with [`RunError::Interrupted`].
+    pub fn run(
+        mut self,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<RunOutput, RunError> {
+        let wall = std::time::Instant::now();
+        let mut last_report = wall;
+        let guard = self
+            .flows
+            .last()
+            .map(|f| f.spec.start + UNFINISHED_GUARD)
+            .unwrap_or(Time::ZERO);
+        let horizon = self.stop.unwrap_or(guard);
+        while let Some(t) = self.events.peek_time() {
+            if t > horizon || (self.stop.is_none() && self.all_flows_done()) {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.handle(ev);
+            if self.events.popped() & 0xfff == 0 {
+                let now = std::time::Instant::now();
+                if now.duration_since(last_report).as_millis() >= 200 {
+                    last_report = now;
+                    let p = Progress {
+                        sim_time: self.now,
+                        flows_done: self.flows_done,
+                        flows_total: self.flows.len(),
+                    };
+                    if !progress(p) {
+                        return Err(RunError::Interrupted);
+                    }
+                }
+            }
+        }
+        if let Some(stop) = self.stop {
+            self.now = stop;
+        }
+        Ok(self.finish(wall.elapsed().as_secs_f64()))
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone(p) => self.tx_done(p),
+            Event::Arrive(p) => self.arrive(p),
+            Event::FlowStart(i) => self.start_flow(i),
+            Event::Timer {
+                flow,
+                side,
+                generation,
+            } => self.timer(flow, side, generation),
+            Event::LinkState { link, up } => self.set_link(link, up),
+            Event::Reroute => self.net.recompute_routes(),
+            Event::Sample => self.sample(),
+        }
+    }
+
+    // ---------------------------------------------------------------- packets through ports
+
+    fn drop_packet(&mut self, r: PacketRef, port: Option<PortIdx>) {
+        let size = self.pool.get(r).size as u64;
+        self.counters.dropped_pkts += 1;
+        self.counters.dropped_bytes += size;
+        if let Some(p) = port {
+            self.net.ports[p as usize].counters.drops += 1;
+        }
+        self.pool.release(r);
+    }
+
+    /// Routes a packet at `node` and queues it at the chosen egress port.
+    fn forward(&mut self, node: NodeIdx, r: PacketRef) {
+        let pkt = self.pool.get(r);
+        let candidates = self.net.routing.next_hops(node, pkt.dst);
+        if candidates.is_empty() {
+            self.drop_packet(r, None);
+            return;
+        }
+        let port = self.lb.choose(node, pkt, candidates);
+        self.enqueue(port, r);
+    }
+
+    fn enqueue(&mut self, port: PortIdx, r: PacketRef) {
+        let p = &mut self.net.ports[port as usize];
+        if !p.up {
+            self.drop_packet(r, Some(port));
+            return;
+        }
+        self.pool.get_mut(r).enqueued_at = self.now;
+        match p.queue.enqueue(&mut self.pool, r) {
+            Enqueued::Accepted { marked } => {
+                if marked {
+                    p.counters.ecn_marks += 1;
+                    self.counters.ecn_marked += 1;
+                }
+            }
+            Enqueued::Dropped(victim) => {
+                self.drop_packet(victim, Some(port));
+                if victim == r {
+                    return;
+                }
+            }
+        }
+        if self.net.ports[port as usize].transmitting.is_none() {
+            self.start_tx(port);
+        }
+    }
+
+    fn start_tx(&mut self, port: PortIdx) {
+        let p = &mut self.net.ports[port as usize];
+        if let Some(r) = p.queue.dequeue(&self.pool) {
+            let pkt = self.pool.get_mut(r);
+            pkt.queueing += self.now - pkt.enqueued_at;
+            p.transmitting = Some(r);
+            let done = self.now + p.rate.tx_time(pkt.size as u64);
+            self.events.schedule(done, Event::TxDone(port));
+        }
+    }
+
+    fn tx_done(&mut self, port: PortIdx) {
+        let p = &mut self.net.ports[port as usize];
+        let r = p.transmitting.take().expect("TxDone without a packet");
+        if !p.up {
+            self.drop_packet(r, Some(port));
+            return;
+        }
+        let size = self.pool.get(r).size as u64;
+        p.counters.tx_packets += 1;
+        p.counters.tx_bytes += size;
+        self.counters.link_transmissions += 1;
+        let arrival = self.now + p.delay;
+        if p.pipe.is_empty() {
+            self.events.schedule(arrival, Event::Arrive(port));
+        }
+        p.pipe.push_back((arrival, r));
+        self.start_tx(port);
+    }
+
+    fn arrive(&mut self, port: PortIdx) {
+        let p = &mut self.net.ports[port as usize];
+        let (t, r) = p.pipe.pop_front().expect("Arrive without a packet");
+        debug_assert_eq!(t, self.now);
+        if let Some(&(next, _)) = p.pipe.front() {
+            self.events.schedule(next, Event::Arrive(port));
+        }
+        if !p.up {
+            self.drop_packet(r, Some(port));
+            return;
+        }
+        let node = p.peer;
+        let n = &self.net.nodes[node as usize];
+        match n.kind {
+            NodeKind::Host if n.host == Some(self.pool.get(r).dst) => self.deliver(r),
+            _ => {
+                self.pool.get_mut(r).hops += 1;
+                self.forward(node, r);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- endpoints
+
+    fn deliver(&mut self, r: PacketRef) {
+        let pkt = self.pool.get(r);
+        self.counters.delivered_pkts += 1;
+        self.counters.delivered_bytes += pkt.size as u64;
+        let flow = pkt.flow as usize;
+        let side = if pkt.kind.is_reverse() {
+            Side::Sender
+        } else {
+            Side::Receiver
+        };
+        if let Some(ep) = self.flows[flow].endpoints.as_mut() {
+            match side {
+                Side::Sender => ep.sender.handle_packet(self.now, pkt),
+                Side::Receiver => ep.receiver.handle_packet(self.now, pkt),
+            }
+            self.pool.release(r);
+            self.after_endpoint(flow as u32, side);
+        } else {
+            // The flow is over and its state freed: a late duplicate or ACK.
+            self.pool.release(r);
+        }
+    }
+
+    fn start_flow(&mut self, i: u32) {
+        let idx = i as usize;
+        self.next_flow = idx + 1;
+        if let Some(next) = self.flows.get(idx + 1) {
+            self.events
+                .schedule(next.spec.start.max(self.now), Event::FlowStart(i + 1));
+        }
+        let f = &self.flows[idx];
+        let setup = FlowSetup {
+            flow: i,
+            src: f.spec.src,
+            dst: f.spec.dst,
+            size: f.spec.size_bytes,
+            start: self.now,
+            deadline: f.spec.deadline.map(|d| f.spec.start + d),
+            weight: f.spec.weight,
+            path_key: f.path_key,
+        };
+        let (mss, header) = self.transport.data_packet_sizes();
+        let path = ideal::best_path(&self.net, setup.src, setup.dst);
+        let ideal_fct = ideal::ideal_fct(&self.net, &path, setup.size, mss, header);
+        let mut sender = self.transport.new_sender(&setup);
+        let receiver = self.transport.new_receiver(&setup);
+        sender.start(self.now);
+        let f = &mut self.flows[idx];
+        f.ideal_fct = ideal_fct;
+        f.endpoints = Some(Box::new(Endpoints {
+            sender,
+            receiver,
+            sender_done: false,
+            timer: [None, None],
+            generation: [0, 0],
+        }));
+        self.after_endpoint(i, Side::Sender);
+    }
+
+    fn timer(&mut self, flow: u32, side: Side, generation: u32) {
+        let now = self.now;
+        let Some(ep) = self.flows[flow as usize].endpoints.as_mut() else {
+            return;
+        };
+        let s = side as usize;
+        if ep.generation[s] != generation || ep.timer[s] != Some(now) {
+            return; // superseded by an earlier timer
+        }
+        ep.timer[s] = None;
+        let due = match side {
+            Side::Sender => ep.sender.poll_timeout(),
+            Side::Receiver => ep.receiver.poll_timeout(),
+        };
+        if due.is_some_and(|t| t <= now) {
+            match side {
+                Side::Sender => ep.sender.handle_timeout(now),
+                Side::Receiver => ep.receiver.handle_timeout(now),
+            }
+        }
+        self.after_endpoint(flow, side);
+    }
+
+    /// Collects what an endpoint wants after it was handed something: packets to send, events,
+    /// and its next timer.
+    fn after_endpoint(&mut self, flow: u32, side: Side) {
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.scratch);
+        let f = &mut self.flows[flow as usize];
+        let ep = f.endpoints.as_mut().expect("endpoint alive");
+        let mut completed = false;
+        match side {
+            Side::Sender => {
+                while let Some(p) = ep.sender.poll_transmit(now) {
+                    out.push(p);
+                }
+                while let Some(e) = ep.sender.poll_event() {
+                    if e == EndpointEvent::SenderDone {
+                        ep.sender_done = true;
+                    }
+                }
+            }
+            Side::Receiver => {
+                while let Some(p) = ep.receiver.poll_transmit(now) {
+                    out.push(p);
+                }
+                while let Some(e) = ep.receiver.poll_event() {
+                    if e == EndpointEvent::Completed {
+                        completed = true;
+                    }
+                }
+                f.bytes_delivered = ep.receiver.bytes_delivered();
+            }
+        }
+        if completed && f.finish.is_none() {
+            f.finish = Some(now);
+            self.flows_done += 1;
+        }
+        // Schedule the endpoint's timer if it is earlier than the pending one.
+        let s = side as usize;
+        let due = match side {
+            Side::Sender => ep.sender.poll_timeout(),
+            Side::Receiver => ep.receiver.poll_timeout(),
+        };
+        if let Some(t) = due {
+            let t = t.max(now);
+            if ep.timer[s].is_none_or(|pending| t < pending) {
+                ep.generation[s] = ep.generation[s].wrapping_add(1);
+                ep.timer[s] = Some(t);
+                self.events.schedule(
+                    t,
+                    Event::Timer {
+                        flow,
+                        side,
+                        generation: ep.generation[s],
+                    },
+                );
+            }
+        }
+        // Free the endpoints once both are finished; late packets are then absorbed.
+        if ep.sender_done && f.finish.is_some() {
+            let stats = ep.sender.stats();
+            f.retransmits = stats.retransmits;
+            f.timeouts = stats.timeouts;
+            f.endpoints = None;
+        }
+        let host = self.net.hosts[match side {
+            Side::Sender => self.flows[flow as usize].spec.src,
+            Side::Receiver => self.flows[flow as usize].spec.dst,
+        } as usize];
+        for mut p in out.drain(..) {
+            p.created_at = now;
+            self.counters.sent_pkts += 1;
+            self.counters.sent_bytes += p.size as u64;
+            let r = self.pool.insert(p);
+            self.forward(host, r);
+        }
+        self.peak_packets = self.peak_packets.max(self.pool.live());
+        self.scratch = out;
+    }
+
+    // ---------------------------------------------------------------- failures
+
+    fn set_link(&mut self, link: u32, up: bool) {
+        let (a, b) = self.net.links[link as usize];
+        for port in [a, b] {
+            let p = &mut self.net.ports[port as usize];
+            p.up = up;
+            if !up {
+                // Queued packets are lost with the link; the packet being serialised and those
+                // on the wire are dropped when their events fire.
+                let mut lost = std::mem::take(&mut self.dropped_scratch);
+                p.queue.drain_all(&mut lost);
+                for r in lost.drain(..) {
+                    self.drop_packet(r, Some(port));
+                }
+                self.dropped_scratch = lost;
+            } else if p.transmitting.is_none() {
+                self.start_tx(port);
+            }
+        }
+        self.events
+            .schedule(self.now + self.reroute_delay, Event::Reroute);
+    }
+
+    // ---------------------------------------------------------------- series
+
+    fn sample(&mut self) {
+        let iv = self.series_interval.expect("sampling is on");
+        let t = self.now.as_secs_f64();
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            if f.endpoints.is_some() || f.bytes_delivered > f.sampled_bytes {
+                let bits = (f.bytes_delivered - f.sampled_bytes) as f64 * 8.0;
+                self.series.push(
+                    t,
+                    SeriesKind::FlowGoodputBps,
+                    i as u32,
+                    bits / iv.as_secs_f64(),
+                );
+                f.sampled_bytes = f.bytes_delivered;
+            }
+        }
+        for (i, p) in self.net.ports.iter_mut().enumerate() {
+            let is_switch = self.net.nodes[p.node as usize].kind == NodeKind::Switch;
+            if is_switch {
+                self.series.push(
+                    t,
+                    SeriesKind::QueueBytes,
+                    i as u32,
+                    p.queue.len_bytes() as f64,
+                );
+            }
+            let capacity = p.rate.bytes_in(iv).max(1) as f64;
+            let sent = p.counters.tx_bytes - p.sampled_tx_bytes;
+            p.sampled_tx_bytes = p.counters.tx_bytes;
+            self.series
+                .push(t, SeriesKind::LinkUtil, i as u32, sent as f64 / capacity);
+        }
+        let more = self.next_flow < self.flows.len() || !self.all_flows_done();
+        if more || self.stop.is_some_and(|s| self.now + iv <= s) {
+            self.events.schedule(self.now + iv, Event::Sample);
+        }
+    }
+
+    // ---------------------------------------------------------------- the end
+
+    fn finish(mut self, wall_s: f64) -> RunOutput {
+        let mut in_flight_bytes = 0;
+        let mut in_flight_pkts = 0;
+        for p in &self.net.ports {
+            in_flight_bytes += p.queue.len_bytes();
+            in_flight_pkts += p.queue.len_pkts();
+            for r in p.pipe.iter().map(|&(_, r)| r).chain(p.transmitting) {
+                in_flight_bytes += self.pool.get(r).size as u64;
+                in_flight_pkts += 1;
+            }
+        }
+        for f in &mut self.flows {
+            if let Some(ep) = &f.endpoints {
+                let stats = ep.sender.stats();
+                f.retransmits = stats.retransmits;
+                f.timeouts = stats.timeouts;
+            }
+        }
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| FlowRecord {
+                flow_id: i as u32,
+                src: f.spec.src,
+                dst: f.spec.dst,
+                size_bytes: f.spec.size_bytes,
+                start: f.spec.start,
+                finish: f.finish,
+                ideal_fct: if i >= self.next_flow {
+                    // Never started (the run stopped first): compute it now for the record.
+                    let (mss, header) = self.transport.data_packet_sizes();
+                    let path = ideal::best_path(&self.net, f.spec.src, f.spec.dst);
+                    ideal::ideal_fct(&self.net, &path, f.spec.size_bytes, mss, header)
+                } else {
+                    f.ideal_fct
+                },
+                deadline: f.spec.deadline,
+                retransmits: f.retransmits,
+                timeouts: f.timeouts,
+                bytes_delivered: f.bytes_delivered,
+            })
+            .collect();
+        let ports = self
+            .net
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PortInfo {
+                port: i as u32,
+                node: self.net.node_name(p.node).to_string(),
+                peer: self.net.node_name(p.peer).to_string(),
+                gbps: p.rate.as_gbps_f64(),
+                delay_us: p.delay.as_us_f64(),
+            })
+            .collect();
+        RunOutput {
+            flows,
+            counters: self.counters,
+            in_flight_bytes,
+            in_flight_pkts,
+            cost: RunCost {
+                wall_s,
+                events: self.events.popped(),
+                sim_time: self.now,
+                peak_packets: self.peak_packets.max(self.pool.peak()),
+            },
+            series: self
+                .series_interval
+                .map(|_| std::mem::take(&mut self.series)),
+            ports,
+            protocol: self.transport.name().to_string(),
+            lb: self.lb_name.clone(),
+            topology: self.topology_name.clone(),
+            seed: self.seed,
+            name: self.name.clone(),
+        }
+    }
+}

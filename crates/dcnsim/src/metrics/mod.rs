@@ -1,0 +1,96 @@
+//! What a run produces: one record per flow, network counters, optional time series, and the
+//! summary computed from them. Writing result directories lives in [`output`].
+
+pub mod output;
+pub mod series;
+pub mod summary;
+
+use crate::units::Time;
+
+/// One row of `flows.csv`. Unfinished flows have `finish = None` and stay in the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowRecord {
+    pub flow_id: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub size_bytes: u64,
+    pub start: Time,
+    pub finish: Option<Time>,
+    /// FCT of this flow alone on an idle network, sent at line rate with no handshake: the
+    /// store-and-forward pipeline of its data packets along the best of its shortest paths.
+    pub ideal_fct: Time,
+    /// Relative to `start`.
+    pub deadline: Option<Time>,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub bytes_delivered: u64,
+}
+
+impl FlowRecord {
+    pub fn fct(&self) -> Option<Time> {
+        self.finish.map(|f| f - self.start)
+    }
+
+    /// FCT over ideal FCT (the expansion ratio of the MERP paper).
+    pub fn slowdown(&self) -> Option<f64> {
+        self.fct()
+            .map(|f| f.ps() as f64 / self.ideal_fct.ps().max(1) as f64)
+    }
+
+    /// `None` for flows without a deadline; unfinished flows missed theirs.
+    pub fn met_deadline(&self) -> Option<bool> {
+        let d = self.deadline?;
+        Some(self.fct().is_some_and(|f| f <= d))
+    }
+}
+
+/// Network-wide packet and byte counters. "Sent" counts what endpoints put into the network;
+/// at any moment `sent = delivered + dropped + in flight` (checked by the conservation tests).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NetCounters {
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub delivered_pkts: u64,
+    pub delivered_bytes: u64,
+    pub dropped_pkts: u64,
+    pub dropped_bytes: u64,
+    pub ecn_marked: u64,
+    /// Packet transmissions on links (one packet crossing one link counts once).
+    pub link_transmissions: u64,
+}
+
+/// The cost of the run itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RunCost {
+    pub wall_s: f64,
+    pub events: u64,
+    pub sim_time: Time,
+    pub peak_packets: usize,
+}
+
+/// A port as listed in `ports.csv` (ids used by the queue and link series).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortInfo {
+    pub port: u32,
+    pub node: String,
+    pub peer: String,
+    pub gbps: f64,
+    pub delay_us: f64,
+}
+
+/// Everything a run produced.
+pub struct RunOutput {
+    pub flows: Vec<FlowRecord>,
+    pub counters: NetCounters,
+    pub in_flight_bytes: u64,
+    pub in_flight_pkts: u64,
+    pub cost: RunCost,
+    pub series: Option<series::Series>,
+    pub ports: Vec<PortInfo>,
+    /// Scenario facts for the summary.
+    pub protocol: String,
+    pub lb: String,
+    pub topology: String,
+    pub seed: u64,
+    pub name: Option<String>,
+}

@@ -1,0 +1,125 @@
+//! Result directories, written atomically: everything goes into a hidden temporary folder next
+//! to the target, which is renamed into place only when complete. A run that fails leaves
+//! nothing behind; an existing result directory is replaced only by a complete new one.
+//!
+//! Files: `flows.csv`, `summary.json`, `scenario.json` (the scenario with defaults filled in),
+//! `ports.csv` (port ids of the series), and `series.csv` when series are on.
+
+use super::RunOutput;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+pub const FLOW_COLUMNS: &str = "flow_id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,met_deadline,retransmits,timeouts,bytes_delivered";
+
+/// `flows.csv` as text. Floats print in Rust's shortest round-trip form, so equal runs give
+/// byte-identical files.
+pub fn flows_csv(out: &RunOutput) -> String {
+    let mut s = String::with_capacity(out.flows.len() * 120 + 200);
+    s.push_str(FLOW_COLUMNS);
+    s.push('\n');
+    let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+    for f in &out.flows {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            f.flow_id,
+            f.src,
+            f.dst,
+            f.size_bytes,
+            f.start.as_secs_f64(),
+            opt(f.finish.map(|t| t.as_secs_f64())),
+            opt(f.fct().map(|t| t.as_secs_f64())),
+            f.ideal_fct.as_secs_f64(),
+            opt(f.slowdown()),
+            opt(f.deadline.map(|t| t.as_secs_f64())),
+            f.met_deadline().map(|m| m.to_string()).unwrap_or_default(),
+            f.retransmits,
+            f.timeouts,
+            f.bytes_delivered,
+        );
+    }
+    s
+}
+
+fn write_series(path: &Path, out: &RunOutput) -> io::Result<()> {
+    let Some(series) = &out.series else {
+        return Ok(());
+    };
+    let mut w = BufWriter::new(fs::File::create(path)?);
+    writeln!(w, "time_s,kind,id,value")?;
+    for i in 0..series.len() {
+        writeln!(
+            w,
+            "{},{},{},{}",
+            series.time_s[i],
+            series.kind[i].name(),
+            series.id[i],
+            series.value[i]
+        )?;
+    }
+    w.flush()
+}
+
+fn ports_csv(out: &RunOutput) -> String {
+    let mut s = String::from("port,node,peer,gbps,delay_us\n");
+    for p in &out.ports {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{}",
+            p.port, p.node, p.peer, p.gbps, p.delay_us
+        );
+    }
+    s
+}
+
+/// Writes the result directory `dir` atomically. `scenario_json` is the resolved scenario.
+pub fn write_dir(
+    dir: &Path,
+    out: &RunOutput,
+    summary: &serde_json::Value,
+    scenario_json: &str,
+) -> io::Result<()> {
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent)?;
+    let name = dir
+        .file_name()
+        .ok_or_else(|| io::Error::other("output path has no final component"))?;
+    let tmp = parent.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let _ = fs::remove_dir_all(&tmp);
+    let result = (|| {
+        fs::create_dir(&tmp)?;
+        fs::write(tmp.join("flows.csv"), flows_csv(out))?;
+        fs::write(
+            tmp.join("summary.json"),
+            serde_json::to_string_pretty(summary)? + "\n",
+        )?;
+        fs::write(tmp.join("scenario.json"), scenario_json.to_string() + "\n")?;
+        fs::write(tmp.join("ports.csv"), ports_csv(out))?;
+        write_series(&tmp.join("series.csv"), out)?;
+        if dir.exists() {
+            let old = parent.join(format!(
+                ".{}.old-{}",
+                name.to_string_lossy(),
+                std::process::id()
+            ));
+            fs::rename(dir, &old)?;
+            fs::rename(&tmp, dir)?;
+            fs::remove_dir_all(&old)
+        } else {
+            fs::rename(&tmp, dir)
+        }
+    })();
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&tmp);
+    }
+    result
+}

@@ -1,0 +1,48 @@
+//! Time series sampled at a fixed interval, kept as columns.
+//!
+//! Kinds: `flow_goodput_bps` (payload delivered in order to a flow's receiver during the
+//! interval, per active flow, id = flow id), `queue_bytes` (occupancy of each switch egress
+//! queue at the sample instant, id = port id), `link_util` (fraction of the interval each
+//! switch-or-host egress link spent transmitting, by bytes sent, id = port id).
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeriesKind {
+    FlowGoodputBps,
+    QueueBytes,
+    LinkUtil,
+}
+
+impl SeriesKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SeriesKind::FlowGoodputBps => "flow_goodput_bps",
+            SeriesKind::QueueBytes => "queue_bytes",
+            SeriesKind::LinkUtil => "link_util",
+        }
+    }
+}
+
+#[derive(Default, Clone, Debug)]
+pub struct Series {
+    pub time_s: Vec<f64>,
+    pub kind: Vec<SeriesKind>,
+    pub id: Vec<u32>,
+    pub value: Vec<f64>,
+}
+
+impl Series {
+    pub fn push(&mut self, time_s: f64, kind: SeriesKind, id: u32, value: f64) {
+        self.time_s.push(time_s);
+        self.kind.push(kind);
+        self.id.push(id);
+        self.value.push(value);
+    }
+
+    pub fn len(&self) -> usize {
+        self.time_s.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time_s.is_empty()
+    }
+}
