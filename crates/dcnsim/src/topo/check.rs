@@ -156,7 +156,10 @@ pub(super) fn buffer_kb(kb: f64, key: &str) -> ConfigResult<BufferSize> {
     }
     let bytes = (kb * 1000.0).round();
     if bytes < 1.0 {
-        return Err(ConfigError::new(key, format!("{kb} KB is less than 1 byte")));
+        return Err(ConfigError::new(
+            key,
+            format!("{kb} KB is less than 1 byte"),
+        ));
     }
     Ok(BufferSize::Bytes(bytes as u64))
 }

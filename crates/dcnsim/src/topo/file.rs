@@ -71,7 +71,10 @@ pub(super) fn parse(text: &str, name: &str, defaults: &LinkParams) -> ConfigResu
                 let [node] = args else {
                     return Err(ConfigError::new(
                         at(),
-                        format!("expected '{first} NAME' (one name), got {} words after '{first}'", args.len()),
+                        format!(
+                            "expected '{first} NAME' (one name), got {} words after '{first}'",
+                            args.len()
+                        ),
                     ));
                 };
                 if node.contains('=') {
@@ -115,7 +118,10 @@ pub(super) fn parse(text: &str, name: &str, defaults: &LinkParams) -> ConfigResu
                 if ends[0] == ends[1] {
                     return Err(ConfigError::new(
                         at(),
-                        format!("link from '{}' to itself; a link joins two different nodes", args[0]),
+                        format!(
+                            "link from '{}' to itself; a link joins two different nodes",
+                            args[0]
+                        ),
                     ));
                 }
                 let pair = (ends[0].min(ends[1]), ends[0].max(ends[1]));
@@ -173,9 +179,9 @@ fn link_params(words: &[&str], defaults: &LinkParams, at: &str) -> ConfigResult<
         seen.push(key);
         let ctx = format!("{at}: {key}");
         let number = || -> ConfigResult<f64> {
-            value.parse::<f64>().map_err(|_| {
-                ConfigError::new(at, format!("bad number '{value}' for {key}"))
-            })
+            value
+                .parse::<f64>()
+                .map_err(|_| ConfigError::new(at, format!("bad number '{value}' for {key}")))
         };
         match key {
             "gbps" => p.rate = check::rate(number()?, &ctx)?,
@@ -193,7 +199,9 @@ fn link_params(words: &[&str], defaults: &LinkParams, at: &str) -> ConfigResult<
             _ => {
                 return Err(ConfigError::new(
                     at,
-                    format!("unknown link key '{key}'; expected gbps, delay_us, buffer_pkts or buffer_kb"),
+                    format!(
+                    "unknown link key '{key}'; expected gbps, delay_us, buffer_pkts or buffer_kb"
+                ),
                 ))
             }
         }
@@ -261,9 +269,16 @@ mod tests {
         assert_eq!(t.hosts.len(), 4);
         assert_eq!(t.nodes.len(), 7);
         assert_eq!(t.links.len(), 7);
-        assert_eq!(t.description, "file example.topo: 4 hosts, 3 switches, 7 links");
+        assert_eq!(
+            t.description,
+            "file example.topo: 4 hosts, 3 switches, 7 links"
+        );
         assert_eq!(t.racks, vec![vec![0, 1], vec![2, 3]]);
-        let core = t.links.iter().find(|l| t.nodes[l.b].name == "core").unwrap();
+        let core = t
+            .links
+            .iter()
+            .find(|l| t.nodes[l.b].name == "core")
+            .unwrap();
         assert_eq!(core.rate_ab, Rate::gbps(40));
         assert_eq!(core.delay_ba, Time::from_ns(2500));
         assert_eq!(core.buffer, BufferSize::Bytes(150_000));
@@ -276,7 +291,11 @@ mod tests {
         let t = b.finish("x", "example.topo").unwrap();
         let mut text = String::new();
         for n in &t.nodes {
-            let word = if n.kind == NodeKind::Host { "host" } else { "switch" };
+            let word = if n.kind == NodeKind::Host {
+                "host"
+            } else {
+                "switch"
+            };
             text += &format!("{word} {}\n", n.name);
         }
         for l in &t.links {
@@ -297,7 +316,9 @@ mod tests {
             delay: Time::from_us(7),
             buffer: BufferSize::Packets(3),
         };
-        let again = parse(&text, "copy.topo", &other).unwrap().finish("x", "copy.topo");
+        let again = parse(&text, "copy.topo", &other)
+            .unwrap()
+            .finish("x", "copy.topo");
         assert_eq!(again.unwrap(), t);
     }
 
@@ -313,19 +334,67 @@ mod tests {
     #[test]
     fn each_error_names_its_line() {
         let cases: &[(&str, &str, &str)] = &[
-            ("host a\nhost b\nlink a c", "net.topo line 3", "unknown node 'c'"),
-            ("host a\nswitch a", "net.topo line 2", "duplicate name 'a', already declared on line 1"),
-            ("host a\nhost b\nlink a b gbps=fast", "net.topo line 3", "bad number 'fast' for gbps"),
-            ("host a\nhost b\nlink a b buffer_pkts=1.5", "net.topo line 3", "bad number '1.5'"),
+            (
+                "host a\nhost b\nlink a c",
+                "net.topo line 3",
+                "unknown node 'c'",
+            ),
+            (
+                "host a\nswitch a",
+                "net.topo line 2",
+                "duplicate name 'a', already declared on line 1",
+            ),
+            (
+                "host a\nhost b\nlink a b gbps=fast",
+                "net.topo line 3",
+                "bad number 'fast' for gbps",
+            ),
+            (
+                "host a\nhost b\nlink a b buffer_pkts=1.5",
+                "net.topo line 3",
+                "bad number '1.5'",
+            ),
             ("host a\n\n# c\nlink a a", "net.topo line 4", "to itself"),
-            ("host a\nhost b\nlink a b gbps=-1", "net.topo line 3: gbps", "positive rate"),
-            ("host a\nhost b\nlink a b delay_us=0", "net.topo line 3: delay_us", "positive delay"),
-            ("host a\nhost b\nlink a b colour=red", "net.topo line 3", "unknown link key 'colour'"),
-            ("host a\nhost b\nlink a b 10", "net.topo line 3", "expected key=value"),
-            ("host a\nhost b\nlink a b gbps=1 gbps=2", "net.topo line 3", "given twice"),
-            ("host a\nhost b\nlink a b buffer_kb=1 buffer_pkts=2", "net.topo line 3", "only one of"),
-            ("host a\nhost b\nlink a b\nlink b a", "net.topo line 4", "already linked on line 3"),
-            ("host a\nhost b\nlink a", "net.topo line 3", "expected 'link A B"),
+            (
+                "host a\nhost b\nlink a b gbps=-1",
+                "net.topo line 3: gbps",
+                "positive rate",
+            ),
+            (
+                "host a\nhost b\nlink a b delay_us=0",
+                "net.topo line 3: delay_us",
+                "positive delay",
+            ),
+            (
+                "host a\nhost b\nlink a b colour=red",
+                "net.topo line 3",
+                "unknown link key 'colour'",
+            ),
+            (
+                "host a\nhost b\nlink a b 10",
+                "net.topo line 3",
+                "expected key=value",
+            ),
+            (
+                "host a\nhost b\nlink a b gbps=1 gbps=2",
+                "net.topo line 3",
+                "given twice",
+            ),
+            (
+                "host a\nhost b\nlink a b buffer_kb=1 buffer_pkts=2",
+                "net.topo line 3",
+                "only one of",
+            ),
+            (
+                "host a\nhost b\nlink a b\nlink b a",
+                "net.topo line 4",
+                "already linked on line 3",
+            ),
+            (
+                "host a\nhost b\nlink a",
+                "net.topo line 3",
+                "expected 'link A B",
+            ),
             ("host a b", "net.topo line 1", "expected 'host NAME'"),
             ("host x=1", "net.topo line 1", "cannot contain '='"),
             ("router r", "net.topo line 1", "unknown statement 'router'"),
@@ -343,11 +412,18 @@ mod tests {
         let mut cfg = TopologyConfig::of_kind("file");
         let dir = std::env::temp_dir().join(format!("dcnsim-topo-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("split.topo"), "host a\nhost b\nswitch s\nlink a s\n").unwrap();
+        std::fs::write(
+            dir.join("split.topo"),
+            "host a\nhost b\nswitch s\nlink a s\n",
+        )
+        .unwrap();
         cfg.file = Some("split.topo".into());
         let e = build(&cfg, &dir).unwrap_err();
         assert_eq!(e.path, "split.topo");
-        assert!(e.message.contains("not connected") && e.message.contains("'b'"), "{e}");
+        assert!(
+            e.message.contains("not connected") && e.message.contains("'b'"),
+            "{e}"
+        );
         cfg.file = Some("missing.topo".into());
         let e = build(&cfg, &dir).unwrap_err();
         assert_eq!(e.path, "topology.file");

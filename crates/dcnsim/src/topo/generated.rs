@@ -66,7 +66,7 @@ pub(super) fn tree(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> 
 
 pub(super) fn fattree(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> {
     let k = cfg.k.unwrap_or(4);
-    if k < 2 || k % 2 != 0 {
+    if k < 2 || !k.is_multiple_of(2) {
         return Err(ConfigError::new(
             "topology.k",
             format!("must be an even number >= 2 (e.g. 4 or 8), got {k}"),
@@ -99,7 +99,11 @@ pub(super) fn fattree(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Buil
     for pod in 0..k {
         for i in 0..half {
             for j in 0..half {
-                b.link(edge[pod * half + i], agg[pod * half + j], p.with_rate(agg_rate));
+                b.link(
+                    edge[pod * half + i],
+                    agg[pod * half + j],
+                    p.with_rate(agg_rate),
+                );
             }
         }
     }
@@ -108,7 +112,11 @@ pub(super) fn fattree(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Buil
     for pod in 0..k {
         for j in 0..half {
             for m in 0..half {
-                b.link(agg[pod * half + j], core[j * half + m], p.with_rate(core_rate));
+                b.link(
+                    agg[pod * half + j],
+                    core[j * half + m],
+                    p.with_rate(core_rate),
+                );
             }
         }
     }

@@ -54,7 +54,7 @@
 //!   `cross_receivers` (16, may be 0) hosts at F(n-1); the last chain link F(n-1)–Fn runs at
 //!   `bottleneck_gbps` (= link_gbps). Host ids: group a, b, …, receivers, cross receivers.
 //!   Racks: one per group in that order.
-//! - **`file`** — `file = "net.topo"`, read relative to the scenario's folder; see [`file`]
+//! - **`file`** — `file = "net.topo"`, read relative to the scenario's folder; see [`file`](mod@file)
 //!   for the format. Host ids in order of appearance; racks group the hosts by the switch of
 //!   their first link.
 

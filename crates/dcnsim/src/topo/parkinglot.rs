@@ -134,7 +134,13 @@ mod tests {
         seen[a] = true;
         while let Some(u) = stack.pop() {
             for (li, l) in t.links.iter().enumerate() {
-                let v = if l.a == u { l.b } else if l.b == u { l.a } else { continue };
+                let v = if l.a == u {
+                    l.b
+                } else if l.b == u {
+                    l.a
+                } else {
+                    continue;
+                };
                 if !seen[v] {
                     seen[v] = true;
                     prev[v] = Some(li);
@@ -161,7 +167,14 @@ mod tests {
         let names: Vec<&str> = t.nodes[96..].iter().map(|n| &n.name[..]).collect();
         assert_eq!(names, ["F1", "F2", "F3", "F4", "F5"]);
         // Groups a..d at F1..F4, receivers at F5, cross receivers at F4.
-        for (first, sw) in [(0, "F1"), (16, "F2"), (32, "F3"), (48, "F4"), (64, "F5"), (80, "F4")] {
+        for (first, sw) in [
+            (0, "F1"),
+            (16, "F2"),
+            (32, "F3"),
+            (48, "F4"),
+            (64, "F5"),
+            (80, "F4"),
+        ] {
             for h in first..first + 16 {
                 assert_eq!(host_switch(&t, h), sw, "host h{h}");
             }

@@ -21,7 +21,9 @@ fn topo_err(text: &str) -> ConfigError {
 }
 
 pub(super) fn degree(t: &TopoSpec, name: &str) -> usize {
-    let i = t.node_index(name).unwrap_or_else(|| panic!("no node {name}"));
+    let i = t
+        .node_index(name)
+        .unwrap_or_else(|| panic!("no node {name}"));
     t.links.iter().filter(|l| l.a == i || l.b == i).count()
 }
 
@@ -51,7 +53,10 @@ fn check_common(t: &TopoSpec) {
     assert_eq!(flat, (0..t.hosts.len() as u32).collect::<Vec<_>>());
     for r in &t.racks {
         let sw: Vec<&str> = r.iter().map(|&h| host_switch(t, h as usize)).collect();
-        assert!(sw.iter().all(|s| *s == sw[0]), "a rack sits under one switch");
+        assert!(
+            sw.iter().all(|s| *s == sw[0]),
+            "a rack sits under one switch"
+        );
     }
     let mut names: Vec<&str> = t.nodes.iter().map(|n| &n.name[..]).collect();
     names.sort_unstable();
@@ -60,7 +65,10 @@ fn check_common(t: &TopoSpec) {
 }
 
 fn switches(t: &TopoSpec) -> usize {
-    t.nodes.iter().filter(|n| n.kind == NodeKind::Switch).count()
+    t.nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Switch)
+        .count()
 }
 
 #[test]
@@ -110,7 +118,10 @@ fn fattree_k4_and_k8() {
     let t = topo("kind = 'fattree'\nk = 4");
     check_common(&t);
     assert_eq!((t.hosts.len(), switches(&t), t.links.len()), (16, 20, 48));
-    assert_eq!(t.description, "k=4 fat-tree: 16 hosts, 20 switches, 48 links");
+    assert_eq!(
+        t.description,
+        "k=4 fat-tree: 16 hosts, 20 switches, 48 links"
+    );
     for n in t.nodes.iter().filter(|n| n.kind == NodeKind::Switch) {
         assert_eq!(degree(&t, &n.name), 4, "{}", n.name);
     }
@@ -120,7 +131,9 @@ fn fattree_k4_and_k8() {
     // Every core reaches each pod once; agg j of each pod reaches cores j*2, j*2+1.
     let linked = |a: &str, b: &str| {
         let (a, b) = (t.node_index(a).unwrap(), t.node_index(b).unwrap());
-        t.links.iter().any(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
+        t.links
+            .iter()
+            .any(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
     };
     assert!(linked("agg2_1", "core2") && linked("agg2_1", "core3"));
     assert!(!linked("agg2_1", "core0") && !linked("agg2_0", "core3"));
@@ -141,7 +154,10 @@ fn fattree_k4_and_k8() {
     }
     assert_eq!(degree(&t, "core15"), 8);
     let two = topo("kind = 'fattree'\nk = 2");
-    assert_eq!((two.hosts.len(), switches(&two), two.links.len()), (2, 5, 6));
+    assert_eq!(
+        (two.hosts.len(), switches(&two), two.links.len()),
+        (2, 5, 6)
+    );
 }
 
 #[test]
@@ -158,12 +174,18 @@ fn leafspine_and_overrides() {
     let o = topo(&format!(
         "{text}\n[[link_overrides]]\nbetween = ['spine3', 'leaf0']\ngbps = 10\ndelay_us = 37.5"
     ));
-    let (leaf0, spine3) = (t.node_index("leaf0").unwrap(), t.node_index("spine3").unwrap());
+    let (leaf0, spine3) = (
+        t.node_index("leaf0").unwrap(),
+        t.node_index("spine3").unwrap(),
+    );
     let mut changed = 0;
     for (before, after) in t.links.iter().zip(&o.links) {
         if (before.a, before.b) == (leaf0, spine3) {
             changed += 1;
-            assert_eq!((after.rate_ab, after.rate_ba), (Rate::gbps(10), Rate::gbps(10)));
+            assert_eq!(
+                (after.rate_ab, after.rate_ba),
+                (Rate::gbps(10), Rate::gbps(10))
+            );
             assert_eq!(after.delay_ab, Time::from_ns(37_500));
             assert_eq!(after.delay_ba, Time::from_ns(37_500));
         } else {
@@ -177,11 +199,31 @@ fn leafspine_and_overrides() {
 fn override_errors_name_the_entry() {
     let base = "kind = 'leafspine'\nleaves = 2\nspines = 2\nhosts_per_leaf = 1";
     let cases = [
-        ("between = ['leaf0', 'spine9']\ngbps = 1", "topology.link_overrides[0].between", "no node named 'spine9'"),
-        ("between = ['leaf0', 'leaf1']\ngbps = 1", "topology.link_overrides[0].between", "not joined"),
-        ("between = ['leaf0', 'spine1']", "topology.link_overrides[0]", "sets nothing"),
-        ("between = ['leaf0', 'spine1']\ngbps = -2", "topology.link_overrides[0].gbps", "positive rate"),
-        ("between = ['leaf0', 'spine1']\ndelay_us = 0", "topology.link_overrides[0].delay_us", "positive delay"),
+        (
+            "between = ['leaf0', 'spine9']\ngbps = 1",
+            "topology.link_overrides[0].between",
+            "no node named 'spine9'",
+        ),
+        (
+            "between = ['leaf0', 'leaf1']\ngbps = 1",
+            "topology.link_overrides[0].between",
+            "not joined",
+        ),
+        (
+            "between = ['leaf0', 'spine1']",
+            "topology.link_overrides[0]",
+            "sets nothing",
+        ),
+        (
+            "between = ['leaf0', 'spine1']\ngbps = -2",
+            "topology.link_overrides[0].gbps",
+            "positive rate",
+        ),
+        (
+            "between = ['leaf0', 'spine1']\ndelay_us = 0",
+            "topology.link_overrides[0].delay_us",
+            "positive delay",
+        ),
     ];
     for (entry, path, msg) in cases {
         let e = topo_err(&format!("{base}\n[[link_overrides]]\n{entry}"));
@@ -189,30 +231,85 @@ fn override_errors_name_the_entry() {
         assert!(e.message.contains(msg), "{entry}: {e}");
     }
     let twice = "[[link_overrides]]\nbetween = ['leaf0', 'spine1']\ngbps = 1\n";
-    let e = topo_err(&format!("{base}\n{twice}{}", twice.replace("'leaf0', 'spine1'", "'spine1', 'leaf0'")));
+    let e = topo_err(&format!(
+        "{base}\n{twice}{}",
+        twice.replace("'leaf0', 'spine1'", "'spine1', 'leaf0'")
+    ));
     assert_eq!(e.path, "topology.link_overrides[1].between");
-    assert!(e.message.contains("already overridden by link_overrides[0]"), "{e}");
+    assert!(
+        e.message
+            .contains("already overridden by link_overrides[0]"),
+        "{e}"
+    );
 }
 
 #[test]
 fn common_keys_are_validated_with_their_path() {
     let cases = [
-        ("kind = 'star'\nlink_gbps = -1", "topology.link_gbps", "positive rate"),
-        ("kind = 'star'\nlink_gbps = 0", "topology.link_gbps", "positive rate"),
-        ("kind = 'star'\nlink_delay_us = -1", "topology.link_delay_us", "positive delay"),
-        ("kind = 'star'\nbuffer_pkts = 10\nbuffer_kb = 150", "topology.buffer_kb", "only one of"),
-        ("kind = 'star'\nbuffer_pkts = 0", "topology.buffer_pkts", "at least 1"),
-        ("kind = 'star'\nbuffer_kb = -3", "topology.buffer_kb", "positive size"),
+        (
+            "kind = 'star'\nlink_gbps = -1",
+            "topology.link_gbps",
+            "positive rate",
+        ),
+        (
+            "kind = 'star'\nlink_gbps = 0",
+            "topology.link_gbps",
+            "positive rate",
+        ),
+        (
+            "kind = 'star'\nlink_delay_us = -1",
+            "topology.link_delay_us",
+            "positive delay",
+        ),
+        (
+            "kind = 'star'\nbuffer_pkts = 10\nbuffer_kb = 150",
+            "topology.buffer_kb",
+            "only one of",
+        ),
+        (
+            "kind = 'star'\nbuffer_pkts = 0",
+            "topology.buffer_pkts",
+            "at least 1",
+        ),
+        (
+            "kind = 'star'\nbuffer_kb = -3",
+            "topology.buffer_kb",
+            "positive size",
+        ),
         ("kind = 'star'\nhosts = 0", "topology.hosts", "at least 1"),
-        ("kind = 'ring'", "topology.kind", "expected one of star, dumbbell"),
+        (
+            "kind = 'ring'",
+            "topology.kind",
+            "expected one of star, dumbbell",
+        ),
         ("kind = 'fattree'\nk = 5", "topology.k", "even"),
         ("kind = 'fattree'\nk = 0", "topology.k", "even"),
         ("kind = 'fattree'\nk = 1000", "topology.k", "more than"),
-        ("kind = 'fattree'\ncore_gbps = -40", "topology.core_gbps", "positive rate"),
-        ("kind = 'dumbbell'\nbottleneck_gbps = -1", "topology.bottleneck_gbps", "positive rate"),
-        ("kind = 'leafspine'\nspines = 0", "topology.spines", "at least 1"),
-        ("kind = 'parkinglot'\nforwarders = 1", "topology.forwarders", "between 2 and 26"),
-        ("kind = 'tree'\nhosts_per_tor = 0", "topology.hosts_per_tor", "at least 1"),
+        (
+            "kind = 'fattree'\ncore_gbps = -40",
+            "topology.core_gbps",
+            "positive rate",
+        ),
+        (
+            "kind = 'dumbbell'\nbottleneck_gbps = -1",
+            "topology.bottleneck_gbps",
+            "positive rate",
+        ),
+        (
+            "kind = 'leafspine'\nspines = 0",
+            "topology.spines",
+            "at least 1",
+        ),
+        (
+            "kind = 'parkinglot'\nforwarders = 1",
+            "topology.forwarders",
+            "between 2 and 26",
+        ),
+        (
+            "kind = 'tree'\nhosts_per_tor = 0",
+            "topology.hosts_per_tor",
+            "at least 1",
+        ),
     ];
     for (text, path, msg) in cases {
         let e = topo_err(text);
@@ -224,11 +321,27 @@ fn common_keys_are_validated_with_their_path() {
 #[test]
 fn keys_of_other_kinds_are_refused() {
     let cases = [
-        ("kind = 'leafspine'\nk = 8", "topology.k", "applies only to kind fattree, not to kind leafspine"),
-        ("kind = 'star'\nreceivers = 2", "topology.receivers", "kinds dumbbell and parkinglot"),
+        (
+            "kind = 'leafspine'\nk = 8",
+            "topology.k",
+            "applies only to kind fattree, not to kind leafspine",
+        ),
+        (
+            "kind = 'star'\nreceivers = 2",
+            "topology.receivers",
+            "kinds dumbbell and parkinglot",
+        ),
         ("kind = 'fattree'\nhosts = 4", "topology.hosts", "kind star"),
-        ("kind = 'tree'\nfile = 'x.topo'", "topology.file", "kind file"),
-        ("kind = 'file'\nfile = 'x.topo'\ntors = 2", "topology.tors", "kind tree"),
+        (
+            "kind = 'tree'\nfile = 'x.topo'",
+            "topology.file",
+            "kind file",
+        ),
+        (
+            "kind = 'file'\nfile = 'x.topo'\ntors = 2",
+            "topology.tors",
+            "kind tree",
+        ),
     ];
     for (text, path, msg) in cases {
         let e = topo_err(text);
@@ -254,11 +367,22 @@ fn every_kind_is_listed_and_serialises_back() {
     let kinds: Vec<&str> = TOPOLOGIES.iter().map(|(n, _)| *n).collect();
     assert_eq!(
         kinds,
-        ["star", "dumbbell", "tree", "fattree", "leafspine", "parkinglot", "file"]
+        [
+            "star",
+            "dumbbell",
+            "tree",
+            "fattree",
+            "leafspine",
+            "parkinglot",
+            "file"
+        ]
     );
     let c = cfg("kind = 'leafspine'\n[[link_overrides]]\nbetween = ['leaf0', 'spine1']\ngbps = 1");
     let json = serde_json::to_string(&c).unwrap();
     assert!(!json.contains("null"), "{json}");
     assert_eq!(serde_json::from_str::<TopologyConfig>(&json).unwrap(), c);
-    assert_eq!(TopologyConfig::of_kind("fattree").effective_link_delay_us(), 1.0);
+    assert_eq!(
+        TopologyConfig::of_kind("fattree").effective_link_delay_us(),
+        1.0
+    );
 }
