@@ -1,4 +1,71 @@
-//! Topology builders — PLACEHOLDER: the helper replaces the builders; the types stay.
+//! Topology builders: the `[topology]` table of a scenario becomes a [`TopoSpec`] — named
+//! nodes, full-duplex links with a rate, a propagation delay and a buffer, and the host order.
+//!
+//! Routing, queues and failures are built elsewhere from the spec; this module only says what
+//! is connected to what. Every builder is deterministic: the same table gives the same nodes in
+//! the same order, so node names and host ids are stable keys for scenarios
+//! (`[[failures]] link = ["agg0_1", "edge0_0"]`) and for outputs.
+//!
+//! # Keys common to every kind
+//!
+//! | key | default | meaning |
+//! |---|---|---|
+//! | `kind` | — | one of the kinds below |
+//! | `link_gbps` | 10 | rate of every link a kind does not give another rate |
+//! | `link_delay_us` | 1 (parkinglot: 6.25) | one-way propagation delay of every link |
+//! | `buffer_pkts` | 100 | buffer of each egress queue, in packets … |
+//! | `buffer_kb` | — | … or in kilobytes (1 KB = 1000 B); give at most one of the two |
+//! | `[[topology.link_overrides]]` | none | `between = ["leaf0", "spine3"]`, `gbps` and/or `delay_us`: changes one link, both directions |
+//!
+//! Rates must be positive Gbit/s, delays positive µs, counts at least 1. A key that belongs to
+//! another kind is an error that names the kinds it belongs to, rather than being ignored: a
+//! `k = 8` left in a leaf-spine scenario is a mistake worth hearing about. Overrides apply to
+//! every kind (also `file`), so asymmetric paths can be made in any layout; each names an
+//! existing link and may appear once.
+//!
+//! # Kinds
+//!
+//! Unless stated otherwise hosts are named `h0`…`hN-1` in host-id order, each host has one
+//! link, and host links use `link_gbps`. Nodes are listed hosts first, so in the generated kinds
+//! a host's node index equals its host id (the `file` kind lists nodes as they appear).
+//!
+//! - **`star`** — `hosts` (8) hosts on one switch `sw`. One rack. For single-switch tests
+//!   (MERP's flow switching and incast, Figs 13–14).
+//! - **`dumbbell`** — `senders` (8) hosts on switch `left`, `receivers` (= senders) hosts on
+//!   switch `right`, one `left`–`right` link at `bottleneck_gbps` (= link_gbps). Host ids:
+//!   left hosts 0..senders-1, then the right hosts. Racks: left, right.
+//! - **`tree`** — single-rooted tree: `tors` (3) switches `tor0`… each with `hosts_per_tor`
+//!   (3) hosts, all ToRs linked to `root` at `core_gbps` (= link_gbps). The default is MERP's
+//!   9-server tree (§6.1). Host ids ToR by ToR. Racks: one per ToR.
+//! - **`fattree`** — k-ary fat-tree (Al-Fares et al.), `k` (4) even and ≥ 2: k pods of k/2
+//!   edge switches `edge{pod}_{i}` and k/2 aggregation switches `agg{pod}_{j}`, every edge
+//!   linked to every aggregation switch of its pod at `agg_gbps`; (k/2)² core switches
+//!   `core{c}`, aggregation switch `agg{p}_{j}` linked to `core{j·k/2}`…`core{j·k/2+k/2-1}` at
+//!   `core_gbps` (both = link_gbps; MCP uses link 10, agg 10, core 40). k³/4 hosts, k/2 per
+//!   edge switch, host ids pod by pod, edge by edge. Racks: one per edge switch.
+//!   k=4: 16 hosts, 20 switches, 48 links (MERP §6.2); k=8: 128 hosts, 80 switches (MCP).
+//! - **`leafspine`** — `leaves` (2) switches `leaf{i}` with `hosts_per_leaf` (10) hosts each,
+//!   `spines` (10) switches `spine{j}`; every leaf linked to every spine at `spine_gbps`
+//!   (= link_gbps). The defaults are the shape of TR's small testbed (§5.1); its bad paths are
+//!   link overrides. Host ids leaf by leaf. Racks: one per leaf.
+//! - **`parkinglot`** — PACE's parking lot (§IV), see [`parkinglot`] for the drawing and the
+//!   round-trip times: forwarders `F1`…`Fn` in a chain (`forwarders`, 5), sender groups a, b,
+//!   c, … of `hosts_per_group` (16) hosts at F1, F2, …, F(n-1), `receivers` (16) hosts at Fn and
+//!   `cross_receivers` (16, may be 0) hosts at F(n-1); the last chain link F(n-1)–Fn runs at
+//!   `bottleneck_gbps` (= link_gbps). Host ids: group a, b, …, receivers, cross receivers.
+//!   Racks: one per group in that order.
+//! - **`file`** — `file = "net.topo"`, read relative to the scenario's folder; see [`file`](mod@file)
+//!   for the format. Host ids in order of appearance; racks group the hosts by the switch of
+//!   their first link.
+
+mod builder;
+mod check;
+pub mod file;
+mod generated;
+pub mod parkinglot;
+
+#[cfg(test)]
+mod tests;
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::units::{Rate, Time};
@@ -53,35 +120,205 @@ pub struct TopoSpec {
     pub description: String,
 }
 
-/// The `[topology]` table.
+impl TopoSpec {
+    /// Index of the node called `name`, if any (a linear scan: for setting up, not per packet).
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+}
+
+/// The `[topology]` table. Which optional keys apply depends on `kind`; see the module doc.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TopologyConfig {
     pub kind: String,
     #[serde(default = "default_link_gbps")]
     pub link_gbps: f64,
-    #[serde(default = "default_link_delay_us")]
-    pub link_delay_us: f64,
+    /// Optional because its default depends on the kind; read it with
+    /// [`TopologyConfig::effective_link_delay_us`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_delay_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_pkts: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_kb: Option<f64>,
+    /// star
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hosts: Option<usize>,
+    /// dumbbell
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub senders: Option<usize>,
+    /// dumbbell, parkinglot
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receivers: Option<usize>,
+    /// dumbbell, parkinglot
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck_gbps: Option<f64>,
+    /// tree
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tors: Option<usize>,
+    /// tree
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts_per_tor: Option<usize>,
+    /// tree (ToR–root), fattree (aggregation–core)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_gbps: Option<f64>,
+    /// fattree
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<usize>,
+    /// fattree (edge–aggregation)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agg_gbps: Option<f64>,
+    /// leafspine
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaves: Option<usize>,
+    /// leafspine
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spines: Option<usize>,
+    /// leafspine
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts_per_leaf: Option<usize>,
+    /// leafspine (leaf–spine)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spine_gbps: Option<f64>,
+    /// parkinglot
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forwarders: Option<usize>,
+    /// parkinglot
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts_per_group: Option<usize>,
+    /// parkinglot
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_receivers: Option<usize>,
+    /// file: path of the topology file, relative to the scenario's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Every kind: per-link changes of rate and delay.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub link_overrides: Vec<LinkOverride>,
+}
+
+/// One `[[topology.link_overrides]]` entry: the link between two named nodes gets another
+/// rate and/or delay, in both directions.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverride {
+    pub between: [String; 2],
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gbps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_us: Option<f64>,
 }
 
 fn default_link_gbps() -> f64 {
     10.0
 }
-fn default_link_delay_us() -> f64 {
-    1.0
+
+/// Link delay when `link_delay_us` is not given.
+pub const DEFAULT_LINK_DELAY_US: f64 = 1.0;
+
+impl TopologyConfig {
+    /// A table with only `kind` set and every other key at its default.
+    pub fn of_kind(kind: &str) -> TopologyConfig {
+        TopologyConfig {
+            kind: kind.to_string(),
+            link_gbps: default_link_gbps(),
+            link_delay_us: None,
+            buffer_pkts: None,
+            buffer_kb: None,
+            hosts: None,
+            senders: None,
+            receivers: None,
+            bottleneck_gbps: None,
+            tors: None,
+            hosts_per_tor: None,
+            core_gbps: None,
+            k: None,
+            agg_gbps: None,
+            leaves: None,
+            spines: None,
+            hosts_per_leaf: None,
+            spine_gbps: None,
+            forwarders: None,
+            hosts_per_group: None,
+            cross_receivers: None,
+            file: None,
+            link_overrides: Vec::new(),
+        }
+    }
+
+    /// The link delay in µs: the given one, else the kind's default (the parking lot's is
+    /// chosen so that its defaults give PACE's ≈150 µs RTT; see [`parkinglot`]).
+    pub fn effective_link_delay_us(&self) -> f64 {
+        match (self.link_delay_us, self.kind.as_str()) {
+            (Some(d), _) => d,
+            (None, "parkinglot") => parkinglot::DEFAULT_DELAY_US,
+            (None, _) => DEFAULT_LINK_DELAY_US,
+        }
+    }
 }
 
-pub const TOPOLOGIES: &[(&str, &str)] = &[("star", "N hosts on one switch")];
+/// Every kind with a one-line description, for `dcnsim list` and error messages.
+pub const TOPOLOGIES: &[(&str, &str)] = &[
+    ("star", "N hosts on one switch"),
+    (
+        "dumbbell",
+        "senders on a left switch, receivers on a right switch, one bottleneck link between",
+    ),
+    (
+        "tree",
+        "single-rooted tree: ToR switches with hosts under one root (MERP's 3x3 default)",
+    ),
+    (
+        "fattree",
+        "k-ary fat-tree: k pods of k/2 edge + k/2 aggregation switches, (k/2)^2 cores",
+    ),
+    (
+        "leafspine",
+        "every leaf linked to every spine, hosts on leaves, per-link overrides for asymmetry",
+    ),
+    (
+        "parkinglot",
+        "PACE's chain of forwarders F1..Fn, sender groups with different RTTs, bottleneck at the end",
+    ),
+    (
+        "file",
+        "read from a text file of host / switch / link lines",
+    ),
+];
 
 /// Builds the topology. Relative file paths (kind = "file") are resolved against `base_dir`,
-/// the scenario file's folder.
-pub fn build(cfg: &TopologyConfig, _base_dir: &std::path::Path) -> ConfigResult<TopoSpec> {
-    Err(ConfigError::new(
-        "topology.kind",
-        format!("unknown topology '{}'", cfg.kind),
-    ))
+/// the scenario file's folder. Call once per run, before building the network.
+pub fn build(cfg: &TopologyConfig, base_dir: &std::path::Path) -> ConfigResult<TopoSpec> {
+    if !TOPOLOGIES.iter().any(|(name, _)| *name == cfg.kind) {
+        let kinds: Vec<&str> = TOPOLOGIES.iter().map(|(n, _)| *n).collect();
+        return Err(ConfigError::new(
+            "topology.kind",
+            format!(
+                "unknown topology '{}'; expected one of {}",
+                cfg.kind,
+                kinds.join(", ")
+            ),
+        ));
+    }
+    check::keys_belong_to_kind(cfg)?;
+    let common = check::common(cfg)?;
+    let (mut b, what) = match cfg.kind.as_str() {
+        "star" => generated::star(cfg, &common)?,
+        "dumbbell" => generated::dumbbell(cfg, &common)?,
+        "tree" => generated::tree(cfg, &common)?,
+        "fattree" => generated::fattree(cfg, &common)?,
+        "leafspine" => generated::leafspine(cfg, &common)?,
+        "parkinglot" => parkinglot::build(cfg, &common)?,
+        "file" => file::build(cfg, base_dir, &common)?,
+        _ => unreachable!("kind checked against TOPOLOGIES above"),
+    };
+    b.apply_overrides(&cfg.link_overrides)?;
+    // A generated layout is connected by construction; a file may not be, and then the error
+    // names the file.
+    let whole = match (&cfg.kind[..], &cfg.file) {
+        ("file", Some(f)) => f.clone(),
+        _ => "topology".to_string(),
+    };
+    b.finish(&what, &whole)
 }

@@ -1,0 +1,193 @@
+//! Validation of `[topology]` values: every error names its key path and says what is valid.
+
+use super::builder::LinkParams;
+use super::{BufferSize, TopologyConfig};
+use crate::error::{ConfigError, ConfigResult};
+use crate::units::{Rate, Time};
+
+/// The largest topology we agree to build. Far above any paper's (PDQ's 4096 servers); it
+/// exists so that a typo like `k = 2000` fails at once instead of allocating gigabytes.
+pub(super) const MAX_NODES: usize = 1 << 22;
+
+/// The kind-specific keys and the kinds they belong to.
+const KEY_KINDS: &[(&str, &[&str])] = &[
+    ("hosts", &["star"]),
+    ("senders", &["dumbbell"]),
+    ("receivers", &["dumbbell", "parkinglot"]),
+    ("bottleneck_gbps", &["dumbbell", "parkinglot"]),
+    ("tors", &["tree"]),
+    ("hosts_per_tor", &["tree"]),
+    ("core_gbps", &["tree", "fattree"]),
+    ("k", &["fattree"]),
+    ("agg_gbps", &["fattree"]),
+    ("leaves", &["leafspine"]),
+    ("spines", &["leafspine"]),
+    ("hosts_per_leaf", &["leafspine"]),
+    ("spine_gbps", &["leafspine"]),
+    ("forwarders", &["parkinglot"]),
+    ("hosts_per_group", &["parkinglot"]),
+    ("cross_receivers", &["parkinglot"]),
+    ("file", &["file"]),
+];
+
+/// Which kind-specific keys the table sets, in [`KEY_KINDS`] order.
+fn given(cfg: &TopologyConfig) -> [(&'static str, bool); 17] {
+    [
+        ("hosts", cfg.hosts.is_some()),
+        ("senders", cfg.senders.is_some()),
+        ("receivers", cfg.receivers.is_some()),
+        ("bottleneck_gbps", cfg.bottleneck_gbps.is_some()),
+        ("tors", cfg.tors.is_some()),
+        ("hosts_per_tor", cfg.hosts_per_tor.is_some()),
+        ("core_gbps", cfg.core_gbps.is_some()),
+        ("k", cfg.k.is_some()),
+        ("agg_gbps", cfg.agg_gbps.is_some()),
+        ("leaves", cfg.leaves.is_some()),
+        ("spines", cfg.spines.is_some()),
+        ("hosts_per_leaf", cfg.hosts_per_leaf.is_some()),
+        ("spine_gbps", cfg.spine_gbps.is_some()),
+        ("forwarders", cfg.forwarders.is_some()),
+        ("hosts_per_group", cfg.hosts_per_group.is_some()),
+        ("cross_receivers", cfg.cross_receivers.is_some()),
+        ("file", cfg.file.is_some()),
+    ]
+}
+
+/// A key that belongs to another kind is refused, not ignored: it is almost always a
+/// scenario edited from another one, and silently dropping it hides the mistake.
+pub(super) fn keys_belong_to_kind(cfg: &TopologyConfig) -> ConfigResult<()> {
+    for ((key, set), (key2, kinds)) in given(cfg).iter().zip(KEY_KINDS) {
+        debug_assert_eq!(key, key2, "given() and KEY_KINDS list the same keys");
+        if *set && !kinds.contains(&cfg.kind.as_str()) {
+            let which = if kinds.len() == 1 {
+                format!("kind {}", kinds[0])
+            } else {
+                format!("kinds {}", kinds.join(" and "))
+            };
+            return Err(ConfigError::new(
+                format!("topology.{key}"),
+                format!(
+                    "applies only to {which}, not to kind {}; remove it",
+                    cfg.kind
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Values shared by every kind, validated.
+pub(super) fn common(cfg: &TopologyConfig) -> ConfigResult<LinkParams> {
+    let rate = rate(cfg.link_gbps, "topology.link_gbps")?;
+    let delay = delay(cfg.effective_link_delay_us(), "topology.link_delay_us")?;
+    let buffer = match (cfg.buffer_pkts, cfg.buffer_kb) {
+        (Some(_), Some(_)) => {
+            return Err(ConfigError::new(
+                "topology.buffer_kb",
+                "give only one of buffer_pkts and buffer_kb",
+            ))
+        }
+        (Some(p), None) => buffer_pkts(p, "topology.buffer_pkts")?,
+        (None, Some(kb)) => buffer_kb(kb, "topology.buffer_kb")?,
+        (None, None) => BufferSize::Packets(100),
+    };
+    Ok(LinkParams {
+        rate,
+        delay,
+        buffer,
+    })
+}
+
+/// A positive rate in Gbit/s.
+pub(super) fn rate(gbps: f64, key: &str) -> ConfigResult<Rate> {
+    if !(gbps > 0.0 && gbps.is_finite()) {
+        return Err(ConfigError::new(
+            key,
+            format!("must be a positive rate in Gbit/s, got {gbps}"),
+        ));
+    }
+    let r = Rate::from_gbps_f64(gbps);
+    if r.bits_per_sec() == 0 {
+        return Err(ConfigError::new(
+            key,
+            format!("{gbps} Gbit/s rounds to 0 bit/s; give at least 1e-9"),
+        ));
+    }
+    Ok(r)
+}
+
+/// An optional rate key, defaulting to `default`.
+pub(super) fn rate_or(gbps: Option<f64>, key: &str, default: Rate) -> ConfigResult<Rate> {
+    gbps.map_or(Ok(default), |g| rate(g, key))
+}
+
+/// A positive propagation delay in µs.
+pub(super) fn delay(us: f64, key: &str) -> ConfigResult<Time> {
+    if !(us > 0.0 && us.is_finite()) {
+        return Err(ConfigError::new(
+            key,
+            format!("must be a positive delay in microseconds, got {us}"),
+        ));
+    }
+    let t = Time::from_us_f64(us);
+    if t == Time::ZERO {
+        return Err(ConfigError::new(
+            key,
+            format!("{us} us rounds to 0 ps; give at least 1e-6"),
+        ));
+    }
+    Ok(t)
+}
+
+pub(super) fn buffer_pkts(p: u64, key: &str) -> ConfigResult<BufferSize> {
+    if p == 0 {
+        return Err(ConfigError::new(key, "must be at least 1 packet"));
+    }
+    Ok(BufferSize::Packets(p))
+}
+
+/// Kilobytes are decimal (1 KB = 1000 B), as the papers' "150 KB" buffers are.
+pub(super) fn buffer_kb(kb: f64, key: &str) -> ConfigResult<BufferSize> {
+    if !(kb > 0.0 && kb.is_finite()) {
+        return Err(ConfigError::new(
+            key,
+            format!("must be a positive size in KB (1 KB = 1000 B), got {kb}"),
+        ));
+    }
+    let bytes = (kb * 1000.0).round();
+    if bytes < 1.0 {
+        return Err(ConfigError::new(
+            key,
+            format!("{kb} KB is less than 1 byte"),
+        ));
+    }
+    Ok(BufferSize::Bytes(bytes as u64))
+}
+
+/// A count key: at least 1, defaulting to `default`.
+pub(super) fn count(v: Option<usize>, key: &str, default: usize) -> ConfigResult<usize> {
+    let n = v.unwrap_or(default);
+    if n == 0 {
+        return Err(ConfigError::new(
+            format!("topology.{key}"),
+            "must be at least 1",
+        ));
+    }
+    Ok(n)
+}
+
+/// Refuses layouts above [`MAX_NODES`]; `parts` are multiplied with overflow checks.
+pub(super) fn size(key: &str, terms: &[&[usize]]) -> ConfigResult<()> {
+    let total = terms.iter().try_fold(0usize, |acc, t| {
+        t.iter()
+            .try_fold(1usize, |p, x| p.checked_mul(*x))
+            .and_then(|p| acc.checked_add(p))
+    });
+    match total {
+        Some(n) if n <= MAX_NODES => Ok(()),
+        _ => Err(ConfigError::new(
+            format!("topology.{key}"),
+            format!("gives a topology of more than {MAX_NODES} nodes, which is not supported"),
+        )),
+    }
+}
