@@ -351,8 +351,3 @@ pub fn generate(
         .all(|f| f.src != f.dst && f.src < hosts.count && f.dst < hosts.count));
     Ok(flows)
 }
-
-/// Built-in size distributions (name, description).
-pub fn size_distributions() -> &'static [(&'static str, &'static str)] {
-    &[]
-}
