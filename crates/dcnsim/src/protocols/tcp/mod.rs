@@ -13,7 +13,7 @@
 //!   is handled exactly as NewReno. Data packets (retransmissions included) carry ECT.
 //!
 //! Files: [`sender`](TcpSender) (congestion control, recovery, DCTCP), [`receiver`](TcpReceiver)
-//! (reassembly and ACKs), `rto` (RFC 6298 estimator), `tests` (a two-endpoint harness and the
+//! (reassembly and ACKs), `rto` (RFC 6298 estimator), `tests/` (a two-endpoint harness and the
 //! behavioural tests).
 //!
 //! ## Connection model
@@ -151,7 +151,10 @@ pub struct TcpParams {
 fn positive(key: &str, v: Option<u32>, default: u32) -> ConfigResult<u32> {
     let v = v.unwrap_or(default);
     if v == 0 {
-        return Err(ConfigError::new(format!("transport.{key}"), "must be at least 1"));
+        return Err(ConfigError::new(
+            format!("transport.{key}"),
+            "must be at least 1",
+        ));
     }
     Ok(v)
 }
@@ -311,7 +314,10 @@ mod param_tests {
         assert_eq!(p.min_rto, Time::from_us(1000));
         assert_eq!(p.initial_rto, Time::from_us(1000));
         assert_eq!(p.max_rto, Time::from_ms(1000));
-        assert_eq!((p.dupack_threshold, p.rwnd_pkts, p.ecn_k_pkts), (3, None, None));
+        assert_eq!(
+            (p.dupack_threshold, p.rwnd_pkts, p.ecn_k_pkts),
+            (3, None, None)
+        );
         assert_eq!((p.dctcp_g, p.dctcp_init_alpha), (0.0625, 1.0));
         // The default initial RTO follows a larger min RTO instead of failing.
         let p = TcpParams::from_config(&cfg("tcp", |c| c.min_rto_us = Some(5000.0))).unwrap();
@@ -336,19 +342,49 @@ mod param_tests {
     fn bad_values_are_refused_naming_the_key() {
         let cases: Vec<(&str, TransportConfig)> = vec![
             ("transport.mss_bytes", cfg("tcp", |c| c.mss_bytes = Some(0))),
-            ("transport.header_bytes", cfg("tcp", |c| c.header_bytes = Some(0))),
-            ("transport.init_cwnd_pkts", cfg("tcp", |c| c.init_cwnd_pkts = Some(0))),
-            ("transport.min_rto_us", cfg("tcp", |c| c.min_rto_us = Some(0.0))),
-            ("transport.min_rto_us", cfg("tcp", |c| c.min_rto_us = Some(f64::NAN))),
-            ("transport.max_rto_us", cfg("tcp", |c| c.max_rto_us = Some(500.0))),
-            ("transport.initial_rto_us", cfg("tcp", |c| c.initial_rto_us = Some(10.0))),
-            ("transport.initial_rto_us", cfg("tcp", |c| c.initial_rto_us = Some(-1.0))),
-            ("transport.dupack_threshold", cfg("tcp", |c| c.dupack_threshold = Some(0))),
+            (
+                "transport.header_bytes",
+                cfg("tcp", |c| c.header_bytes = Some(0)),
+            ),
+            (
+                "transport.init_cwnd_pkts",
+                cfg("tcp", |c| c.init_cwnd_pkts = Some(0)),
+            ),
+            (
+                "transport.min_rto_us",
+                cfg("tcp", |c| c.min_rto_us = Some(0.0)),
+            ),
+            (
+                "transport.min_rto_us",
+                cfg("tcp", |c| c.min_rto_us = Some(f64::NAN)),
+            ),
+            (
+                "transport.max_rto_us",
+                cfg("tcp", |c| c.max_rto_us = Some(500.0)),
+            ),
+            (
+                "transport.initial_rto_us",
+                cfg("tcp", |c| c.initial_rto_us = Some(10.0)),
+            ),
+            (
+                "transport.initial_rto_us",
+                cfg("tcp", |c| c.initial_rto_us = Some(-1.0)),
+            ),
+            (
+                "transport.dupack_threshold",
+                cfg("tcp", |c| c.dupack_threshold = Some(0)),
+            ),
             ("transport.rwnd_pkts", cfg("tcp", |c| c.rwnd_pkts = Some(0))),
             ("transport.dctcp_g", cfg("dctcp", |c| c.dctcp_g = Some(0.0))),
             ("transport.dctcp_g", cfg("dctcp", |c| c.dctcp_g = Some(1.5))),
-            ("transport.dctcp_init_alpha", cfg("dctcp", |c| c.dctcp_init_alpha = Some(1.01))),
-            ("transport.dctcp_init_alpha", cfg("dctcp", |c| c.dctcp_init_alpha = Some(-0.1))),
+            (
+                "transport.dctcp_init_alpha",
+                cfg("dctcp", |c| c.dctcp_init_alpha = Some(1.01)),
+            ),
+            (
+                "transport.dctcp_init_alpha",
+                cfg("dctcp", |c| c.dctcp_init_alpha = Some(-0.1)),
+            ),
             ("transport.protocol", cfg("rcp", |_| {})),
         ];
         for (key, c) in cases {

@@ -186,7 +186,9 @@ mod tests {
     /// Delivers one data segment and returns the ACK number of the single reply.
     fn feed(r: &mut TcpReceiver, seg: u64) -> u64 {
         r.handle_packet(Time::ZERO, &data(seg, Ecn::Ect, Time::ZERO));
-        let a = r.poll_transmit(Time::ZERO).expect("one ACK per data packet");
+        let a = r
+            .poll_transmit(Time::ZERO)
+            .expect("one ACK per data packet");
         assert!(r.poll_transmit(Time::ZERO).is_none());
         a.ack
     }
@@ -261,7 +263,10 @@ mod tests {
             };
             r.handle_packet(ts, &syn);
             let a = r.poll_transmit(ts).unwrap();
-            assert_eq!((a.kind, a.ack, a.ts_echo, a.size), (PacketKind::SynAck, 0, ts, 40));
+            assert_eq!(
+                (a.kind, a.ack, a.ts_echo, a.size),
+                (PacketKind::SynAck, 0, ts, 40)
+            );
         }
         assert_eq!(r.poll_event(), None);
     }
@@ -269,7 +274,13 @@ mod tests {
     #[test]
     fn zero_byte_flow_completes_on_syn() {
         let mut r = rx(0);
-        r.handle_packet(Time::ZERO, &Packet { kind: PacketKind::Syn, ..Default::default() });
+        r.handle_packet(
+            Time::ZERO,
+            &Packet {
+                kind: PacketKind::Syn,
+                ..Default::default()
+            },
+        );
         assert!(r.poll_transmit(Time::ZERO).is_some());
         assert_eq!(r.poll_event(), Some(EndpointEvent::Completed));
     }

@@ -92,7 +92,7 @@ impl TcpSender {
             mss,
             dupack_threshold: p.dupack_threshold,
             rwnd: p.rwnd_pkts.map_or(u64::MAX, |w| w as u64 * mss),
-            dctcp: p.dctcp.then(|| Dctcp {
+            dctcp: p.dctcp.then_some(Dctcp {
                 alpha: p.dctcp_init_alpha,
                 g: p.dctcp_g,
                 bytes_acked: 0,
