@@ -1,73 +1,419 @@
-//! TCP NewReno and DCTCP — PLACEHOLDER: the helper replaces this file.
+//! # TCP NewReno and DCTCP
+//!
+//! A byte-counted TCP sender and receiver as sans-IO state machines (the quinn-proto shape of
+//! [`crate::protocols`]). Two congestion controls share them:
+//!
+//! * **`tcp`: NewReno.** Slow start and congestion avoidance of RFC 5681 §3.1 (with
+//!   Appropriate Byte Counting, RFC 3465, L = 1 SMSS), fast retransmit / fast recovery of
+//!   RFC 5681 §3.2 with the NewReno partial-ACK rules of RFC 6582 §3.2, and the
+//!   retransmission timer of RFC 6298. Data packets are not ECN-capable; switches drop.
+//! * **`dctcp`: DCTCP**, Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010, §3.1
+//!   (the three parts: marking at K on the instantaneous queue, per-packet ECN echo, the
+//!   α estimator and the cut `cwnd ← cwnd·(1 − α/2)`), as written down in RFC 8257 §3. Loss
+//!   is handled exactly as NewReno. Data packets (retransmissions included) carry ECT.
+//!
+//! Files: [`sender`](TcpSender) (congestion control, recovery, DCTCP), [`receiver`](TcpReceiver)
+//! (reassembly and ACKs), `rto` (RFC 6298 estimator), `tests/` (a two-endpoint harness and the
+//! behavioural tests).
+//!
+//! ## Connection model
+//!
+//! The sender's `start` emits a SYN (header bytes only). The receiver answers every SYN,
+//! duplicates included, with a SYN-ACK; on the first SYN-ACK the sender starts data at
+//! sequence number 0 (the SYN consumes no sequence number here). A lost SYN or SYN-ACK is
+//! recovered by the retransmission timer, which resends the SYN. There is no FIN: the receiver
+//! emits [`Completed`](crate::protocols::EndpointEvent::Completed) once, when all `size` bytes
+//! have arrived in order; the sender emits
+//! [`SenderDone`](crate::protocols::EndpointEvent::SenderDone) once, when all bytes are
+//! acknowledged, and holds no timer after that.
+//!
+//! ## Parameters (`[transport]` keys)
+//!
+//! | key | default | source |
+//! |---|---|---|
+//! | `mss_bytes` | 1460 | Ethernet 1500 B MTU − 40 B of IPv4+TCP headers (convention; baselines.md §1) |
+//! | `header_bytes` | 40 | IPv4 (20) + TCP without options (20); a full packet is 1500 B |
+//! | `init_cwnd_pkts` | 10 | RFC 6928 (IW10); common in DC baselines (baselines.md §1) |
+//! | `min_rto_us` | 1000 | data-center minimum replacing RFC 6298's 1 s (§2.4); within the 200 µs–2 ms range of baselines.md §1 |
+//! | `initial_rto_us` | max(1000, `min_rto_us`) | data-center choice replacing RFC 6298's 1 s (§2.1), see below |
+//! | `max_rto_us` | 1 000 000 (1 s) | RFC 6298 §2.5 allows a cap of "at least 60 s"; see below |
+//! | `dupack_threshold` | 3 | RFC 5681 §3.2 |
+//! | `rwnd_pkts` | unlimited | receiver window in segments; caps the flight |
+//! | `ecn_k_pkts` (dctcp only) | by port rate: ≤ 1 Gb/s → 20, ≤ 10 Gb/s → 65, above: round(65 · rate / 10 Gb/s) | 20 and 65 are the paper's values (Linux DCTCP documentation); the scaling above 10 Gb/s is **derived** (K ∝ C·RTT, paper §3.4), e.g. 40 Gb/s → 260 |
+//! | `dctcp_g` (dctcp only) | 1/16 | paper §3.1; Linux `dctcp_shift_g` = 4 |
+//! | `dctcp_init_alpha` (dctcp only) | 1.0 | RFC 8257 §3.3 and Linux (conservative first cut) |
+//!
+//! Fixed by the RFCs and not configurable: SRTT gain α = 1/8, RTTVAR gain β = 1/4, K = 4
+//! (RFC 6298 §2.3); clock granularity G = 1 ps (the simulator's tick).
+//!
+//! Validation: `mss_bytes`, `header_bytes`, `init_cwnd_pkts`, `dupack_threshold` and
+//! `rwnd_pkts` must be ≥ 1; every RTO value must be a finite number > 0 µs; `max_rto_us ≥
+//! min_rto_us`; an explicit `initial_rto_us` must lie in `[min_rto_us, max_rto_us]`;
+//! `0 < dctcp_g ≤ 1`; `0 ≤ dctcp_init_alpha ≤ 1`. With protocol `tcp`, setting any of
+//! `ecn_k_pkts`, `dctcp_g`, `dctcp_init_alpha` is an error naming the key.
+//!
+//! ## Choices where the sources are silent (or where we depart from them)
+//!
+//! * **Initial RTO 1 ms, not 1 s.** RFC 6298's 1 s would turn every lost SYN or lost first
+//!   flight into a 1 s stall in a fabric whose RTT is tens of µs, dominating every FCT.
+//! * **Max RTO 1 s, not ≥ 60 s.** Simulated horizons are seconds; a 60 s cap would let a flow
+//!   that met a link failure sleep past the end of the run. After ten backoffs from 1 ms the
+//!   cap is reached anyway.
+//! * **Every RTO is clamped to `[min_rto, max_rto]`**, the initial one included. RFC 6298
+//!   §5.7 (reset RTO to 3 s after a SYN timeout) is not applied: the next RTT sample
+//!   recomputes the RTO anyway.
+//! * **RTT samples from timestamps.** Every ACK that advances `snd_una` gives one sample,
+//!   `now − ts_echo`, where `ts_echo` is the `ts` of the data packet that triggered the ACK
+//!   (RFC 7323 §4). The echo identifies the transmission, so retransmissions give valid
+//!   samples and Karn's rule is not needed. The SYN-ACK gives the first sample. The gains
+//!   are not scaled by the number of samples per RTT (as in Linux, unlike RFC 7323 App. G).
+//!   A new sample also discards the timer backoff (the RTO is recomputed from (2.3)).
+//! * **No delayed ACK**: the receiver ACKs every data packet, the usual data-center simulation
+//!   convention (baselines.md §1). DCTCP's echo is then exact per packet (paper §3.1 with
+//!   m = 1): `ece` of an ACK = CE of the data packet it answers, never latched.
+//! * **No SACK, no limited transmit, no PRR, no F-RTO/undo.** Only what RFC 5681 + 6582 say.
+//! * **Window inflation uses `dupack_threshold · SMSS`** on entry (RFC 5681 says 3·SMSS for
+//!   the default threshold of 3), so a configured threshold stays self-consistent.
+//! * **Partial ACK deflation never leaves cwnd below 1 SMSS** (the RFC does not bound it).
+//! * **The `recover` guard is strict after a timeout only.** After an RTO, `recover` = one past
+//!   the highest byte sent, and a third dupACK starts fast retransmit only if its ACK is
+//!   *beyond* it (RFC 6582 §3.2 step 2, literally): go-back-N resends segments the receiver
+//!   already holds, and their dupACKs must not cause a second reduction. After a fast recovery
+//!   ends with a full ACK no such duplicates exist, so later dupACKs start a new episode.
+//! * **Go-back-N after a timeout** from `snd_una` in slow start; `snd_nxt` jumps forward when
+//!   a cumulative ACK shows the receiver already has data (its out-of-order store). Segments
+//!   below the highest byte ever sent count as retransmissions.
+//! * **Congestion window growth does not check whether the sender is cwnd-limited** (RFC 5681
+//!   has no such rule; Linux's `tcp_is_cwnd_limited` is not modelled).
+//! * **`bytes_in_flight` = `snd_max − snd_una`**: sent and not cumulatively acknowledged. The
+//!   send gate uses `snd_nxt − snd_una` (they differ only during go-back-N).
+//! * **DCTCP observation window.** It ends when the cumulative ACK reaches `window_end`, then
+//!   `window_end ← snd_nxt` (Linux, RFC 8257). The first window is the initial flight (it
+//!   starts at the first data ACK; Linux starts it at the SYN, making its first window one
+//!   ACK long). DupACKs count 0 bytes acknowledged (RFC 8257 §3.3 ignores SACKed bytes).
+//! * **DCTCP cut.** On an ACK with ECE, at most once per observation window:
+//!   `ssthresh ← max(cwnd·(1 − α/2), 2·SMSS)`, `cwnd ← min(cwnd, ssthresh)` (the floor of
+//!   2 SMSS is Linux's `dctcp_ssthresh`). α is updated first when the same ACK closes a
+//!   window, so the cut uses the freshest α. The ACK that cuts does not also grow cwnd. No cut
+//!   during fast recovery; a fast retransmit or timeout counts as the window's one reduction
+//!   (RFC 3168 §6.1.2). The reduction is immediate (no PRR-style spreading over the window).
+//!
+//! ## Allocation
+//!
+//! Nothing allocates per packet in the steady state: the sender holds scalars only; the
+//! receiver's out-of-order store and reply queue keep their capacity.
 
-use crate::error::ConfigResult;
-use crate::net::packet::Packet;
-use crate::protocols::{EndpointEvent, FlowSetup, SenderStats, TransportConfig};
+mod receiver;
+mod rto;
+mod sender;
+#[cfg(test)]
+mod tests;
+
+pub use receiver::TcpReceiver;
+pub use sender::TcpSender;
+
+use crate::error::{ConfigError, ConfigResult};
+use crate::protocols::TransportConfig;
 use crate::units::{Rate, Time};
 
+pub const DEFAULT_MSS_BYTES: u32 = 1460;
+pub const DEFAULT_HEADER_BYTES: u32 = 40;
+pub const DEFAULT_INIT_CWND_PKTS: u32 = 10;
+pub const DEFAULT_MIN_RTO_US: f64 = 1_000.0;
+pub const DEFAULT_INITIAL_RTO_US: f64 = 1_000.0;
+pub const DEFAULT_MAX_RTO_US: f64 = 1_000_000.0;
+pub const DEFAULT_DUPACK_THRESHOLD: u32 = 3;
+pub const DEFAULT_DCTCP_G: f64 = 1.0 / 16.0;
+pub const DEFAULT_DCTCP_INIT_ALPHA: f64 = 1.0;
+
+/// Validated parameters of one TCP or DCTCP run, shared by all its endpoints.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpParams {
+    /// DCTCP (ECT data, α cut) rather than plain NewReno.
     pub dctcp: bool,
+    /// Payload bytes per full segment.
     pub mss: u32,
+    /// Header bytes on every packet.
     pub header: u32,
+    pub init_cwnd_pkts: u32,
+    pub min_rto: Time,
+    pub initial_rto: Time,
+    pub max_rto: Time,
+    pub dupack_threshold: u32,
+    /// Receiver window in segments; `None` is unlimited.
+    pub rwnd_pkts: Option<u32>,
+    /// Explicit marking threshold; `None` derives it from the port rate.
+    pub ecn_k_pkts: Option<u32>,
+    pub dctcp_g: f64,
+    pub dctcp_init_alpha: f64,
+}
+
+fn positive(key: &str, v: Option<u32>, default: u32) -> ConfigResult<u32> {
+    let v = v.unwrap_or(default);
+    if v == 0 {
+        return Err(ConfigError::new(
+            format!("transport.{key}"),
+            "must be at least 1",
+        ));
+    }
+    Ok(v)
+}
+
+fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
+    let v = v.unwrap_or(default);
+    let t = Time::from_us_f64(v);
+    if !v.is_finite() || v <= 0.0 || t == Time::ZERO {
+        return Err(ConfigError::new(
+            format!("transport.{key}"),
+            format!("must be a finite time > 0 µs (got {v})"),
+        ));
+    }
+    Ok(t)
 }
 
 impl TcpParams {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<TcpParams> {
+        let dctcp = match cfg.protocol.as_str() {
+            "tcp" => false,
+            "dctcp" => true,
+            other => {
+                return Err(ConfigError::new(
+                    "transport.protocol",
+                    format!("'{other}' is not a TCP variant (tcp, dctcp)"),
+                ))
+            }
+        };
+        if !dctcp {
+            let dctcp_only = [
+                ("transport.ecn_k_pkts", cfg.ecn_k_pkts.is_some()),
+                ("transport.dctcp_g", cfg.dctcp_g.is_some()),
+                ("transport.dctcp_init_alpha", cfg.dctcp_init_alpha.is_some()),
+            ];
+            if let Some((key, _)) = dctcp_only.iter().find(|(_, set)| *set) {
+                return Err(ConfigError::new(
+                    *key,
+                    "only for dctcp; protocol 'tcp' (NewReno) sends no ECN-capable packets",
+                ));
+            }
+        }
+
+        let mss = positive("mss_bytes", cfg.mss_bytes, DEFAULT_MSS_BYTES)?;
+        let header = positive("header_bytes", cfg.header_bytes, DEFAULT_HEADER_BYTES)?;
+        if mss.checked_add(header).is_none() {
+            return Err(ConfigError::new(
+                "transport.mss_bytes",
+                "mss_bytes + header_bytes must fit in 32 bits",
+            ));
+        }
+        let min_rto = micros("min_rto_us", cfg.min_rto_us, DEFAULT_MIN_RTO_US)?;
+        let max_rto = micros("max_rto_us", cfg.max_rto_us, DEFAULT_MAX_RTO_US)?;
+        if max_rto < min_rto {
+            return Err(ConfigError::new(
+                "transport.max_rto_us",
+                format!("must be ≥ min_rto_us ({} µs)", min_rto.as_us_f64()),
+            ));
+        }
+        let initial_rto = match cfg.initial_rto_us {
+            None => Time::from_us_f64(DEFAULT_INITIAL_RTO_US)
+                .max(min_rto)
+                .min(max_rto),
+            Some(_) => {
+                let t = micros("initial_rto_us", cfg.initial_rto_us, 0.0)?;
+                if t < min_rto || t > max_rto {
+                    return Err(ConfigError::new(
+                        "transport.initial_rto_us",
+                        "must lie between min_rto_us and max_rto_us",
+                    ));
+                }
+                t
+            }
+        };
+        let rwnd_pkts = match cfg.rwnd_pkts {
+            None => None,
+            Some(w) => Some(positive("rwnd_pkts", Some(w), 1)?),
+        };
+        let dctcp_g = cfg.dctcp_g.unwrap_or(DEFAULT_DCTCP_G);
+        if !(dctcp_g.is_finite() && dctcp_g > 0.0 && dctcp_g <= 1.0) {
+            return Err(ConfigError::new(
+                "transport.dctcp_g",
+                format!("must satisfy 0 < g ≤ 1 (got {dctcp_g}); the paper uses 1/16"),
+            ));
+        }
+        let dctcp_init_alpha = cfg.dctcp_init_alpha.unwrap_or(DEFAULT_DCTCP_INIT_ALPHA);
+        if !(0.0..=1.0).contains(&dctcp_init_alpha) {
+            return Err(ConfigError::new(
+                "transport.dctcp_init_alpha",
+                format!("must satisfy 0 ≤ alpha ≤ 1 (got {dctcp_init_alpha})"),
+            ));
+        }
         Ok(TcpParams {
-            dctcp: cfg.protocol == "dctcp",
-            mss: 1460,
-            header: 40,
+            dctcp,
+            mss,
+            header,
+            init_cwnd_pkts: positive("init_cwnd_pkts", cfg.init_cwnd_pkts, DEFAULT_INIT_CWND_PKTS)?,
+            min_rto,
+            initial_rto,
+            max_rto,
+            dupack_threshold: positive(
+                "dupack_threshold",
+                cfg.dupack_threshold,
+                DEFAULT_DUPACK_THRESHOLD,
+            )?,
+            rwnd_pkts,
+            ecn_k_pkts: cfg.ecn_k_pkts,
+            dctcp_g,
+            dctcp_init_alpha,
         })
     }
-    pub fn ecn_threshold_pkts(&self, _rate: Rate) -> Option<u32> {
-        None
+
+    /// DCTCP marking threshold K (packets, instantaneous queue) for a port of this rate;
+    /// `None` for plain TCP, whose switches only drop. See the parameter table for the rule.
+    pub fn ecn_threshold_pkts(&self, rate: Rate) -> Option<u32> {
+        if !self.dctcp {
+            return None;
+        }
+        if let Some(k) = self.ecn_k_pkts {
+            return Some(k);
+        }
+        let bps = rate.bits_per_sec() as u128;
+        const G1: u128 = 1_000_000_000;
+        const G10: u128 = 10_000_000_000;
+        Some(if bps <= G1 {
+            20
+        } else if bps <= G10 {
+            65
+        } else {
+            // K ∝ rate above the paper's 10 Gb/s value, rounded half up.
+            ((65 * bps + G10 / 2) / G10).min(u32::MAX as u128) as u32
+        })
     }
 }
 
-pub struct TcpSender;
-pub struct TcpReceiver;
+#[cfg(test)]
+mod param_tests {
+    use super::*;
 
-impl TcpSender {
-    pub fn new(_p: &TcpParams, _f: &FlowSetup) -> TcpSender {
-        TcpSender
+    fn cfg(proto: &str, f: impl FnOnce(&mut TransportConfig)) -> TransportConfig {
+        let mut c = TransportConfig {
+            protocol: proto.into(),
+            ..Default::default()
+        };
+        f(&mut c);
+        c
     }
-    pub fn start(&mut self, _now: Time) {}
-    pub fn handle_packet(&mut self, _now: Time, _pkt: &Packet) {}
-    pub fn handle_timeout(&mut self, _now: Time) {}
-    pub fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
-        None
-    }
-    pub fn poll_timeout(&self) -> Option<Time> {
-        None
-    }
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
-        None
-    }
-    pub fn stats(&self) -> SenderStats {
-        SenderStats::default()
-    }
-    pub fn bytes_in_flight(&self) -> u64 {
-        0
-    }
-}
 
-impl TcpReceiver {
-    pub fn new(_p: &TcpParams, _f: &FlowSetup) -> TcpReceiver {
-        TcpReceiver
+    fn err_key(c: &TransportConfig) -> String {
+        TcpParams::from_config(c).unwrap_err().path
     }
-    pub fn handle_packet(&mut self, _now: Time, _pkt: &Packet) {}
-    pub fn handle_timeout(&mut self, _now: Time) {}
-    pub fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
-        None
+
+    #[test]
+    fn defaults_match_the_documented_table() {
+        let p = TcpParams::from_config(&cfg("dctcp", |_| {})).unwrap();
+        assert!(p.dctcp);
+        assert_eq!((p.mss, p.header, p.init_cwnd_pkts), (1460, 40, 10));
+        assert_eq!(p.min_rto, Time::from_us(1000));
+        assert_eq!(p.initial_rto, Time::from_us(1000));
+        assert_eq!(p.max_rto, Time::from_ms(1000));
+        assert_eq!(
+            (p.dupack_threshold, p.rwnd_pkts, p.ecn_k_pkts),
+            (3, None, None)
+        );
+        assert_eq!((p.dctcp_g, p.dctcp_init_alpha), (0.0625, 1.0));
+        // The default initial RTO follows a larger min RTO instead of failing.
+        let p = TcpParams::from_config(&cfg("tcp", |c| c.min_rto_us = Some(5000.0))).unwrap();
+        assert_eq!(p.initial_rto, Time::from_us(5000));
+        assert!(!p.dctcp);
     }
-    pub fn poll_timeout(&self) -> Option<Time> {
-        None
+
+    #[test]
+    fn tcp_refuses_dctcp_keys_by_name() {
+        let k = err_key(&cfg("tcp", |c| c.ecn_k_pkts = Some(20)));
+        assert_eq!(k, "transport.ecn_k_pkts");
+        let k = err_key(&cfg("tcp", |c| c.dctcp_g = Some(0.1)));
+        assert_eq!(k, "transport.dctcp_g");
+        let k = err_key(&cfg("tcp", |c| c.dctcp_init_alpha = Some(0.0)));
+        assert_eq!(k, "transport.dctcp_init_alpha");
+        let e = TcpParams::from_config(&cfg("tcp", |c| c.ecn_k_pkts = Some(20))).unwrap_err();
+        assert!(e.message.contains("only for dctcp"), "{e}");
+        assert!(TcpParams::from_config(&cfg("dctcp", |c| c.ecn_k_pkts = Some(20))).is_ok());
     }
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
-        None
+
+    #[test]
+    fn bad_values_are_refused_naming_the_key() {
+        let cases: Vec<(&str, TransportConfig)> = vec![
+            ("transport.mss_bytes", cfg("tcp", |c| c.mss_bytes = Some(0))),
+            (
+                "transport.header_bytes",
+                cfg("tcp", |c| c.header_bytes = Some(0)),
+            ),
+            (
+                "transport.init_cwnd_pkts",
+                cfg("tcp", |c| c.init_cwnd_pkts = Some(0)),
+            ),
+            (
+                "transport.min_rto_us",
+                cfg("tcp", |c| c.min_rto_us = Some(0.0)),
+            ),
+            (
+                "transport.min_rto_us",
+                cfg("tcp", |c| c.min_rto_us = Some(f64::NAN)),
+            ),
+            (
+                "transport.max_rto_us",
+                cfg("tcp", |c| c.max_rto_us = Some(500.0)),
+            ),
+            (
+                "transport.initial_rto_us",
+                cfg("tcp", |c| c.initial_rto_us = Some(10.0)),
+            ),
+            (
+                "transport.initial_rto_us",
+                cfg("tcp", |c| c.initial_rto_us = Some(-1.0)),
+            ),
+            (
+                "transport.dupack_threshold",
+                cfg("tcp", |c| c.dupack_threshold = Some(0)),
+            ),
+            ("transport.rwnd_pkts", cfg("tcp", |c| c.rwnd_pkts = Some(0))),
+            ("transport.dctcp_g", cfg("dctcp", |c| c.dctcp_g = Some(0.0))),
+            ("transport.dctcp_g", cfg("dctcp", |c| c.dctcp_g = Some(1.5))),
+            (
+                "transport.dctcp_init_alpha",
+                cfg("dctcp", |c| c.dctcp_init_alpha = Some(1.01)),
+            ),
+            (
+                "transport.dctcp_init_alpha",
+                cfg("dctcp", |c| c.dctcp_init_alpha = Some(-0.1)),
+            ),
+            ("transport.protocol", cfg("rcp", |_| {})),
+        ];
+        for (key, c) in cases {
+            assert_eq!(err_key(&c), key, "{c:?}");
+        }
+        // Boundary values that are valid.
+        let ok = cfg("dctcp", |c| {
+            c.dctcp_g = Some(1.0);
+            c.dctcp_init_alpha = Some(0.0);
+            c.initial_rto_us = Some(1000.0);
+            c.max_rto_us = Some(1000.0);
+        });
+        assert!(TcpParams::from_config(&ok).is_ok());
     }
-    pub fn bytes_delivered(&self) -> u64 {
-        0
+
+    #[test]
+    fn ecn_threshold_defaults_by_port_rate() {
+        let d = TcpParams::from_config(&cfg("dctcp", |_| {})).unwrap();
+        let k = |r: Rate| d.ecn_threshold_pkts(r);
+        assert_eq!(k(Rate::mbps(100)), Some(20));
+        assert_eq!(k(Rate::gbps(1)), Some(20));
+        assert_eq!(k(Rate::mbps(2500)), Some(65));
+        assert_eq!(k(Rate::gbps(10)), Some(65));
+        assert_eq!(k(Rate::gbps(25)), Some(163)); // 162.5 rounds up
+        assert_eq!(k(Rate::gbps(40)), Some(260));
+        assert_eq!(k(Rate::gbps(100)), Some(650));
+        let explicit = TcpParams::from_config(&cfg("dctcp", |c| c.ecn_k_pkts = Some(7))).unwrap();
+        assert_eq!(explicit.ecn_threshold_pkts(Rate::gbps(40)), Some(7));
+        let tcp = TcpParams::from_config(&cfg("tcp", |_| {})).unwrap();
+        assert_eq!(tcp.ecn_threshold_pkts(Rate::gbps(10)), None);
     }
 }
