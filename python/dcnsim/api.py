@@ -96,7 +96,15 @@ def run(
         out_dir = str(out_path)
     with progress_bar(quiet) as callback:
         raw = c.run(text, fmt, base_dir, ovr, out_dir, quiet, callback)
-    return Results.from_core(raw, scenario=resolved, path=out_dir)
+        results = Results.from_core(raw, scenario=resolved, path=out_dir)
+        if callback is not None:  # leave the bar (if it showed) at the final count
+            flows = results.summary.get("flows", {})
+            callback(
+                float(results.summary.get("run", {}).get("sim_time_s", 0.0)),
+                int(flows.get("finished", 0)),
+                int(flows.get("total", 0)),
+            )
+    return results
 
 
 def catalog() -> dict[str, list[tuple[str, str]]]:
