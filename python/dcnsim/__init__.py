@@ -1,0 +1,33 @@
+"""dcnsim: a packet-level data center network simulator.
+
+The simulator itself is Rust (the compiled module ``dcnsim._core``); this package is its face:
+
+- :func:`run` simulates a scenario (a TOML file or a dict) and returns :class:`Results`, with
+  per-flow records and time series as pandas DataFrames and the summary as a dict;
+- :func:`validate` checks a scenario without running it and returns it with defaults filled in;
+- :func:`catalog` lists the protocols, path choices, topologies, workloads and size
+  distributions the core knows;
+- :class:`Results.load <dcnsim.results.Results.load>` reads back a result directory that a run
+  with ``out=`` (or ``dcnsim run --out``) wrote.
+
+Bad input raises :class:`ScenarioError` (a ``ValueError``) whose text names the key path.
+The compiled module is imported on first use, so ``import dcnsim`` itself is cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .api import catalog, run, validate
+from .results import Results
+
+__all__ = ["run", "validate", "catalog", "Results", "ScenarioError", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    # ScenarioError and __version__ live in the extension; fetch them only when asked for.
+    if name in ("ScenarioError", "__version__"):
+        from .api import core
+
+        return getattr(core(), name)
+    raise AttributeError(f"module 'dcnsim' has no attribute {name!r}")

@@ -1,0 +1,5 @@
+"""``python -m dcnsim`` runs the command line."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,51 @@
+"""Type stub of the compiled extension ``dcnsim._core`` (crates/dcnsim-py).
+
+Use the wrappers in :mod:`dcnsim` rather than these functions directly; they take paths and
+dicts, build DataFrames and show progress.
+"""
+
+from collections.abc import Callable
+from typing import Literal, TypedDict
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+class ScenarioError(ValueError):
+    """Bad input; ``str(e)`` is ``"key.path: message"``."""
+
+class _RunOutput(TypedDict):
+    # flow_id u64, src u32, dst u32, size_bytes u64, start_s f64, finish_s f64 (NaN if
+    # unfinished), fct_s f64 (NaN), ideal_fct_s f64, slowdown f64 (NaN), deadline_s f64 (NaN if
+    # none; relative to start), met_deadline f64 (1.0 / 0.0, NaN if no deadline),
+    # retransmits u64, timeouts u64, bytes_delivered u64
+    flows: dict[str, npt.NDArray[np.generic]]
+    # the summary as JSON text
+    summary: str
+    # time_s f64, kind object (str), id u64, value f64; None when series are off
+    series: dict[str, npt.NDArray[np.generic]] | None
+
+def run(
+    scenario: str,
+    fmt: Literal["toml", "json"],
+    base_dir: str,
+    overrides: list[str],
+    out_dir: str | None,
+    quiet: bool,
+    progress: Callable[[float, int, int], None] | None,
+) -> _RunOutput:
+    """Simulates the scenario text. Releases the GIL; calls ``progress(sim_time_s,
+    flows_done, flows_total)`` about every 0.2 s of wall time (it may raise
+    KeyboardInterrupt to stop). With ``out_dir``, writes the result directory atomically."""
+
+def validate(
+    scenario: str,
+    fmt: Literal["toml", "json"],
+    base_dir: str,
+    overrides: list[str],
+) -> str:
+    """The resolved scenario (defaults filled in) as JSON text; raises ScenarioError."""
+
+def catalog() -> dict[str, list[tuple[str, str]]]:
+    """``{"protocols"|"lbs"|"topologies"|"workloads"|"sizes": [(name, description), ...]}``."""

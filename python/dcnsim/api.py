@@ -1,0 +1,113 @@
+"""The Python entry points: scenario in, :class:`~dcnsim.results.Results` out.
+
+These functions turn what a user has in hand (a path to a TOML file, or a dict) into the
+arguments of the compiled core and the core's columns into DataFrames. They never interpret the
+scenario themselves: the schema, its defaults and its error messages live in Rust, once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Union
+
+from .progress import progress_bar
+from .results import Results
+
+#: A scenario as a user gives it: a path to a TOML (or ``.json``) file, or a dict.
+ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+def core() -> ModuleType:
+    """The compiled extension ``dcnsim._core``, imported on first use.
+
+    Call this instead of importing ``_core`` at module level, so that the package (and its
+    tests, which substitute a fake core) can be imported before the extension is built.
+    """
+    return importlib.import_module("dcnsim._core")
+
+
+def scenario_args(scenario: ScenarioLike) -> tuple[str, str, str]:
+    """``(text, fmt, base_dir)`` for the core, from a path or a dict.
+
+    A file is sent as its text, as TOML unless it ends in ``.json``; relative paths inside it
+    are resolved against its folder. A dict is sent as JSON, relative to the working directory.
+    Raises ``FileNotFoundError`` for a missing file and ``TypeError`` for anything else.
+    """
+    if isinstance(scenario, Mapping):
+        return json.dumps(scenario), "json", os.getcwd()
+    if isinstance(scenario, (str, os.PathLike)):
+        path = Path(scenario)
+        text = path.read_text(encoding="utf-8")
+        fmt = "json" if path.suffix.lower() == ".json" else "toml"
+        return text, fmt, str(path.resolve().parent)
+    raise TypeError(
+        f"a scenario is a path to a TOML file or a dict, not {type(scenario).__name__}"
+    )
+
+
+def _override_list(overrides: Iterable[str] | str) -> list[str]:
+    if isinstance(overrides, str):
+        return [overrides]
+    return [str(o) for o in overrides]
+
+
+def validate(scenario: ScenarioLike, overrides: Iterable[str] = ()) -> dict[str, Any]:
+    """Checks a scenario without running it; returns it resolved, every default filled in.
+
+    Call it to catch a mistake before a long run or a sweep. ``overrides`` are
+    ``"key.path=value"`` strings applied on top of the scenario, as ``--set`` does.
+    Raises :class:`dcnsim.ScenarioError` naming the key path of the first problem.
+    """
+    text, fmt, base_dir = scenario_args(scenario)
+    return json.loads(core().validate(text, fmt, base_dir, _override_list(overrides)))
+
+
+def run(
+    scenario: ScenarioLike,
+    *,
+    overrides: Iterable[str] = (),
+    out: str | os.PathLike[str] | None = None,
+    quiet: bool = True,
+) -> Results:
+    """Simulates ``scenario`` and returns its :class:`Results`.
+
+    ``overrides`` are ``"key.path=value"`` strings (``"transport.protocol=tcp"``). With ``out``,
+    the core also writes a result directory there (flows.csv, summary.json, scenario.json,
+    ports.csv, series.csv) atomically: a run that fails leaves no directory behind. Missing
+    parent folders of ``out`` are created. Unless ``quiet``, a progress bar appears on stderr
+    for runs longer than about two seconds. Ctrl-C stops the run with ``KeyboardInterrupt``.
+    Raises :class:`dcnsim.ScenarioError` for bad input.
+    """
+    text, fmt, base_dir = scenario_args(scenario)
+    ovr = _override_list(overrides)
+    c = core()
+    # Validate first: it is cheap, gives the resolved scenario for Results.scenario, and fails
+    # before anything is created on disk.
+    resolved = json.loads(c.validate(text, fmt, base_dir, ovr))
+    out_dir = None
+    if out is not None:
+        out_path = Path(out)
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        out_dir = str(out_path)
+    with progress_bar(quiet) as callback:
+        raw = c.run(text, fmt, base_dir, ovr, out_dir, quiet, callback)
+        results = Results.from_core(raw, scenario=resolved, path=out_dir)
+        if callback is not None:  # leave the bar (if it showed) at the final count
+            flows = results.summary.get("flows", {})
+            callback(
+                float(results.summary.get("run", {}).get("sim_time_s", 0.0)),
+                int(flows.get("finished", 0)),
+                int(flows.get("total", 0)),
+            )
+    return results
+
+
+def catalog() -> dict[str, list[tuple[str, str]]]:
+    """What the core knows, as ``{"protocols"|"lbs"|"topologies"|"workloads"|"sizes":
+    [(name, one-line description), ...]}``; ``dcnsim list`` prints it."""
+    return {k: [tuple(item) for item in v] for k, v in core().catalog().items()}

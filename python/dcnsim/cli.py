@@ -1,0 +1,164 @@
+"""The ``dcnsim`` command: ``run``, ``validate``, ``list``, ``demo``.
+
+Bad input (a scenario error, a missing or unreadable file) prints ``error: <message>`` on
+stderr and exits with code 2, like a usage error; nothing is written then (the core writes a
+result directory only when the run succeeds).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from . import api, demo as demo_mod, tables
+
+#: Exit code for bad input (same as click's usage errors).
+EXIT_BAD_INPUT = 2
+#: Exit code after Ctrl-C (128 + SIGINT).
+EXIT_INTERRUPTED = 130
+
+_set_option = click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY.PATH=VALUE",
+    help="Override a scenario key, e.g. --set transport.protocol=tcp (repeatable).",
+)
+
+
+def _fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turns bad input into ``error: ...`` and exit code 2, Ctrl-C into exit code 130."""
+    try:
+        core = api.core()
+    except ImportError as e:
+        _fail(f"the compiled core dcnsim._core is not available ({e}); "
+              "build it with `make` or `pip install .`", code=1)
+    try:
+        yield
+    except core.ScenarioError as e:
+        _fail(str(e))
+    except OSError as e:
+        name = e.filename if e.filename is not None else ""
+        _fail(f"{name}: {e.strerror or e}" if name else str(e))
+    except UnicodeDecodeError as e:
+        _fail(f"scenario is not UTF-8 text: {e}")
+    except KeyboardInterrupt:
+        _fail("interrupted", code=EXIT_INTERRUPTED)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="dcnsim", prog_name="dcnsim")
+def cli() -> None:
+    """dcnsim: packet-level data center network simulator."""
+
+
+@cli.command()
+@click.argument("scenario", metavar="SCENARIO.toml")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write flows.csv, summary.json, scenario.json, ports.csv (+ series.csv) here.",
+)
+@_set_option
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary table.")
+def run(scenario: str, out: Path | None, overrides: tuple[str, ...], quiet: bool) -> None:
+    """Simulate SCENARIO.toml and print a short summary."""
+    with _user_errors():
+        results = api.run(scenario, overrides=overrides, out=out, quiet=quiet)
+    if not quiet:
+        click.echo(tables.summary_table(results.summary))
+    if out is not None:
+        click.echo(f"wrote {out}", err=quiet)
+
+
+@cli.command()
+@click.argument("scenario", metavar="SCENARIO.toml")
+@_set_option
+def validate(scenario: str, overrides: tuple[str, ...]) -> None:
+    """Check SCENARIO.toml without running it."""
+    with _user_errors():
+        resolved = api.validate(scenario, overrides=overrides)
+    click.echo(f"ok: {describe(resolved, default_name=Path(scenario).stem)}")
+
+
+def describe(s: dict[str, Any], default_name: str = "scenario") -> str:
+    """One line naming a resolved scenario: name, topology, protocol, path choice, workload."""
+    topo = s.get("topology", {})
+    size = " ".join(f"{k}={topo[k]}" for k in ("k", "hosts") if topo.get(k) is not None)
+    link = f"{topo['link_gbps']:g} Gbps" if isinstance(topo.get("link_gbps"), (int, float)) else ""
+    wl = s.get("workload", {})
+    wl_bits = [str(wl.get("kind", "?"))]
+    if wl.get("sizes") is not None:
+        wl_bits.append(str(wl["sizes"]))
+    if wl.get("load") is not None:
+        wl_bits.append(f"load {wl['load']}")
+    flows = f", {wl['flows']} flows" if wl.get("flows") is not None else ""
+    return (
+        f"{s.get('name') or default_name}: "
+        + " ".join(b for b in (str(topo.get("kind", "?")), size, link) if b)
+        + f", {s.get('transport', {}).get('protocol', '?')}"
+        + f" over {s.get('routing', {}).get('lb', '?')}"
+        + f", {' '.join(wl_bits)}{flows}, seed {s.get('seed', '?')}"
+    )
+
+
+_CATALOG_TITLES = {
+    "protocols": "protocols (transport.protocol)",
+    "lbs": "path choices (routing.lb)",
+    "topologies": "topologies (topology.kind)",
+    "workloads": "workloads (workload.kind)",
+    "sizes": "flow size distributions (workload.sizes)",
+}
+
+
+@cli.command(name="list")
+def list_cmd() -> None:
+    """List protocols, path choices, topologies, workloads and size distributions."""
+    with _user_errors():
+        cat = api.catalog()
+    blocks = []
+    for key in [*_CATALOG_TITLES, *(k for k in cat if k not in _CATALOG_TITLES)]:
+        items = cat.get(key)
+        if not items:
+            continue
+        width = max(len(name) for name, _ in items)
+        lines = [_CATALOG_TITLES.get(key, key)]
+        lines += [f"  {name.ljust(width)}  {desc}" for name, desc in items]
+        blocks.append("\n".join(lines))
+    click.echo("\n\n".join(blocks))
+
+
+@cli.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("results/demo"),
+    show_default=True,
+    help="Result folder: OUT/tcp, OUT/dctcp, and the comparison files.",
+)
+@click.option("--flows", type=click.IntRange(min=1), help="Number of flows (default 2000).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+def demo(out: Path, flows: int | None, quiet: bool) -> None:
+    """TCP NewReno vs DCTCP on a k=4 fat-tree with the web-search workload."""
+    with _user_errors():
+        results = demo_mod.run_demo(
+            out, flows=flows, quiet=quiet, log=lambda line: click.echo(line, err=True)
+        )
+    click.echo(tables.comparison_table({p: r.summary for p, r in results.items()}))
+    click.echo(f"\nwrote {out}/flows.csv, {out}/summary.json, {out}/fct_by_size.png")
+
+
+def main() -> None:
+    """Console-script entry point (``dcnsim``)."""
+    cli(prog_name="dcnsim")

@@ -1,0 +1,173 @@
+"""Results of one run: per-flow records and time series as DataFrames, the summary as a dict.
+
+:func:`dcnsim.run` builds a :class:`Results` from the core's columns; :meth:`Results.load`
+reads back a result directory (flows.csv, summary.json, scenario.json, series.csv) that a run
+with ``out=`` wrote, so analysis can happen long after the simulation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: The per-flow columns, in order, with their dtypes. Times are seconds; NaN marks "not
+#: finished" (finish_s, fct_s, slowdown) or "no deadline" (deadline_s, met_deadline).
+FLOW_COLUMNS: dict[str, str] = {
+    "flow_id": "uint64",
+    "src": "uint32",
+    "dst": "uint32",
+    "size_bytes": "uint64",
+    "start_s": "float64",
+    "finish_s": "float64",
+    "fct_s": "float64",
+    "ideal_fct_s": "float64",
+    "slowdown": "float64",
+    "deadline_s": "float64",
+    "met_deadline": "boolean",
+    "retransmits": "uint64",
+    "timeouts": "uint64",
+    "bytes_delivered": "uint64",
+}
+
+#: The time-series columns: ``kind`` is "flow_goodput_bps", "queue_bytes" or "link_util", and
+#: ``id`` is a flow id or a port/link index accordingly.
+SERIES_COLUMNS: dict[str, str] = {
+    "time_s": "float64",
+    "kind": "object",
+    "id": "uint64",
+    "value": "float64",
+}
+
+_TRUE = {"1", "1.0", "true", "t", "yes"}
+_FALSE = {"0", "0.0", "false", "f", "no"}
+
+
+def deadline_flags(values: Any) -> pd.arrays.BooleanArray:
+    """``met_deadline`` as a nullable boolean array: True, False, or <NA> for no deadline.
+
+    Accepts the core's float encoding (1.0 / 0.0 / NaN) and what a CSV may hold
+    (1/0, true/false, empty).
+    """
+    s = pd.Series(values)
+    if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
+        missing = s.isna().to_numpy(dtype=bool)
+        flags = s.fillna(0).astype("float64").to_numpy() != 0.0
+    else:
+        text = s.map(lambda v: "" if pd.isna(v) else str(v).strip().lower())
+        bad = ~(text.isin(_TRUE) | text.isin(_FALSE) | (text == "") | (text == "nan"))
+        if bad.any():
+            raise ValueError(f"met_deadline: unexpected value {s[bad].iloc[0]!r}")
+        missing = (~(text.isin(_TRUE) | text.isin(_FALSE))).to_numpy(dtype=bool)
+        flags = text.isin(_TRUE).to_numpy(dtype=bool)
+    return pd.arrays.BooleanArray(flags, missing)
+
+
+def flows_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+    """The flows DataFrame from a mapping of column name to array (the core's ``flows``).
+
+    Known columns come first in :data:`FLOW_COLUMNS` order with their dtypes; columns the core
+    may add later follow unchanged.
+    """
+    data: dict[str, Any] = {}
+    for name, dtype in FLOW_COLUMNS.items():
+        if name not in columns:
+            continue
+        if name == "met_deadline":
+            data[name] = deadline_flags(columns[name])
+        else:
+            data[name] = np.asarray(columns[name]).astype(dtype, copy=False)
+    for name, values in columns.items():
+        if name not in data:
+            data[name] = values
+    return pd.DataFrame(data)
+
+
+def series_frame(columns: Mapping[str, Any] | None) -> pd.DataFrame | None:
+    """The time-series DataFrame from the core's ``series`` columns, or None when off."""
+    if columns is None:
+        return None
+    return pd.DataFrame({name: np.asarray(values) for name, values in columns.items()})
+
+
+class Results:
+    """What one run produced.
+
+    Attributes:
+        flows: one row per flow, unfinished flows included (NaN finish, FCT and slowdown).
+        summary: the core's summary (counts, FCT and slowdown percentiles, by size class,
+            deadline miss rate, packets, the run's own cost).
+        series: time series in long form (time_s, kind, id, value), or None when the scenario
+            did not ask for them (``output.series_interval_us = 0``).
+        scenario: the resolved scenario, defaults filled in (None if the directory lacked it).
+        path: the result directory, when there is one.
+    """
+
+    def __init__(
+        self,
+        flows: pd.DataFrame,
+        summary: dict[str, Any],
+        series: pd.DataFrame | None = None,
+        scenario: dict[str, Any] | None = None,
+        path: str | Path | None = None,
+    ) -> None:
+        self.flows = flows
+        self.summary = summary
+        self.series = series
+        self.scenario = scenario
+        self.path = Path(path) if path is not None else None
+
+    @classmethod
+    def from_core(
+        cls,
+        raw: Mapping[str, Any],
+        scenario: dict[str, Any] | None = None,
+        path: str | Path | None = None,
+    ) -> Results:
+        """Wraps what ``_core.run`` returned; :func:`dcnsim.run` calls this for you."""
+        return cls(
+            flows=flows_frame(raw["flows"]),
+            summary=json.loads(raw["summary"]),
+            series=series_frame(raw.get("series")),
+            scenario=scenario,
+            path=path,
+        )
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Results:
+        """Reads a result directory written by a run with ``out=`` / ``--out``.
+
+        Needs flows.csv and summary.json; scenario.json and series.csv are read when present.
+        """
+        d = Path(directory)
+        if not (d / "flows.csv").is_file():
+            raise FileNotFoundError(f"{d}: no flows.csv, not a result directory")
+        dtypes = {k: v for k, v in FLOW_COLUMNS.items() if v not in ("boolean", "float64")}
+        raw = pd.read_csv(d / "flows.csv", dtype={**dtypes, "met_deadline": "string"})
+        flows = flows_frame({c: raw[c].to_numpy() for c in raw.columns})
+        summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+        scenario = None
+        if (d / "scenario.json").is_file():
+            scenario = json.loads((d / "scenario.json").read_text(encoding="utf-8"))
+        series = None
+        if (d / "series.csv").is_file():
+            series = pd.read_csv(
+                d / "series.csv", dtype={"kind": "object", "id": "uint64"}
+            )
+        return cls(flows, summary, series, scenario, path=d)
+
+    @property
+    def finished(self) -> pd.DataFrame:
+        """The flows that completed (finite FCT)."""
+        return self.flows[self.flows["fct_s"].notna()]
+
+    def __repr__(self) -> str:
+        f = self.summary.get("flows", {})
+        return (
+            f"<Results {self.summary.get('name') or ''} {self.summary.get('protocol', '?')}: "
+            f"{f.get('finished', '?')}/{f.get('total', '?')} flows finished>"
+        )

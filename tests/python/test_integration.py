@@ -1,0 +1,74 @@
+"""The real compiled core on a tiny star scenario. Skipped until crates/dcnsim-py is built."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+import dcnsim
+from dcnsim.cli import cli
+from dcnsim.results import FLOW_COLUMNS, Results
+from conftest import real_core_available
+
+pytestmark = pytest.mark.skipif(
+    not real_core_available(), reason="the compiled core dcnsim._core is not built"
+)
+
+
+def test_flows_have_the_listed_columns(star_file):
+    res = dcnsim.run(star_file)
+    assert list(res.flows.columns)[: len(FLOW_COLUMNS)] == list(FLOW_COLUMNS)
+    for col, dtype in FLOW_COLUMNS.items():
+        assert str(res.flows[col].dtype) == dtype, col
+    assert len(res.flows) == res.summary["flows"]["total"] == 30
+    assert res.summary["protocol"] == "dctcp" and res.summary["seed"] == 7
+
+
+def test_unfinished_flows_have_nan_finish(star_file):
+    # Stop early: some flows cannot have finished, and they must still be in the table.
+    res = dcnsim.run(star_file, overrides=["stop_s=0.002"])
+    unfinished = res.flows["finish_s"].isna()
+    assert len(res.flows) == 30
+    assert unfinished.sum() == res.summary["flows"]["unfinished"] > 0
+    assert res.flows.loc[unfinished, ["fct_s", "slowdown"]].isna().all().all()
+    assert res.flows.loc[~unfinished, "fct_s"].gt(0).all()
+
+
+def test_same_seed_gives_byte_identical_flows(star_file, tmp_path):
+    dcnsim.run(star_file, out=tmp_path / "a")
+    dcnsim.run(star_file, out=tmp_path / "b")
+    assert (tmp_path / "a" / "flows.csv").read_bytes() == (tmp_path / "b" / "flows.csv").read_bytes()
+    back = Results.load(tmp_path / "a")
+    assert len(back.flows) == 30 and back.scenario["seed"] == 7
+
+
+def test_bad_key_names_its_path(star_file):
+    with pytest.raises(dcnsim.ScenarioError, match=r"^topology\.colour:"):
+        dcnsim.validate(star_file, overrides=["topology.colour=3"])
+    with pytest.raises(dcnsim.ScenarioError, match=r"^topology\.colour:"):
+        dcnsim.run(star_file, overrides=["topology.colour=3"])
+
+
+def test_cli_bad_input_exits_2_without_output_dir(star_file, tmp_path):
+    out = tmp_path / "res"
+    r = CliRunner().invoke(cli, ["run", str(star_file), "--out", str(out), "--set", "topology.colour=3"])
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: topology.colour:")
+    assert not out.exists()
+
+
+def test_cli_run_and_validate(star_file, tmp_path):
+    r = CliRunner().invoke(cli, ["validate", str(star_file)])
+    assert r.exit_code == 0 and r.stdout.startswith("ok: tiny: star")
+    r = CliRunner().invoke(cli, ["run", str(star_file), "--out", str(tmp_path / "r")])
+    assert r.exit_code == 0, r.output
+    for name in ("flows.csv", "summary.json", "scenario.json", "ports.csv"):
+        assert (tmp_path / "r" / name).is_file()
+
+
+def test_catalog_lists_the_demo_choices():
+    cat = dcnsim.catalog()
+    assert {"protocols", "lbs", "topologies", "workloads", "sizes"} <= set(cat)
+    names = {k: [n for n, _ in v] for k, v in cat.items()}
+    assert {"tcp", "dctcp"} <= set(names["protocols"])
+    assert "fattree" in names["topologies"] and "websearch" in names["sizes"]
