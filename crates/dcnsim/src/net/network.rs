@@ -9,7 +9,7 @@
 use super::packet::PacketRef;
 use super::queue::{Discipline, Queue};
 use super::routing::{Graph, RoutingTable};
-use crate::topo::{BufferSize, NodeKind, TopoSpec};
+use crate::topo::{NodeKind, TopoSpec};
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
 
@@ -62,9 +62,11 @@ pub struct Network {
 }
 
 impl Network {
-    /// Builds nodes and ports. Switch queues get `discipline` and the ECN threshold `ecn_k`
-    /// returns for their link rate; host NIC queues are unlimited FIFOs (a sending stack does
-    /// not drop its own packets: its window limits them).
+    /// Builds nodes and ports. Every egress queue, a host's NIC included, gets `discipline`,
+    /// its link's buffer and the ECN threshold `ecn_k` returns for its link rate: a sender that
+    /// outruns its own NIC fills that queue and loses packets there, as with a real NIC queue
+    /// of that size. (An unlimited NIC queue would let a lone flow's window grow without bound
+    /// and hide milliseconds of queueing inside the host.)
     pub fn build(
         spec: &TopoSpec,
         discipline: Discipline,
@@ -92,12 +94,7 @@ impl Network {
                 (l.a, l.b, l.rate_ab, l.delay_ab, pb),
                 (l.b, l.a, l.rate_ba, l.delay_ba, pa),
             ] {
-                let is_host = nodes[from].kind == NodeKind::Host;
-                let queue = if is_host {
-                    Queue::new(Discipline::Fifo, BufferSize::Bytes(u64::MAX / 2), None)
-                } else {
-                    Queue::new(discipline, l.buffer, ecn_k(rate))
-                };
+                let queue = Queue::new(discipline, l.buffer, ecn_k(rate));
                 nodes[from].ports.push(ports.len() as PortIdx);
                 ports.push(Port {
                     node: from as NodeIdx,
