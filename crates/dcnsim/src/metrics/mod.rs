@@ -76,6 +76,11 @@ pub struct PortInfo {
     pub peer: String,
     pub gbps: f64,
     pub delay_us: f64,
+    /// Counters over the whole run.
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub drops: u64,
+    pub ecn_marks: u64,
 }
 
 /// Everything a run produced.

@@ -3,7 +3,8 @@
 //! nothing behind; an existing result directory is replaced only by a complete new one.
 //!
 //! Files: `flows.csv`, `summary.json`, `scenario.json` (the scenario with defaults filled in),
-//! `ports.csv` (port ids of the series), and `series.csv` when series are on.
+//! `ports.csv` (every egress port: its id as used by the series, its ends, rate, delay and
+//! counters over the run), and `series.csv` when series are on.
 
 use super::RunOutput;
 use std::fmt::Write as _;
