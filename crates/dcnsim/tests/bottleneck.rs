@@ -10,16 +10,27 @@ use dcnsim::metrics::RunOutput;
 const STOP_S: f64 = 0.05;
 
 fn dumbbell(senders: u32, protocol: &str, csv: &str, name: &str) -> RunOutput {
+    dumbbell_with(senders, protocol, csv, name, 250, STOP_S)
+}
+
+fn dumbbell_with(
+    senders: u32,
+    protocol: &str,
+    csv: &str,
+    name: &str,
+    buffer: u32,
+    stop_s: f64,
+) -> RunOutput {
     let text = format!(
         r#"
-stop_s = {STOP_S}
+stop_s = {stop_s}
 [topology]
 kind = "dumbbell"
 senders = {senders}
 receivers = 1
 link_gbps = 10
 link_delay_us = 5
-buffer_pkts = 250
+buffer_pkts = {buffer}
 [transport]
 protocol = "{protocol}"
 {k}
@@ -111,10 +122,12 @@ fn newreno_in_the_same_setting_fills_the_buffer_and_drops() {
 
 #[test]
 fn two_newreno_flows_converge_to_equal_shares() {
-    // The second flow starts 5 ms after the first has taken the whole link.
-    let out = dumbbell(2, "tcp", &long_flows(2, 0.005), "fair2");
+    // The second flow starts 5 ms after the first has taken the whole link. A 20-packet buffer
+    // keeps AIMD epochs short (about a millisecond), so 0.2 s holds a few hundred of them.
+    let stop = 0.2;
+    let out = dumbbell_with(2, "tcp", &long_flows(2, 0.005), "fair2", 20, stop);
     let shares: Vec<f64> = (0..2)
-        .map(|f| mean(&series(&out, SeriesKind::FlowGoodputBps, f, STOP_S / 2.0)))
+        .map(|f| mean(&series(&out, SeriesKind::FlowGoodputBps, f, stop / 2.0)))
         .collect();
     let j = jain(&shares).unwrap();
     assert!(j >= 0.99, "Jain {j} over the last half, shares {shares:?}");

@@ -1,22 +1,25 @@
 //! The simulation: the network, the flows and their endpoints, driven by one event loop.
 //!
-//! Per packet the loop does: endpoint → host NIC queue → (serialise → link pipe → next node →
-//! route + path choice → egress queue)* → destination endpoint. Each port has at most one
-//! pending `TxDone` event (the packet being serialised) and one `Arrive` event (the head of its
-//! link pipe), so the event queue holds O(ports + flows) entries, not O(packets).
+//! Per packet the loop does: endpoint → host NIC queue → (link → next node → route + path
+//! choice → egress queue)* → destination endpoint. FIFO ports fix a packet's departure when
+//! they accept it, so a packet costs one event per hop (its arrival at the far end); other
+//! disciplines add a transmit-complete event per hop (see [`crate::net::network::Port`]). Each
+//! link has at most one pending arrival event (the head of its pipe), so the event queue holds
+//! O(ports + flows) entries, not O(packets).
 //!
 //! Endpoint timers are cancelled lazily: each endpoint has a generation number and the time of
 //! its pending timer event; a timer that moved later is rescheduled when the stale event fires,
 //! one that moved earlier gets a new event and the old one is ignored by its generation.
 
-use super::queue::EventQueue;
+use super::queue::{EventQueue, Urgency};
 use crate::config::Scenario;
 use crate::error::{ConfigError, ConfigResult};
 use crate::lb::PathChoice;
 use crate::metrics::series::{Series, SeriesKind};
 use crate::metrics::{FlowRecord, NetCounters, PortInfo, RunCost, RunOutput};
 use crate::net::ideal;
-use crate::net::packet::{Packet, PacketPool, PacketRef};
+use crate::net::network::InFlight;
+use crate::net::packet::{Ecn, Packet, PacketPool, PacketRef};
 use crate::net::queue::{Discipline, Enqueued};
 use crate::net::{Network, NodeIdx, PortIdx};
 use crate::protocols::{EndpointEvent, FlowSetup, Receiver, Sender, Transport};
@@ -53,6 +56,29 @@ enum Event {
     },
     Reroute,
     Sample,
+}
+
+impl Urgency for Event {
+    /// Transmit completions, then arrivals (in an order hashed from time and link), then the
+    /// rest: see the ordering contract in [`super::queue`].
+    fn urgency(&self) -> u8 {
+        match self {
+            Event::TxDone(_) => 0,
+            Event::Arrive(_) => 1,
+            _ => 2,
+        }
+    }
+
+    fn canonical_key(&self, time: Time) -> Option<u64> {
+        match *self {
+            Event::TxDone(p) => Some(p as u64),
+            // Hash in the high bits, link in the low ones: unique among pending arrivals.
+            Event::Arrive(p) => Some(
+                (crate::rng::mix(time.ps() ^ (p as u64) << 40) << 24) >> 8 | (p as u64 & 0xff_ffff),
+            ),
+            _ => None,
+        }
+    }
 }
 
 struct Endpoints {
@@ -184,6 +210,12 @@ pub struct Simulation {
 
 impl Simulation {
     pub fn new(p: Prepared) -> Simulation {
+        Simulation::with_discipline(p, Discipline::Fifo)
+    }
+
+    /// A simulation whose queues use `discipline` (for protocols that need priority or rank
+    /// queues, and for tests of the non-FIFO port path).
+    pub fn with_discipline(p: Prepared, discipline: Discipline) -> Simulation {
         let Prepared {
             scenario,
             topo,
@@ -191,7 +223,7 @@ impl Simulation {
             flows,
         } = p;
         let ecn = |rate| transport.ecn_threshold_pkts(rate);
-        let net = Network::build(&topo, Discipline::Fifo, &ecn);
+        let net = Network::build(&topo, discipline, &ecn);
         let lb = PathChoice::new(&scenario.routing.lb, net.nodes.len(), scenario.seed)
             .expect("checked in prepare");
         let mut events = EventQueue::default();
@@ -348,6 +380,9 @@ impl Simulation {
             self.drop_packet(r, Some(port));
             return;
         }
+        if p.eager {
+            return self.enqueue_eager(port, r);
+        }
         self.pool.get_mut(r).enqueued_at = self.now;
         match p.queue.enqueue(&mut self.pool, r) {
             Enqueued::Accepted { marked } => {
@@ -368,13 +403,38 @@ impl Simulation {
         }
     }
 
+    /// FIFO ports: admission, ECN marking and the departure time are all decided now.
+    fn enqueue_eager(&mut self, port: PortIdx, r: PacketRef) {
+        let p = &mut self.net.ports[port as usize];
+        p.settle(self.now, &self.pool);
+        let pkt = self.pool.get_mut(r);
+        let size = pkt.size as u64;
+        if !p.queue.admits(p.backlog_pkts, p.backlog_bytes, size) {
+            self.drop_packet(r, Some(port));
+            return;
+        }
+        if let Some(k) = p.queue.ecn_k_pkts() {
+            if p.backlog_pkts >= k as u64 && pkt.ecn == Ecn::Ect {
+                pkt.ecn = Ecn::Ce;
+                p.counters.ecn_marks += 1;
+                self.counters.ecn_marked += 1;
+            }
+        }
+        let (start, arrival, was_empty) = p.schedule(self.now, r, size);
+        pkt.queueing += start - self.now;
+        if was_empty {
+            self.events.schedule(arrival, Event::Arrive(port));
+        }
+    }
+
+    /// Non-eager ports: takes the next packet from the queue onto the wire.
     fn start_tx(&mut self, port: PortIdx) {
         let p = &mut self.net.ports[port as usize];
         if let Some(r) = p.queue.dequeue(&self.pool) {
             let pkt = self.pool.get_mut(r);
             pkt.queueing += self.now - pkt.enqueued_at;
             p.transmitting = Some(r);
-            let done = self.now + p.rate.tx_time(pkt.size as u64);
+            let done = self.now + p.ser(pkt.size as u64);
             self.events.schedule(done, Event::TxDone(port));
         }
     }
@@ -382,37 +442,42 @@ impl Simulation {
     fn tx_done(&mut self, port: PortIdx) {
         let p = &mut self.net.ports[port as usize];
         let r = p.transmitting.take().expect("TxDone without a packet");
-        if !p.up {
-            self.drop_packet(r, Some(port));
-            return;
-        }
-        let size = self.pool.get(r).size as u64;
-        p.counters.tx_packets += 1;
-        p.counters.tx_bytes += size;
-        self.counters.link_transmissions += 1;
         let arrival = self.now + p.delay;
         if p.pipe.is_empty() {
             self.events.schedule(arrival, Event::Arrive(port));
         }
-        p.pipe.push_back((arrival, r));
-        self.start_tx(port);
+        p.pipe.push_back(InFlight {
+            start: self.now,
+            arrival,
+            packet: r,
+        });
+        if p.up {
+            self.start_tx(port);
+        }
     }
 
     fn arrive(&mut self, port: PortIdx) {
         let p = &mut self.net.ports[port as usize];
-        let (t, r) = p.pipe.pop_front().expect("Arrive without a packet");
-        debug_assert_eq!(t, self.now);
-        if let Some(&(next, _)) = p.pipe.front() {
-            self.events.schedule(next, Event::Arrive(port));
+        let InFlight {
+            arrival, packet: r, ..
+        } = p.pop_arrived(self.now, &self.pool);
+        debug_assert_eq!(arrival, self.now);
+        if let Some(next) = p.pipe.front() {
+            self.events.schedule(next.arrival, Event::Arrive(port));
         }
-        if !p.up {
+        let pkt = self.pool.get(r);
+        if !p.up || pkt.lost {
             self.drop_packet(r, Some(port));
             return;
         }
+        // Link counters count a packet when it has crossed the link.
+        p.counters.tx_packets += 1;
+        p.counters.tx_bytes += pkt.size as u64;
+        self.counters.link_transmissions += 1;
         let node = p.peer;
         let n = &self.net.nodes[node as usize];
         match n.kind {
-            NodeKind::Host if n.host == Some(self.pool.get(r).dst) => self.deliver(r),
+            NodeKind::Host if n.host == Some(pkt.dst) => self.deliver(r),
             _ => {
                 self.pool.get_mut(r).hops += 1;
                 self.forward(node, r);
@@ -590,15 +655,15 @@ impl Simulation {
             let p = &mut self.net.ports[port as usize];
             p.up = up;
             if !up {
-                // Queued packets are lost with the link; the packet being serialised and those
-                // on the wire are dropped when their events fire.
+                // Waiting packets are lost with the link; those on the wire are dropped when
+                // they would have arrived.
                 let mut lost = std::mem::take(&mut self.dropped_scratch);
-                p.queue.drain_all(&mut lost);
+                p.fail(self.now, &mut self.pool, &mut lost);
                 for r in lost.drain(..) {
                     self.drop_packet(r, Some(port));
                 }
                 self.dropped_scratch = lost;
-            } else if p.transmitting.is_none() {
+            } else if !p.eager && p.transmitting.is_none() {
                 self.start_tx(port);
             }
         }
@@ -626,12 +691,9 @@ impl Simulation {
         for (i, p) in self.net.ports.iter_mut().enumerate() {
             let is_switch = self.net.nodes[p.node as usize].kind == NodeKind::Switch;
             if is_switch {
-                self.series.push(
-                    t,
-                    SeriesKind::QueueBytes,
-                    i as u32,
-                    p.queue.len_bytes() as f64,
-                );
+                let queued = p.queued_bytes(self.now, &self.pool);
+                self.series
+                    .push(t, SeriesKind::QueueBytes, i as u32, queued as f64);
             }
             let capacity = p.rate.bytes_in(iv).max(1) as f64;
             let sent = p.counters.tx_bytes - p.sampled_tx_bytes;
@@ -653,7 +715,7 @@ impl Simulation {
         for p in &self.net.ports {
             in_flight_bytes += p.queue.len_bytes();
             in_flight_pkts += p.queue.len_pkts();
-            for r in p.pipe.iter().map(|&(_, r)| r).chain(p.transmitting) {
+            for r in p.pipe.iter().map(|f| f.packet).chain(p.transmitting) {
                 in_flight_bytes += self.pool.get(r).size as u64;
                 in_flight_pkts += 1;
             }

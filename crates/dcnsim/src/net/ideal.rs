@@ -57,6 +57,7 @@ pub fn best_path(net: &Network, src: u32, dst: u32) -> Vec<PortIdx> {
 
 /// Ideal FCT of `payload` bytes cut into segments of `mss` with `header` bytes each, along
 /// `path`. Zero for an empty path.
+#[allow(clippy::needless_range_loop)] // the grid indices are the algorithm
 pub fn ideal_fct(net: &Network, path: &[PortIdx], payload: u64, mss: u32, header: u32) -> Time {
     if path.is_empty() {
         return Time::ZERO;

@@ -6,7 +6,7 @@
 //! travel the link's propagation delay in a FIFO "pipe" (every packet on a link is delayed the
 //! same, so the pipe stays ordered and only its head needs an event).
 
-use super::packet::PacketRef;
+use super::packet::{PacketPool, PacketRef};
 use super::queue::{Discipline, Queue};
 use super::routing::{Graph, RoutingTable};
 use crate::topo::{NodeKind, TopoSpec};
@@ -33,6 +33,24 @@ pub struct PortCounters {
     pub ecn_marks: u64,
 }
 
+/// A packet on (or scheduled onto) a link: when it starts serialising and when it reaches the
+/// far end.
+#[derive(Clone, Copy, Debug)]
+pub struct InFlight {
+    pub start: Time,
+    pub arrival: Time,
+    pub packet: PacketRef,
+}
+
+/// An egress port and its link.
+///
+/// A FIFO port is **eager**: a packet's departure is fixed the moment it is accepted
+/// (`start = max(now, busy_until)`), because nothing that arrives later can overtake it. It goes
+/// straight into the pipe, and the port needs no transmit-complete event: one event per packet
+/// per hop (its arrival). The packets of the pipe whose `start` is still in the future are the
+/// queue; `backlog_*` count them, and [`Port::settle`] retires those that have started. Other
+/// disciplines (priority, rank) choose at dequeue time, so they keep a [`Queue`] and serialise
+/// one packet at a time with a `TxDone` event.
 pub struct Port {
     pub node: NodeIdx,
     pub peer: NodeIdx,
@@ -40,15 +58,110 @@ pub struct Port {
     pub link: u32,
     pub rate: Rate,
     pub delay: Time,
+    /// Buffer limit and marking threshold for every discipline; holds the packets only for
+    /// non-eager ports.
     pub queue: Queue,
-    /// The packet being serialised, if any.
+    pub eager: bool,
+    /// Eager: when the last accepted packet finishes serialising.
+    pub busy_until: Time,
+    /// Eager: packets (and bytes) accepted but not yet started, and the pipe index of the
+    /// first of them.
+    pub backlog_pkts: u64,
+    pub backlog_bytes: u64,
+    backlog_from: usize,
+    /// Non-eager: the packet being serialised, if any.
     pub transmitting: Option<PacketRef>,
-    /// Packets on the wire with their arrival time at the peer, oldest first.
-    pub pipe: VecDeque<(Time, PacketRef)>,
+    /// Packets on the wire (eager: and scheduled onto it), oldest first.
+    pub pipe: VecDeque<InFlight>,
+    /// Serialisation time of one byte when it is a whole number of picoseconds.
+    ps_per_byte: Option<u64>,
     pub up: bool,
     pub counters: PortCounters,
     /// `counters.tx_bytes` at the previous series sample.
     pub sampled_tx_bytes: u64,
+}
+
+impl Port {
+    /// Time to serialise `bytes` on this port's link.
+    #[inline]
+    pub fn ser(&self, bytes: u64) -> Time {
+        match self.ps_per_byte {
+            Some(ps) => Time(bytes * ps),
+            None => self.rate.tx_time(bytes),
+        }
+    }
+
+    /// Eager ports: retires from the backlog the packets that have started by `now`.
+    #[inline]
+    pub fn settle(&mut self, now: Time, pool: &PacketPool) {
+        while let Some(f) = self.pipe.get(self.backlog_from) {
+            if f.start > now {
+                break;
+            }
+            self.backlog_from += 1;
+            self.backlog_pkts -= 1;
+            self.backlog_bytes -= pool.get(f.packet).size as u64;
+        }
+    }
+
+    /// Eager ports: puts an accepted packet on the link schedule. Returns its arrival time at
+    /// the far end and whether the pipe was empty (then the caller schedules the arrival).
+    #[inline]
+    pub fn schedule(&mut self, now: Time, packet: PacketRef, size: u64) -> (Time, Time, bool) {
+        let start = now.max(self.busy_until);
+        self.busy_until = start + self.ser(size);
+        let arrival = self.busy_until + self.delay;
+        let was_empty = self.pipe.is_empty();
+        self.pipe.push_back(InFlight {
+            start,
+            arrival,
+            packet,
+        });
+        self.backlog_pkts += 1;
+        self.backlog_bytes += size;
+        (start, arrival, was_empty)
+    }
+
+    /// Takes the head of the pipe (it has arrived). Eager ports settle first, so the head is
+    /// never counted as backlog.
+    #[inline]
+    pub fn pop_arrived(&mut self, now: Time, pool: &PacketPool) -> InFlight {
+        if self.eager {
+            self.settle(now, pool);
+            self.backlog_from -= 1;
+        }
+        self.pipe.pop_front().expect("an arrival without a packet")
+    }
+
+    /// Bytes waiting to be sent at `now`.
+    pub fn queued_bytes(&mut self, now: Time, pool: &PacketPool) -> u64 {
+        if self.eager {
+            self.settle(now, pool);
+            self.backlog_bytes
+        } else {
+            self.queue.len_bytes()
+        }
+    }
+
+    /// The link failed: hands every packet still waiting to `out` (the caller drops them) and
+    /// marks those already on the wire lost (they are dropped when they would have arrived, so
+    /// the pending events stay valid).
+    pub fn fail(&mut self, now: Time, pool: &mut PacketPool, out: &mut Vec<PacketRef>) {
+        self.queue.drain_all(out);
+        if self.eager {
+            self.settle(now, pool);
+            out.extend(self.pipe.drain(self.backlog_from..).map(|f| f.packet));
+            self.backlog_pkts = 0;
+            self.backlog_bytes = 0;
+            self.busy_until = self.pipe.back().map_or(now, |f| f.arrival - self.delay);
+        }
+        for f in &self.pipe {
+            pool.get_mut(f.packet).lost = true;
+        }
+        if let Some(r) = self.transmitting {
+            pool.get_mut(r).lost = true;
+        }
+    }
 }
 
 pub struct Network {
@@ -95,6 +208,10 @@ impl Network {
                 (l.b, l.a, l.rate_ba, l.delay_ba, pa),
             ] {
                 let queue = Queue::new(discipline, l.buffer, ecn_k(rate));
+                let ps_per_byte = (8 * Time::PS_PER_SEC)
+                    .checked_rem(rate.0)
+                    .filter(|&r| r == 0)
+                    .map(|_| 8 * Time::PS_PER_SEC / rate.0);
                 nodes[from].ports.push(ports.len() as PortIdx);
                 ports.push(Port {
                     node: from as NodeIdx,
@@ -104,6 +221,12 @@ impl Network {
                     rate,
                     delay,
                     queue,
+                    eager: discipline == Discipline::Fifo,
+                    busy_until: Time::ZERO,
+                    backlog_pkts: 0,
+                    backlog_bytes: 0,
+                    backlog_from: 0,
+                    ps_per_byte,
                     transmitting: None,
                     pipe: VecDeque::new(),
                     up: true,

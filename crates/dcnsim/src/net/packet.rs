@@ -91,6 +91,8 @@ pub struct Packet {
     /// Total time spent waiting in queues so far.
     pub queueing: Time,
     pub hops: u8,
+    /// On a link that failed while it was on the wire: dropped when it would have arrived.
+    pub lost: bool,
 }
 
 /// Handle to a packet in the pool.

@@ -82,10 +82,24 @@ impl Queue {
     }
 
     fn fits(&self, size: u64) -> bool {
+        self.admits(self.len_pkts, self.len_bytes, size)
+    }
+
+    /// Whether a packet of `size` bytes fits a buffer of this queue's limit that holds
+    /// `pkts` packets and `bytes` bytes (also used for the eager FIFO's backlog).
+    pub fn admits(&self, pkts: u64, bytes: u64, size: u64) -> bool {
         match self.limit {
-            BufferSize::Packets(n) => self.len_pkts < n,
-            BufferSize::Bytes(b) => self.len_bytes + size <= b,
+            BufferSize::Packets(n) => pkts < n,
+            BufferSize::Bytes(b) => bytes + size <= b,
         }
+    }
+
+    pub fn ecn_k_pkts(&self) -> Option<u32> {
+        self.ecn_k_pkts
+    }
+
+    pub fn discipline(&self) -> Discipline {
+        self.discipline
     }
 
     pub fn enqueue(&mut self, pool: &mut PacketPool, r: PacketRef) -> Enqueued {
