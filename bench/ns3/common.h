@@ -71,7 +71,11 @@ ConfigureTcp(const Params& p)
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+    // Limited transmit stays on (ns-3's default), although dcnsim has none: with SACK off,
+    // ns-3 estimates the pipe by counting each dupACK as one delivered segment, so it sends new
+    // data on early dupACKs anyway; with LimitedTransmit = false it then aborts on an internal
+    // assertion (SendPendingData: "m_congState != CA_DISORDER"), as the fat-tree showed.
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MicroSeconds(p.minRtoUs)));
     // RTO = max(MinRto, SRTT + max(G, 4 RTTVAR)): G = 1 ms by default would add 1 ms to every
     // RTO; dcnsim uses the RFC 6298 formula without a clock granularity.
