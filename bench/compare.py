@@ -406,8 +406,9 @@ def report(db, ft, notes):
         rows += [("drops (all queues)", fmt(g(n, "drops")), fmt(g(c, "drops")), ""),
                  ("ECN marks (all queues)", fmt(g(n, "marks")), fmt(g(c, "marks")), "")]
         L.append(table(rows))
-        L.append("\nFlow completion times (FCT = last byte at the receiver − flow start; ns-3's "
-                 "includes the TCP handshake). Mean and p99 in ms; p99 is nearest-rank.\n")
+        L.append("\nFlow completion times (FCT = last byte at the receiver − flow start, SYN/SYN-ACK "
+                 "handshake included in both). Mean and p99 in ms; p99 is nearest-rank; slowdown = "
+                 "FCT / dcnsim's ideal FCT of the same flow.\n")
         frows = []
         for name, _ in SIZE_CLASSES:
             nf = n["fct"][name] if n else None

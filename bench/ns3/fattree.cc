@@ -553,13 +553,21 @@ main(int argc, char* argv[])
     uint64_t events = Simulator::GetEventCount();
     auto totals = bench::SumQueueStats(allQdiscs);
     uint64_t tierUp[3] = {0, 0, 0}, tierDown[3] = {0, 0, 0};
+    uint64_t dropUp[3] = {0, 0, 0}, dropDown[3] = {0, 0, 0};
+    uint64_t markUp[3] = {0, 0, 0}, markDown[3] = {0, 0, 0};
     for (auto& [t, q] : upQ)
     {
-        tierUp[t] += q->GetStats().nTotalSentPackets;
+        const auto& st = q->GetStats();
+        tierUp[t] += st.nTotalSentPackets;
+        dropUp[t] += st.nTotalDroppedPackets;
+        markUp[t] += st.nTotalMarkedPackets;
     }
     for (auto& [t, q] : downQ)
     {
-        tierDown[t] += q->GetStats().nTotalSentPackets;
+        const auto& st = q->GetStats();
+        tierDown[t] += st.nTotalSentPackets;
+        dropDown[t] += st.nTotalDroppedPackets;
+        markDown[t] += st.nTotalMarkedPackets;
     }
     std::vector<uint64_t> coreDown(coreDownQ.size(), 0);
     for (size_t c = 0; c < coreDownQ.size(); ++c)
@@ -603,7 +611,16 @@ main(int argc, char* argv[])
       << ", \"bytes_finished\": " << bytesDone << "},\n";
     j << "  \"sim_end_s\": " << simEndS << ",\n";
     j << "  \"queues_all\": {\"drops\": " << totals.drops << ", \"ecn_marks\": " << totals.marks
-      << "},\n";
+      << ",\n    \"by_egress\": {";
+    const char* tierName[3] = {"host_edge", "edge_agg", "agg_core"};
+    for (int t = 0; t < 3; ++t)
+    {
+        // "up" = the lower node's egress (a host's NIC for host_edge), "down" = the upper one's
+        j << (t ? ", " : "") << "\"" << tierName[t] << "_up\": {\"drops\": " << dropUp[t]
+          << ", \"ecn_marks\": " << markUp[t] << "}, \"" << tierName[t]
+          << "_down\": {\"drops\": " << dropDown[t] << ", \"ecn_marks\": " << markDown[t] << "}";
+    }
+    j << "}},\n";
     j << "  \"packets\": {\"link_tx\": " << bench::g_tx.packets
       << ", \"link_tx_data\": " << bench::g_tx.dataPackets << ", \"link_tx_bytes\": " << bench::g_tx.bytes
       << ",\n    \"by_tier\": {\"host_edge_up\": " << tierUp[0] << ", \"host_edge_down\": " << tierDown[0]
