@@ -56,17 +56,28 @@ def run_measured(cmd, run_dir, env=None):
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     with open(os.path.join(run_dir, "stdout.txt"), "w") as so, \
             open(os.path.join(run_dir, "stderr.txt"), "w") as se:
+        # wait4's ru_maxrss of a child forked from this Python process also counts the pages
+        # it shared with Python before exec (~20 MiB); GNU time, when installed, measures the
+        # program alone.
+        rss_file = os.path.join(run_dir, "maxrss_kib.txt")
+        timed = ["/usr/bin/time", "-f", "%M", "-o", rss_file] + cmd if os.path.exists("/usr/bin/time") else cmd
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=so, stderr=se, env=env, cwd=REPO)
+        proc = subprocess.Popen(timed, stdout=so, stderr=se, env=env, cwd=REPO)
         _, status, ru = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
+    rss_kib = ru.ru_maxrss
+    if timed is not cmd and os.path.exists(rss_file):
+        try:
+            rss_kib = int(open(rss_file).read().split()[-1])
+        except (ValueError, IndexError):
+            pass
     m = {
         "cmd": cmd,
         "exit": proc.returncode,
         "wall_s": wall,
         "cpu_s": ru.ru_utime + ru.ru_stime,
-        "peak_rss_mib": ru.ru_maxrss / 1024.0,  # Linux: KiB
+        "peak_rss_mib": rss_kib / 1024.0,  # Linux: KiB
         "when": datetime.datetime.now().isoformat(timespec="seconds"),
     }
     with open(os.path.join(run_dir, "run.json"), "w") as f:

@@ -64,6 +64,9 @@ def test_cli_run_and_validate(star_file, tmp_path):
     assert r.exit_code == 0, r.output
     for name in ("flows.csv", "summary.json", "scenario.json", "ports.csv"):
         assert (tmp_path / "r" / name).is_file()
+    ports = (tmp_path / "r" / "ports.csv").read_text().splitlines()
+    assert ports[0] == "port,node,peer,gbps,delay_us,tx_packets,tx_bytes,drops,ecn_marks"
+    assert len(ports) > 1
 
 
 def test_catalog_lists_the_demo_choices():

@@ -64,12 +64,21 @@ fn write_series(path: &Path, out: &RunOutput) -> io::Result<()> {
 }
 
 fn ports_csv(out: &RunOutput) -> String {
-    let mut s = String::from("port,node,peer,gbps,delay_us\n");
+    let mut s =
+        String::from("port,node,peer,gbps,delay_us,tx_packets,tx_bytes,drops,ecn_marks\n");
     for p in &out.ports {
         let _ = writeln!(
             s,
-            "{},{},{},{},{}",
-            p.port, p.node, p.peer, p.gbps, p.delay_us
+            "{},{},{},{},{},{},{},{},{}",
+            p.port,
+            p.node,
+            p.peer,
+            p.gbps,
+            p.delay_us,
+            p.tx_packets,
+            p.tx_bytes,
+            p.drops,
+            p.ecn_marks
         );
     }
     s
