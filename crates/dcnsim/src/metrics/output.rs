@@ -64,8 +64,7 @@ fn write_series(path: &Path, out: &RunOutput) -> io::Result<()> {
 }
 
 fn ports_csv(out: &RunOutput) -> String {
-    let mut s =
-        String::from("port,node,peer,gbps,delay_us,tx_packets,tx_bytes,drops,ecn_marks\n");
+    let mut s = String::from("port,node,peer,gbps,delay_us,tx_packets,tx_bytes,drops,ecn_marks\n");
     for p in &out.ports {
         let _ = writeln!(
             s,
