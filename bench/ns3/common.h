@@ -36,6 +36,7 @@ struct Params
     double minRtoUs = 1000.0;
     double initialRtoUs = 1000.0;
     uint32_t sockBufBytes = 8u << 20; // send and receive socket buffers
+    std::string tcp = "dctcp";        // dctcp | newreno (no ECN, drop-tail queues)
 
     void AddTo(CommandLine& cmd)
     {
@@ -49,6 +50,7 @@ struct Params
         cmd.AddValue("initialRtoUs", "RTO before the first RTT sample (and SYN RTO), us",
                      initialRtoUs);
         cmd.AddValue("sockBufBytes", "TCP send/receive buffer, bytes", sockBufBytes);
+        cmd.AddValue("tcp", "dctcp, or newreno (ECN off, drop-tail queues)", tcp);
     }
 };
 
@@ -56,7 +58,9 @@ struct Params
 inline void
 ConfigureTcp(const Params& p)
 {
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpDctcp::GetTypeId()));
+    const bool dctcp = p.tcp != "newreno";
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                       TypeIdValue(dctcp ? TcpDctcp::GetTypeId() : TcpNewReno::GetTypeId()));
     // RFC 5681/6582-style fast recovery (the default is PRR, which dcnsim does not model).
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TcpClassicRecovery::GetTypeId()));
@@ -80,7 +84,7 @@ ConfigureTcp(const Params& p)
     // RTO = max(MinRto, SRTT + max(G, 4 RTTVAR)): G = 1 ms by default would add 1 ms to every
     // RTO; dcnsim uses the RFC 6298 formula without a clock granularity.
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(NanoSeconds(1)));
-    Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+    Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue(dctcp ? "On" : "Off"));
     // Before the first sample, RTO = InitialEstimation + G.
     Config::SetDefault("ns3::RttEstimator::InitialEstimation",
                        TimeValue(MicroSeconds(p.initialRtoUs)));
@@ -108,8 +112,9 @@ MakeQueues(const Params& p)
     TrafficControlHelper tch;
     tch.SetRootQueueDisc("ns3::RedQueueDisc",
                          "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, p.bufferPkts)),
-                         "MinTh", DoubleValue(p.ecnK),
-                         "MaxTh", DoubleValue(p.ecnK),
+                         // newreno: thresholds at the buffer size make RED a drop-tail queue.
+                         "MinTh", DoubleValue(p.tcp == "newreno" ? p.bufferPkts : p.ecnK),
+                         "MaxTh", DoubleValue(p.tcp == "newreno" ? p.bufferPkts : p.ecnK),
                          "QW", DoubleValue(1.0),
                          "Gentle", BooleanValue(false),
                          "UseEcn", BooleanValue(true),

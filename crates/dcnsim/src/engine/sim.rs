@@ -406,7 +406,7 @@ impl Simulation {
     /// FIFO ports: admission, ECN marking and the departure time are all decided now.
     fn enqueue_eager(&mut self, port: PortIdx, r: PacketRef) {
         let p = &mut self.net.ports[port as usize];
-        p.settle(self.now, &self.pool);
+        p.settle(self.now);
         let pkt = self.pool.get_mut(r);
         let size = pkt.size as u64;
         if !p.queue.admits(p.backlog_pkts, p.backlog_bytes, size) {
@@ -446,10 +446,12 @@ impl Simulation {
         if p.pipe.is_empty() {
             self.events.schedule(arrival, Event::Arrive(port));
         }
+        let size = self.pool.get(r).size;
         p.pipe.push_back(InFlight {
             start: self.now,
             arrival,
             packet: r,
+            size,
         });
         if p.up {
             self.start_tx(port);
@@ -460,7 +462,7 @@ impl Simulation {
         let p = &mut self.net.ports[port as usize];
         let InFlight {
             arrival, packet: r, ..
-        } = p.pop_arrived(self.now, &self.pool);
+        } = p.pop_arrived(self.now);
         debug_assert_eq!(arrival, self.now);
         if let Some(next) = p.pipe.front() {
             self.events.schedule(next.arrival, Event::Arrive(port));
@@ -691,7 +693,7 @@ impl Simulation {
         for (i, p) in self.net.ports.iter_mut().enumerate() {
             let is_switch = self.net.nodes[p.node as usize].kind == NodeKind::Switch;
             if is_switch {
-                let queued = p.queued_bytes(self.now, &self.pool);
+                let queued = p.queued_bytes(self.now);
                 self.series
                     .push(t, SeriesKind::QueueBytes, i as u32, queued as f64);
             }

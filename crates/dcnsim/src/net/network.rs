@@ -40,6 +40,8 @@ pub struct InFlight {
     pub start: Time,
     pub arrival: Time,
     pub packet: PacketRef,
+    /// Wire size, kept here so that retiring the backlog does not touch the packet pool.
+    pub size: u32,
 }
 
 /// An egress port and its link.
@@ -93,14 +95,14 @@ impl Port {
 
     /// Eager ports: retires from the backlog the packets that have started by `now`.
     #[inline]
-    pub fn settle(&mut self, now: Time, pool: &PacketPool) {
+    pub fn settle(&mut self, now: Time) {
         while let Some(f) = self.pipe.get(self.backlog_from) {
             if f.start > now {
                 break;
             }
             self.backlog_from += 1;
             self.backlog_pkts -= 1;
-            self.backlog_bytes -= pool.get(f.packet).size as u64;
+            self.backlog_bytes -= f.size as u64;
         }
     }
 
@@ -116,6 +118,7 @@ impl Port {
             start,
             arrival,
             packet,
+            size: size as u32,
         });
         self.backlog_pkts += 1;
         self.backlog_bytes += size;
@@ -125,18 +128,18 @@ impl Port {
     /// Takes the head of the pipe (it has arrived). Eager ports settle first, so the head is
     /// never counted as backlog.
     #[inline]
-    pub fn pop_arrived(&mut self, now: Time, pool: &PacketPool) -> InFlight {
+    pub fn pop_arrived(&mut self, now: Time) -> InFlight {
         if self.eager {
-            self.settle(now, pool);
+            self.settle(now);
             self.backlog_from -= 1;
         }
         self.pipe.pop_front().expect("an arrival without a packet")
     }
 
     /// Bytes waiting to be sent at `now`.
-    pub fn queued_bytes(&mut self, now: Time, pool: &PacketPool) -> u64 {
+    pub fn queued_bytes(&mut self, now: Time) -> u64 {
         if self.eager {
-            self.settle(now, pool);
+            self.settle(now);
             self.backlog_bytes
         } else {
             self.queue.len_bytes()
@@ -149,7 +152,7 @@ impl Port {
     pub fn fail(&mut self, now: Time, pool: &mut PacketPool, out: &mut Vec<PacketRef>) {
         self.queue.drain_all(out);
         if self.eager {
-            self.settle(now, pool);
+            self.settle(now);
             out.extend(self.pipe.drain(self.backlog_from..).map(|f| f.packet));
             self.backlog_pkts = 0;
             self.backlog_bytes = 0;
