@@ -11,22 +11,22 @@
 //! its pending timer event; a timer that moved later is rescheduled when the stale event fires,
 //! one that moved earlier gets a new event and the old one is ignored by its generation.
 
+mod report;
+
+use super::prepare::Prepared;
 use super::queue::{EventQueue, Urgency};
-use crate::config::Scenario;
-use crate::error::{ConfigError, ConfigResult};
 use crate::lb::PathChoice;
-use crate::metrics::series::{Series, SeriesKind};
-use crate::metrics::{FlowRecord, NetCounters, PortInfo, RunCost, RunOutput};
+use crate::metrics::series::Series;
+use crate::metrics::{NetCounters, RunOutput};
 use crate::net::ideal;
 use crate::net::network::InFlight;
 use crate::net::packet::{Ecn, Packet, PacketPool, PacketRef};
 use crate::net::queue::{Discipline, Enqueued};
 use crate::net::{Network, NodeIdx, PortIdx};
 use crate::protocols::{EndpointEvent, FlowSetup, Receiver, Sender, Transport};
-use crate::topo::{self, NodeKind, TopoSpec};
+use crate::topo::NodeKind;
 use crate::units::Time;
-use crate::workload::{self, FlowSpec, HostInfo};
-use std::path::Path;
+use crate::workload::FlowSpec;
 
 /// Without `stop_s`, a run ends when every flow has finished or, as a guard against flows that
 /// can never finish (a partitioned network), this long after the last flow started.
@@ -116,71 +116,6 @@ pub struct Progress {
 pub enum RunError {
     /// The progress callback asked to stop (e.g. Ctrl-C).
     Interrupted,
-}
-
-/// Everything a scenario resolves to before it runs. `validate` stops here.
-pub struct Prepared {
-    pub scenario: Scenario,
-    pub topo: TopoSpec,
-    pub transport: Transport,
-    pub flows: Vec<FlowSpec>,
-}
-
-/// Parses nothing, checks everything: builds the topology, the transport and the flows, and
-/// resolves failure links, so that every error surfaces before a run starts.
-pub fn prepare(scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
-    let topo = topo::build(&scenario.topology, base_dir)?;
-    let transport = Transport::from_config(&scenario.transport)?;
-    PathChoice::new(&scenario.routing.lb, topo.nodes.len(), scenario.seed)?;
-    let host_rate = topo
-        .hosts
-        .first()
-        .and_then(|&h| topo.links.iter().find(|l| l.a == h || l.b == h))
-        .map(|l| {
-            if topo.hosts.contains(&l.a) {
-                l.rate_ab
-            } else {
-                l.rate_ba
-            }
-        })
-        .ok_or_else(|| ConfigError::new("topology", "the topology has no host with a link"))?;
-    let info = HostInfo {
-        count: topo.hosts.len() as u32,
-        host_rate,
-        racks: topo.racks.clone(),
-    };
-    let flows = workload::generate(&scenario.workload, &info, scenario.seed, base_dir)?;
-    for (i, f) in scenario.failures.iter().enumerate() {
-        let known = |n: &str| topo.nodes.iter().position(|x| x.name == n);
-        let (Some(a), Some(b)) = (known(&f.link[0]), known(&f.link[1])) else {
-            return Err(ConfigError::new(
-                format!("failures[{i}].link"),
-                format!(
-                    "no node named '{}' or '{}' in this topology",
-                    f.link[0], f.link[1]
-                ),
-            ));
-        };
-        if !topo
-            .links
-            .iter()
-            .any(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
-        {
-            return Err(ConfigError::new(
-                format!("failures[{i}].link"),
-                format!(
-                    "'{}' and '{}' are not joined by a link",
-                    f.link[0], f.link[1]
-                ),
-            ));
-        }
-    }
-    Ok(Prepared {
-        scenario,
-        topo,
-        transport,
-        flows,
-    })
 }
 
 pub struct Simulation {
@@ -671,126 +606,5 @@ impl Simulation {
         }
         self.events
             .schedule(self.now + self.reroute_delay, Event::Reroute);
-    }
-
-    // ---------------------------------------------------------------- series
-
-    fn sample(&mut self) {
-        let iv = self.series_interval.expect("sampling is on");
-        let t = self.now.as_secs_f64();
-        for (i, f) in self.flows.iter_mut().enumerate() {
-            if f.endpoints.is_some() || f.bytes_delivered > f.sampled_bytes {
-                let bits = (f.bytes_delivered - f.sampled_bytes) as f64 * 8.0;
-                self.series.push(
-                    t,
-                    SeriesKind::FlowGoodputBps,
-                    i as u32,
-                    bits / iv.as_secs_f64(),
-                );
-                f.sampled_bytes = f.bytes_delivered;
-            }
-        }
-        for (i, p) in self.net.ports.iter_mut().enumerate() {
-            let is_switch = self.net.nodes[p.node as usize].kind == NodeKind::Switch;
-            if is_switch {
-                let queued = p.queued_bytes(self.now);
-                self.series
-                    .push(t, SeriesKind::QueueBytes, i as u32, queued as f64);
-            }
-            let capacity = p.rate.bytes_in(iv).max(1) as f64;
-            let sent = p.counters.tx_bytes - p.sampled_tx_bytes;
-            p.sampled_tx_bytes = p.counters.tx_bytes;
-            self.series
-                .push(t, SeriesKind::LinkUtil, i as u32, sent as f64 / capacity);
-        }
-        let more = self.next_flow < self.flows.len() || !self.all_flows_done();
-        if more || self.stop.is_some_and(|s| self.now + iv <= s) {
-            self.events.schedule(self.now + iv, Event::Sample);
-        }
-    }
-
-    // ---------------------------------------------------------------- the end
-
-    fn finish(mut self, wall_s: f64) -> RunOutput {
-        let mut in_flight_bytes = 0;
-        let mut in_flight_pkts = 0;
-        for p in &self.net.ports {
-            in_flight_bytes += p.queue.len_bytes();
-            in_flight_pkts += p.queue.len_pkts();
-            for r in p.pipe.iter().map(|f| f.packet).chain(p.transmitting) {
-                in_flight_bytes += self.pool.get(r).size as u64;
-                in_flight_pkts += 1;
-            }
-        }
-        for f in &mut self.flows {
-            if let Some(ep) = &f.endpoints {
-                let stats = ep.sender.stats();
-                f.retransmits = stats.retransmits;
-                f.timeouts = stats.timeouts;
-            }
-        }
-        let flows = self
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| FlowRecord {
-                flow_id: i as u32,
-                src: f.spec.src,
-                dst: f.spec.dst,
-                size_bytes: f.spec.size_bytes,
-                start: f.spec.start,
-                finish: f.finish,
-                ideal_fct: if i >= self.next_flow {
-                    // Never started (the run stopped first): compute it now for the record.
-                    let (mss, header) = self.transport.data_packet_sizes();
-                    let path = ideal::best_path(&self.net, f.spec.src, f.spec.dst);
-                    ideal::ideal_fct(&self.net, &path, f.spec.size_bytes, mss, header)
-                } else {
-                    f.ideal_fct
-                },
-                deadline: f.spec.deadline,
-                retransmits: f.retransmits,
-                timeouts: f.timeouts,
-                bytes_delivered: f.bytes_delivered,
-            })
-            .collect();
-        let ports = self
-            .net
-            .ports
-            .iter()
-            .enumerate()
-            .map(|(i, p)| PortInfo {
-                port: i as u32,
-                node: self.net.node_name(p.node).to_string(),
-                peer: self.net.node_name(p.peer).to_string(),
-                gbps: p.rate.as_gbps_f64(),
-                delay_us: p.delay.as_us_f64(),
-                tx_packets: p.counters.tx_packets,
-                tx_bytes: p.counters.tx_bytes,
-                drops: p.counters.drops,
-                ecn_marks: p.counters.ecn_marks,
-            })
-            .collect();
-        RunOutput {
-            flows,
-            counters: self.counters,
-            in_flight_bytes,
-            in_flight_pkts,
-            cost: RunCost {
-                wall_s,
-                events: self.events.popped(),
-                sim_time: self.now,
-                peak_packets: self.peak_packets.max(self.pool.peak()),
-            },
-            series: self
-                .series_interval
-                .map(|_| std::mem::take(&mut self.series)),
-            ports,
-            protocol: self.transport.name().to_string(),
-            lb: self.lb_name.clone(),
-            topology: self.topology_name.clone(),
-            seed: self.seed,
-            name: self.name.clone(),
-        }
     }
 }

@@ -1,0 +1,131 @@
+//! What the simulation hands back: time-series samples during the run, and the flow records,
+//! counters and port table at its end.
+
+use super::{Event, Simulation};
+use crate::metrics::series::SeriesKind;
+use crate::metrics::{FlowRecord, PortInfo, RunCost, RunOutput};
+use crate::net::ideal;
+use crate::topo::NodeKind;
+
+impl Simulation {
+    // ---------------------------------------------------------------- series
+
+    pub(super) fn sample(&mut self) {
+        let iv = self.series_interval.expect("sampling is on");
+        let t = self.now.as_secs_f64();
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            if f.endpoints.is_some() || f.bytes_delivered > f.sampled_bytes {
+                let bits = (f.bytes_delivered - f.sampled_bytes) as f64 * 8.0;
+                self.series.push(
+                    t,
+                    SeriesKind::FlowGoodputBps,
+                    i as u32,
+                    bits / iv.as_secs_f64(),
+                );
+                f.sampled_bytes = f.bytes_delivered;
+            }
+        }
+        for (i, p) in self.net.ports.iter_mut().enumerate() {
+            let is_switch = self.net.nodes[p.node as usize].kind == NodeKind::Switch;
+            if is_switch {
+                let queued = p.queued_bytes(self.now);
+                self.series
+                    .push(t, SeriesKind::QueueBytes, i as u32, queued as f64);
+            }
+            let capacity = p.rate.bytes_in(iv).max(1) as f64;
+            let sent = p.counters.tx_bytes - p.sampled_tx_bytes;
+            p.sampled_tx_bytes = p.counters.tx_bytes;
+            self.series
+                .push(t, SeriesKind::LinkUtil, i as u32, sent as f64 / capacity);
+        }
+        let more = self.next_flow < self.flows.len() || !self.all_flows_done();
+        if more || self.stop.is_some_and(|s| self.now + iv <= s) {
+            self.events.schedule(self.now + iv, Event::Sample);
+        }
+    }
+
+    // ---------------------------------------------------------------- the end
+
+    pub(super) fn finish(mut self, wall_s: f64) -> RunOutput {
+        let mut in_flight_bytes = 0;
+        let mut in_flight_pkts = 0;
+        for p in &self.net.ports {
+            in_flight_bytes += p.queue.len_bytes();
+            in_flight_pkts += p.queue.len_pkts();
+            for r in p.pipe.iter().map(|f| f.packet).chain(p.transmitting) {
+                in_flight_bytes += self.pool.get(r).size as u64;
+                in_flight_pkts += 1;
+            }
+        }
+        for f in &mut self.flows {
+            if let Some(ep) = &f.endpoints {
+                let stats = ep.sender.stats();
+                f.retransmits = stats.retransmits;
+                f.timeouts = stats.timeouts;
+            }
+        }
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| FlowRecord {
+                flow_id: i as u32,
+                src: f.spec.src,
+                dst: f.spec.dst,
+                size_bytes: f.spec.size_bytes,
+                start: f.spec.start,
+                finish: f.finish,
+                ideal_fct: if i >= self.next_flow {
+                    // Never started (the run stopped first): compute it now for the record.
+                    let (mss, header) = self.transport.data_packet_sizes();
+                    let path = ideal::best_path(&self.net, f.spec.src, f.spec.dst);
+                    ideal::ideal_fct(&self.net, &path, f.spec.size_bytes, mss, header)
+                } else {
+                    f.ideal_fct
+                },
+                deadline: f.spec.deadline,
+                retransmits: f.retransmits,
+                timeouts: f.timeouts,
+                bytes_delivered: f.bytes_delivered,
+            })
+            .collect();
+        let ports = self
+            .net
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PortInfo {
+                port: i as u32,
+                node: self.net.node_name(p.node).to_string(),
+                peer: self.net.node_name(p.peer).to_string(),
+                gbps: p.rate.as_gbps_f64(),
+                delay_us: p.delay.as_us_f64(),
+                tx_packets: p.counters.tx_packets,
+                tx_bytes: p.counters.tx_bytes,
+                drops: p.counters.drops,
+                ecn_marks: p.counters.ecn_marks,
+            })
+            .collect();
+        RunOutput {
+            flows,
+            counters: self.counters,
+            in_flight_bytes,
+            in_flight_pkts,
+            cost: RunCost {
+                wall_s,
+                events: self.events.popped(),
+                sim_time: self.now,
+                peak_packets: self.peak_packets.max(self.pool.peak()),
+            },
+            series: self
+                .series_interval
+                .map(|_| std::mem::take(&mut self.series)),
+            ports,
+            protocol: self.transport.name().to_string(),
+            lb: self.lb_name.clone(),
+            topology: self.topology_name.clone(),
+            seed: self.seed,
+            name: self.name.clone(),
+        }
+    }
+}
