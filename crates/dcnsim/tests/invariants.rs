@@ -10,7 +10,7 @@ seed = 7
 [topology]
 kind = "fattree"
 k = 4
-buffer_pkts = 50
+buffer_pkts = 80
 [transport]
 protocol = "tcp"
 [workload]

@@ -5,7 +5,7 @@ use crate::config::Scenario;
 use crate::error::{ConfigError, ConfigResult};
 use crate::lb::PathChoice;
 use crate::protocols::Transport;
-use crate::topo::{self, TopoSpec};
+use crate::topo::{self, BufferSize, TopoSpec};
 use crate::workload::{self, FlowSpec, HostInfo};
 use std::path::Path;
 
@@ -22,6 +22,7 @@ pub struct Prepared {
 pub fn prepare(scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
     let topo = topo::build(&scenario.topology, base_dir)?;
     let transport = Transport::from_config(&scenario.transport)?;
+    check_marking_below_buffer(&topo, &transport)?;
     PathChoice::new(&scenario.routing.lb, topo.nodes.len(), scenario.seed)?;
     let host_rate = topo
         .hosts
@@ -72,4 +73,38 @@ pub fn prepare(scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
         transport,
         flows,
     })
+}
+
+/// An ECN threshold at or above a port's buffer never marks before the queue drops: DCTCP would
+/// silently behave as TCP on drop-tail. Refuse it, naming the first such link.
+fn check_marking_below_buffer(topo: &TopoSpec, transport: &Transport) -> ConfigResult<()> {
+    for l in &topo.links {
+        for (rate, from, to) in [(l.rate_ab, l.a, l.b), (l.rate_ba, l.b, l.a)] {
+            let Some(k) = transport.ecn_threshold_pkts(rate) else {
+                continue;
+            };
+            // A byte buffer is compared in full-size packets of the transport.
+            let (mss, header) = transport.data_packet_sizes();
+            let fits = match l.buffer {
+                BufferSize::Packets(n) => (k as u64) < n,
+                BufferSize::Bytes(b) => (k as u64) * ((mss + header) as u64) < b,
+            };
+            if !fits {
+                return Err(ConfigError::new(
+                    "transport.ecn_k_pkts",
+                    format!(
+                        "the marking threshold K = {k} packets is not below the {} buffer of the \
+                         {}–{} link: the queue would drop before it marks; lower K or raise the buffer",
+                        match l.buffer {
+                            BufferSize::Packets(n) => format!("{n}-packet"),
+                            BufferSize::Bytes(b) => format!("{b}-byte"),
+                        },
+                        topo.nodes[from].name,
+                        topo.nodes[to].name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
