@@ -37,6 +37,7 @@ struct Params
     double initialRtoUs = 1000.0;
     uint32_t sockBufBytes = 8u << 20; // send and receive socket buffers
     std::string tcp = "dctcp";        // dctcp | newreno (no ECN, drop-tail queues)
+    bool timestamps = false;          // RFC 7323 timestamps (RTT samples on retransmissions too)
 
     void AddTo(CommandLine& cmd)
     {
@@ -51,6 +52,7 @@ struct Params
                      initialRtoUs);
         cmd.AddValue("sockBufBytes", "TCP send/receive buffer, bytes", sockBufBytes);
         cmd.AddValue("tcp", "dctcp, or newreno (ECN off, drop-tail queues)", tcp);
+        cmd.AddValue("timestamps", "TCP timestamps on (adds 12 B to every header)", timestamps);
     }
 };
 
@@ -74,7 +76,7 @@ ConfigureTcp(const Params& p)
     Config::SetDefault("ns3::TcpSocket::ConnCount", UintegerValue(1000));
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(p.timestamps));
     // Limited transmit stays on (ns-3's default), although dcnsim has none: with SACK off,
     // ns-3 estimates the pipe by counting each dupACK as one delivered segment, so it sends new
     // data on early dupACKs anyway; with LimitedTransmit = false it then aborts on an internal
