@@ -341,6 +341,39 @@ Progress(double everyS, bench::Clock::time_point t0)
 
 } // namespace
 
+/// Debug trace of one flow's sender (--traceFlow): congestion state changes, cwnd in segments,
+/// data segments sent and ACKs received, one line each, times in ns.
+static void
+TraceSender(Ptr<Application> app)
+{
+    Ptr<Socket> s = DynamicCast<BulkSendApplication>(app)->GetSocket();
+    s->TraceConnectWithoutContext(
+        "CongState",
+        MakeCallback(+[](TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t n) {
+            std::cerr << "state " << Simulator::Now().GetNanoSeconds() << " "
+                      << TcpSocketState::TcpCongStateName[n] << "\n";
+        }));
+    s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(+[](uint32_t, uint32_t n) {
+                                      std::cerr << "cwnd " << Simulator::Now().GetNanoSeconds()
+                                                << " " << n / 1460.0 << "\n";
+                                  }));
+    s->TraceConnectWithoutContext(
+        "Tx",
+        MakeCallback(+[](Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+            if (p->GetSize() > 0)
+            {
+                std::cerr << "tx " << Simulator::Now().GetNanoSeconds() << " "
+                          << h.GetSequenceNumber().GetValue() << "\n";
+            }
+        }));
+    s->TraceConnectWithoutContext(
+        "Rx",
+        MakeCallback(+[](Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+            std::cerr << "ack " << Simulator::Now().GetNanoSeconds() << " "
+                      << h.GetAckNumber().GetValue() << "\n";
+        }));
+}
+
 int
 main(int argc, char* argv[])
 {
@@ -353,6 +386,7 @@ main(int argc, char* argv[])
     double maxSimS = 0; // 0: last start + 5 s
     double progressS = 0;
     uint64_t ecmpSeed = 1;
+    int64_t traceFlow = -1;
 
     CommandLine cmd(__FILE__);
     p.AddTo(cmd);
@@ -364,6 +398,10 @@ main(int argc, char* argv[])
     cmd.AddValue("progressS", "print progress every this many simulated seconds (0: off)",
                  progressS);
     cmd.AddValue("ecmpSeed", "salt of the per-flow ECMP hash", ecmpSeed);
+    cmd.AddValue("traceFlow",
+                 "print this flow's sender events to stderr: state, cwnd (segments), tx SEQ, ack ACK "
+                 "(times in ns; -1: off)",
+                 traceFlow);
     cmd.Parse(argc, argv);
     if (k < 2 || k % 2)
     {
@@ -530,6 +568,12 @@ main(int argc, char* argv[])
         ApplicationContainer ca = src.Install(hosts.Get(f.src));
         ca.Start(Seconds(f.start));
         ca.Get(0)->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnBulkTx, i));
+        if (int64_t(i) == traceFlow)
+        {
+            // The socket exists once the application has started.
+            Ptr<Application> app = ca.Get(0);
+            Simulator::Schedule(Seconds(f.start) + NanoSeconds(1), &TraceSender, app);
+        }
     }
     if (maxSimS <= 0)
     {
