@@ -103,6 +103,8 @@ class Results:
             deadline miss rate, packets, the run's own cost).
         series: time series in long form (time_s, kind, id, value), or None when the scenario
             did not ask for them (``output.series_interval_us = 0``).
+        trace: the traced flow's sender, packet by packet (time_s, event, seq, ack, payload,
+            retransmit, cwnd_bytes), or None without ``output.trace_flow``.
         scenario: the resolved scenario, defaults filled in (None if the directory lacked it).
         path: the result directory, when there is one.
     """
@@ -114,10 +116,12 @@ class Results:
         series: pd.DataFrame | None = None,
         scenario: dict[str, Any] | None = None,
         path: str | Path | None = None,
+        trace: pd.DataFrame | None = None,
     ) -> None:
         self.flows = flows
         self.summary = summary
         self.series = series
+        self.trace = trace
         self.scenario = scenario
         self.path = Path(path) if path is not None else None
 
@@ -135,13 +139,15 @@ class Results:
             series=series_frame(raw.get("series")),
             scenario=scenario,
             path=path,
+            trace=pd.DataFrame(dict(raw["trace"])) if raw.get("trace") is not None else None,
         )
 
     @classmethod
     def load(cls, directory: str | Path) -> Results:
         """Reads a result directory written by a run with ``out=`` / ``--out``.
 
-        Needs flows.csv and summary.json; scenario.json and series.csv are read when present.
+        Needs flows.csv and summary.json; scenario.json, series.csv and trace.csv are read when
+        present.
         """
         d = Path(directory)
         if not (d / "flows.csv").is_file():
@@ -158,7 +164,8 @@ class Results:
             series = pd.read_csv(
                 d / "series.csv", dtype={"kind": "object", "id": "uint64"}
             )
-        return cls(flows, summary, series, scenario, path=d)
+        trace = pd.read_csv(d / "trace.csv") if (d / "trace.csv").is_file() else None
+        return cls(flows, summary, series, scenario, path=d, trace=trace)
 
     @property
     def finished(self) -> pd.DataFrame:

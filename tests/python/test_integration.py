@@ -75,3 +75,14 @@ def test_catalog_lists_the_demo_choices():
     names = {k: [n for n, _ in v] for k, v in cat.items()}
     assert {"tcp", "dctcp"} <= set(names["protocols"])
     assert "fattree" in names["topologies"] and "websearch" in names["sizes"]
+
+
+def test_trace_flow_comes_back_as_a_frame_and_a_file(star_file, tmp_path):
+    res = dcnsim.run(star_file, overrides=["output.trace_flow=0"], out=tmp_path / "t")
+    assert list(res.trace.columns) == [
+        "time_s", "event", "seq", "ack", "payload", "retransmit", "cwnd_bytes"]
+    assert res.trace["event"].iloc[0] == "send" and res.trace["time_s"].is_monotonic_increasing
+    back = Results.load(tmp_path / "t")
+    assert back.trace is not None and len(back.trace) == len(res.trace)
+    with pytest.raises(dcnsim.ScenarioError, match=r"^output\.trace_flow:"):
+        dcnsim.validate(star_file, overrides=["output.trace_flow=999"])

@@ -123,6 +123,7 @@ fn run<'py>(
     d.set_item("flows", flow_columns(py, &out)?)?;
     d.set_item("summary", summary.to_string())?;
     d.set_item("series", series_columns(py, &out)?)?;
+    d.set_item("trace", trace_columns(py, &out)?)?;
     Ok(d)
 }
 
@@ -174,6 +175,49 @@ fn series_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Option<Boun
             .into_pyarray(py),
     )?;
     d.set_item("value", s.value.clone().into_pyarray(py))?;
+    Ok(Some(d))
+}
+
+fn trace_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let Some(t) = &out.trace else { return Ok(None) };
+    let d = PyDict::new(py);
+    d.set_item(
+        "time_s",
+        t.iter()
+            .map(|r| r.time_s)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item("event", PyList::new(py, t.iter().map(|r| r.event.name()))?)?;
+    d.set_item(
+        "seq",
+        t.iter().map(|r| r.seq).collect::<Vec<_>>().into_pyarray(py),
+    )?;
+    d.set_item(
+        "ack",
+        t.iter().map(|r| r.ack).collect::<Vec<_>>().into_pyarray(py),
+    )?;
+    d.set_item(
+        "payload",
+        t.iter()
+            .map(|r| r.payload)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "retransmit",
+        t.iter()
+            .map(|r| r.retransmit)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "cwnd_bytes",
+        t.iter()
+            .map(|r| r.cwnd_bytes)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
     Ok(Some(d))
 }
 

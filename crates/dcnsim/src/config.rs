@@ -72,6 +72,10 @@ pub struct OutputConfig {
     /// Sampling interval of the time series; 0 turns them off.
     #[serde(default)]
     pub series_interval_us: f64,
+    /// Flow id whose sender is traced packet by packet into `trace.csv` (for debugging and
+    /// for comparisons with other simulators); none by default.
+    #[serde(default)]
+    pub trace_flow: Option<u32>,
 }
 
 /// One `[[failures]]` entry: the link between two named nodes fails at `down_s` and, if

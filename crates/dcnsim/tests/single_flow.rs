@@ -61,3 +61,24 @@ fn slow_start_fct_matches_the_round_model() {
         err * 100.0
     );
 }
+
+/// `output.trace_flow` records the sender packet by packet: SYN out, SYN-ACK in, the initial
+/// window of ten segments out, then ACKs in, the window growing by one segment per ACK. The run
+/// stops the moment the receiver holds the last byte, so the ACKs of the last two segments are
+/// still on the wire: an ACK needs 2 × (32 ns + 1 µs) to come back, while the segments reach
+/// the receiver 1.2 µs apart.
+#[test]
+fn trace_flow_records_the_senders_packets() {
+    let dir = flow_dir("trace", "src,dst,size_bytes,start_s\n0,1,14600,0\n");
+    let out = run_in(&star(1, "tcp"), &["output.trace_flow=0"], &dir);
+    use dcnsim::metrics::series::TraceEvent::{Receive, Send};
+    let trace = out.trace.expect("trace on");
+    let events: Vec<_> = trace.iter().map(|r| (r.event, r.payload)).collect();
+    let mut expected = vec![(Send, 0), (Receive, 0)];
+    expected.extend(std::iter::repeat_n((Send, 1460), 10));
+    expected.extend(std::iter::repeat_n((Receive, 0), 8));
+    assert_eq!(events, expected);
+    assert_eq!(trace[2].cwnd_bytes, 14_600);
+    assert_eq!(trace.last().unwrap().cwnd_bytes, 14_600 + 8 * 1460);
+    assert_eq!(trace.last().unwrap().ack, 8 * 1460);
+}

@@ -42,6 +42,17 @@ pub fn prepare(scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
         racks: topo.racks.clone(),
     };
     let flows = workload::generate(&scenario.workload, &info, scenario.seed, base_dir)?;
+    if let Some(f) = scenario.output.trace_flow {
+        if f as usize >= flows.len() {
+            return Err(ConfigError::new(
+                "output.trace_flow",
+                format!(
+                    "flow {f} does not exist; this scenario has flows 0..={}",
+                    flows.len() - 1
+                ),
+            ));
+        }
+    }
     for (i, f) in scenario.failures.iter().enumerate() {
         let known = |n: &str| topo.nodes.iter().position(|x| x.name == n);
         let (Some(a), Some(b)) = (known(&f.link[0]), known(&f.link[1])) else {

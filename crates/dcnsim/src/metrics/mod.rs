@@ -91,6 +91,8 @@ pub struct RunOutput {
     pub in_flight_pkts: u64,
     pub cost: RunCost,
     pub series: Option<series::Series>,
+    /// The traced flow's sender events, when `output.trace_flow` is set.
+    pub trace: Option<Vec<series::TraceRow>>,
     pub ports: Vec<PortInfo>,
     /// Scenario facts for the summary.
     pub protocol: String,

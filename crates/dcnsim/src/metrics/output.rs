@@ -4,7 +4,8 @@
 //!
 //! Files: `flows.csv`, `summary.json`, `scenario.json` (the scenario with defaults filled in),
 //! `ports.csv` (every egress port: its id as used by the series, its ends, rate, delay and
-//! counters over the run), and `series.csv` when series are on.
+//! counters over the run), `series.csv` when series are on, and `trace.csv` when a flow is
+//! traced.
 
 use super::RunOutput;
 use std::fmt::Write as _;
@@ -63,6 +64,28 @@ fn write_series(path: &Path, out: &RunOutput) -> io::Result<()> {
     w.flush()
 }
 
+fn write_trace(path: &Path, out: &RunOutput) -> io::Result<()> {
+    let Some(trace) = &out.trace else {
+        return Ok(());
+    };
+    let mut w = BufWriter::new(fs::File::create(path)?);
+    writeln!(w, "time_s,event,seq,ack,payload,retransmit,cwnd_bytes")?;
+    for r in trace {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{}",
+            r.time_s,
+            r.event.name(),
+            r.seq,
+            r.ack,
+            r.payload,
+            r.retransmit,
+            r.cwnd_bytes
+        )?;
+    }
+    w.flush()
+}
+
 fn ports_csv(out: &RunOutput) -> String {
     let mut s = String::from("port,node,peer,gbps,delay_us,tx_packets,tx_bytes,drops,ecn_marks\n");
     for p in &out.ports {
@@ -114,6 +137,7 @@ pub fn write_dir(
         fs::write(tmp.join("scenario.json"), scenario_json.to_string() + "\n")?;
         fs::write(tmp.join("ports.csv"), ports_csv(out))?;
         write_series(&tmp.join("series.csv"), out)?;
+        write_trace(&tmp.join("trace.csv"), out)?;
         if dir.exists() {
             let old = parent.join(format!(
                 ".{}.old-{}",

@@ -22,6 +22,41 @@ impl SeriesKind {
     }
 }
 
+/// What a traced sender did (`output.trace_flow`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceEvent {
+    /// It sent a packet (data, SYN).
+    Send,
+    /// It received a packet (ACK, SYN-ACK).
+    Receive,
+    /// Its retransmission timer fired.
+    Timeout,
+}
+
+impl TraceEvent {
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceEvent::Send => "send",
+            TraceEvent::Receive => "receive",
+            TraceEvent::Timeout => "timeout",
+        }
+    }
+}
+
+/// One row of `trace.csv`: the event, the packet's sequence and acknowledgement numbers
+/// (payload bytes counted from 0), its payload, whether it is a retransmission, and the
+/// sender's congestion window after the event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceRow {
+    pub time_s: f64,
+    pub event: TraceEvent,
+    pub seq: u64,
+    pub ack: u64,
+    pub payload: u32,
+    pub retransmit: bool,
+    pub cwnd_bytes: u64,
+}
+
 #[derive(Default, Clone, Debug)]
 pub struct Series {
     pub time_s: Vec<f64>,

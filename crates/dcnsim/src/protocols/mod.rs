@@ -217,6 +217,10 @@ impl Sender {
     pub fn stats(&self) -> SenderStats {
         dispatch!(self, s => s.stats())
     }
+    /// Congestion window in bytes, for traces (protocols without one report 0).
+    pub fn cwnd_bytes(&self) -> u64 {
+        dispatch!(self, s => s.cwnd())
+    }
     /// Bytes sent but not yet acknowledged (for conservation checks and series).
     pub fn bytes_in_flight(&self) -> u64 {
         dispatch!(self, s => s.bytes_in_flight())

@@ -16,7 +16,7 @@ mod report;
 use super::prepare::Prepared;
 use super::queue::{EventQueue, Urgency};
 use crate::lb::PathChoice;
-use crate::metrics::series::Series;
+use crate::metrics::series::{Series, TraceEvent, TraceRow};
 use crate::metrics::{NetCounters, RunOutput};
 use crate::net::ideal;
 use crate::net::network::InFlight;
@@ -133,6 +133,9 @@ pub struct Simulation {
     reroute_delay: Time,
     series_interval: Option<Time>,
     series: Series,
+    /// `output.trace_flow` and what its sender did.
+    trace_flow: Option<u32>,
+    trace: Vec<TraceRow>,
     /// Reused buffer for the packets an endpoint emits (no per-packet allocation).
     scratch: Vec<Packet>,
     dropped_scratch: Vec<PacketRef>,
@@ -213,6 +216,8 @@ impl Simulation {
             reroute_delay: Time::from_us_f64(scenario.routing.reroute_delay_us),
             series_interval,
             series: Series::default(),
+            trace_flow: scenario.output.trace_flow,
+            trace: Vec::new(),
             scratch: Vec::new(),
             dropped_scratch: Vec::new(),
             name: scenario.name.clone(),
@@ -436,7 +441,14 @@ impl Simulation {
         };
         if let Some(ep) = self.flows[flow].endpoints.as_mut() {
             match side {
-                Side::Sender => ep.sender.handle_packet(self.now, pkt),
+                Side::Sender => {
+                    ep.sender.handle_packet(self.now, pkt);
+                    if self.trace_flow == Some(flow as u32) {
+                        let cwnd = ep.sender.cwnd_bytes();
+                        self.trace
+                            .push(trace_row(self.now, TraceEvent::Receive, pkt, cwnd));
+                    }
+                }
                 Side::Receiver => ep.receiver.handle_packet(self.now, pkt),
             }
             self.pool.release(r);
@@ -499,7 +511,18 @@ impl Simulation {
         };
         if due.is_some_and(|t| t <= now) {
             match side {
-                Side::Sender => ep.sender.handle_timeout(now),
+                Side::Sender => {
+                    ep.sender.handle_timeout(now);
+                    if self.trace_flow == Some(flow) {
+                        let cwnd = ep.sender.cwnd_bytes();
+                        self.trace.push(trace_row(
+                            now,
+                            TraceEvent::Timeout,
+                            &Packet::default(),
+                            cwnd,
+                        ));
+                    }
+                }
                 Side::Receiver => ep.receiver.handle_timeout(now),
             }
         }
@@ -562,6 +585,8 @@ impl Simulation {
                 );
             }
         }
+        let traced_cwnd =
+            (side == Side::Sender && self.trace_flow == Some(flow)).then(|| ep.sender.cwnd_bytes());
         // Free the endpoints once both are finished; late packets are then absorbed.
         if ep.sender_done && f.finish.is_some() {
             let stats = ep.sender.stats();
@@ -574,6 +599,9 @@ impl Simulation {
             Side::Receiver => self.flows[flow as usize].spec.dst,
         } as usize];
         for mut p in out.drain(..) {
+            if let Some(cwnd) = traced_cwnd {
+                self.trace.push(trace_row(now, TraceEvent::Send, &p, cwnd));
+            }
             p.created_at = now;
             self.counters.sent_pkts += 1;
             self.counters.sent_bytes += p.size as u64;
@@ -606,5 +634,17 @@ impl Simulation {
         }
         self.events
             .schedule(self.now + self.reroute_delay, Event::Reroute);
+    }
+}
+
+fn trace_row(now: Time, event: TraceEvent, p: &Packet, cwnd_bytes: u64) -> TraceRow {
+    TraceRow {
+        time_s: now.as_secs_f64(),
+        event,
+        seq: p.seq,
+        ack: p.ack,
+        payload: p.payload,
+        retransmit: p.retransmit,
+        cwnd_bytes,
     }
 }

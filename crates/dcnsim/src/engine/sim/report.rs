@@ -120,6 +120,7 @@ impl Simulation {
             series: self
                 .series_interval
                 .map(|_| std::mem::take(&mut self.series)),
+            trace: self.trace_flow.map(|_| std::mem::take(&mut self.trace)),
             ports,
             protocol: self.transport.name().to_string(),
             lb: self.lb_name.clone(),
