@@ -72,10 +72,12 @@ impl Urgency for Event {
     fn canonical_key(&self, time: Time) -> Option<u64> {
         match *self {
             Event::TxDone(p) => Some(p as u64),
-            // Hash in the high bits, link in the low ones: unique among pending arrivals.
-            Event::Arrive(p) => Some(
-                (crate::rng::mix(time.ps() ^ (p as u64) << 40) << 24) >> 8 | (p as u64 & 0xff_ffff),
-            ),
+            // 32 bits of hash above the port's 24 (the queue keeps 56 bits): unique among the
+            // pending arrivals, whose ports differ.
+            Event::Arrive(p) => {
+                let hash = crate::rng::mix(time.ps() ^ ((p as u64) << 40)) >> 32;
+                Some((hash << 24) | (p as u64 & 0xff_ffff))
+            }
             _ => None,
         }
     }
