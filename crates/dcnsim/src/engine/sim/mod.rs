@@ -138,8 +138,9 @@ pub struct Simulation {
     /// `output.trace_flow` and what its sender did.
     trace_flow: Option<u32>,
     trace: Vec<TraceRow>,
-    /// Reused buffer for the packets an endpoint emits (no per-packet allocation).
-    scratch: Vec<Packet>,
+    /// Reused buffer for the packets an endpoint emits, already in the pool (no per-packet
+    /// allocation, one copy of each packet).
+    scratch: Vec<PacketRef>,
     dropped_scratch: Vec<PacketRef>,
     name: Option<String>,
     seed: u64,
@@ -542,7 +543,7 @@ impl Simulation {
         match side {
             Side::Sender => {
                 while let Some(p) = ep.sender.poll_transmit(now) {
-                    out.push(p);
+                    out.push(admit(&mut self.pool, &mut self.counters, now, p));
                 }
                 while let Some(e) = ep.sender.poll_event() {
                     if e == EndpointEvent::SenderDone {
@@ -552,7 +553,7 @@ impl Simulation {
             }
             Side::Receiver => {
                 while let Some(p) = ep.receiver.poll_transmit(now) {
-                    out.push(p);
+                    out.push(admit(&mut self.pool, &mut self.counters, now, p));
                 }
                 while let Some(e) = ep.receiver.poll_event() {
                     if e == EndpointEvent::Completed {
@@ -600,14 +601,11 @@ impl Simulation {
             Side::Sender => self.flows[flow as usize].spec.src,
             Side::Receiver => self.flows[flow as usize].spec.dst,
         } as usize];
-        for mut p in out.drain(..) {
+        for r in out.drain(..) {
             if let Some(cwnd) = traced_cwnd {
-                self.trace.push(trace_row(now, TraceEvent::Send, &p, cwnd));
+                self.trace
+                    .push(trace_row(now, TraceEvent::Send, self.pool.get(r), cwnd));
             }
-            p.created_at = now;
-            self.counters.sent_pkts += 1;
-            self.counters.sent_bytes += p.size as u64;
-            let r = self.pool.insert(p);
             self.forward(host, r);
         }
         self.peak_packets = self.peak_packets.max(self.pool.live());
@@ -649,4 +647,12 @@ fn trace_row(now: Time, event: TraceEvent, p: &Packet, cwnd_bytes: u64) -> Trace
         retransmit: p.retransmit,
         cwnd_bytes,
     }
+}
+
+/// Puts a packet an endpoint emitted into the pool, counted as sent.
+fn admit(pool: &mut PacketPool, counters: &mut NetCounters, now: Time, mut p: Packet) -> PacketRef {
+    p.created_at = now;
+    counters.sent_pkts += 1;
+    counters.sent_bytes += p.size as u64;
+    pool.insert(p)
 }
