@@ -109,7 +109,7 @@ impl Port {
     /// Eager ports: puts an accepted packet on the link schedule. Returns its arrival time at
     /// the far end and whether the pipe was empty (then the caller schedules the arrival).
     #[inline]
-    pub fn schedule(&mut self, now: Time, packet: PacketRef, size: u64) -> (Time, Time, bool) {
+    pub fn schedule(&mut self, now: Time, packet: PacketRef, size: u64) -> (Time, bool) {
         let start = now.max(self.busy_until);
         self.busy_until = start + self.ser(size);
         let arrival = self.busy_until + self.delay;
@@ -122,7 +122,7 @@ impl Port {
         });
         self.backlog_pkts += 1;
         self.backlog_bytes += size;
-        (start, arrival, was_empty)
+        (arrival, was_empty)
     }
 
     /// Takes the head of the pipe (it has arrived). Eager ports settle first, so the head is

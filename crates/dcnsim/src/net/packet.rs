@@ -84,13 +84,6 @@ pub struct Packet {
     pub rank: u64,
 
     // --- engine bookkeeping
-    /// When the packet entered its current queue.
-    pub enqueued_at: Time,
-    /// When this copy was created by its endpoint (for per-packet latency).
-    pub created_at: Time,
-    /// Total time spent waiting in queues so far.
-    pub queueing: Time,
-    pub hops: u8,
     /// On a link that failed while it was on the wire: dropped when it would have arrived.
     pub lost: bool,
 }

@@ -98,10 +98,6 @@ impl Queue {
         self.ecn_k_pkts
     }
 
-    pub fn discipline(&self) -> Discipline {
-        self.discipline
-    }
-
     pub fn enqueue(&mut self, pool: &mut PacketPool, r: PacketRef) -> Enqueued {
         let size = pool.get(r).size as u64;
         if self.discipline == Discipline::Rank {

@@ -87,7 +87,8 @@ struct Endpoints {
     sender: Sender,
     receiver: Receiver,
     sender_done: bool,
-    /// Pending timer event per side: (time, generation).
+    /// Per side: when its pending timer event fires, and the generation that event carries
+    /// (an event of an older generation is stale).
     timer: [Option<Time>; 2],
     generation: [u32; 2],
 }
@@ -146,7 +147,6 @@ pub struct Simulation {
     seed: u64,
     topology_name: String,
     lb_name: String,
-    peak_packets: usize,
 }
 
 impl Simulation {
@@ -227,7 +227,6 @@ impl Simulation {
             seed: scenario.seed,
             topology_name: topo.description.clone(),
             lb_name: scenario.routing.lb.clone(),
-            peak_packets: 0,
         }
     }
 
@@ -326,7 +325,6 @@ impl Simulation {
         if p.eager {
             return self.enqueue_eager(port, r);
         }
-        self.pool.get_mut(r).enqueued_at = self.now;
         match p.queue.enqueue(&mut self.pool, r) {
             Enqueued::Accepted { marked } => {
                 if marked {
@@ -363,8 +361,7 @@ impl Simulation {
                 self.counters.ecn_marked += 1;
             }
         }
-        let (start, arrival, was_empty) = p.schedule(self.now, r, size);
-        pkt.queueing += start - self.now;
+        let (arrival, was_empty) = p.schedule(self.now, r, size);
         if was_empty {
             self.events.schedule(arrival, Event::Arrive(port));
         }
@@ -374,10 +371,8 @@ impl Simulation {
     fn start_tx(&mut self, port: PortIdx) {
         let p = &mut self.net.ports[port as usize];
         if let Some(r) = p.queue.dequeue(&self.pool) {
-            let pkt = self.pool.get_mut(r);
-            pkt.queueing += self.now - pkt.enqueued_at;
             p.transmitting = Some(r);
-            let done = self.now + p.ser(pkt.size as u64);
+            let done = self.now + p.ser(self.pool.get(r).size as u64);
             self.events.schedule(done, Event::TxDone(port));
         }
     }
@@ -423,10 +418,7 @@ impl Simulation {
         let n = &self.net.nodes[node as usize];
         match n.kind {
             NodeKind::Host if n.host == Some(pkt.dst) => self.deliver(r),
-            _ => {
-                self.pool.get_mut(r).hops += 1;
-                self.forward(node, r);
-            }
+            _ => self.forward(node, r),
         }
     }
 
@@ -504,7 +496,7 @@ impl Simulation {
             return;
         };
         let s = side as usize;
-        if ep.generation[s] != generation || ep.timer[s] != Some(now) {
+        if ep.generation[s] != generation {
             return; // superseded by an earlier timer
         }
         ep.timer[s] = None;
@@ -543,7 +535,7 @@ impl Simulation {
         match side {
             Side::Sender => {
                 while let Some(p) = ep.sender.poll_transmit(now) {
-                    out.push(admit(&mut self.pool, &mut self.counters, now, p));
+                    out.push(admit(&mut self.pool, &mut self.counters, p));
                 }
                 while let Some(e) = ep.sender.poll_event() {
                     if e == EndpointEvent::SenderDone {
@@ -553,7 +545,7 @@ impl Simulation {
             }
             Side::Receiver => {
                 while let Some(p) = ep.receiver.poll_transmit(now) {
-                    out.push(admit(&mut self.pool, &mut self.counters, now, p));
+                    out.push(admit(&mut self.pool, &mut self.counters, p));
                 }
                 while let Some(e) = ep.receiver.poll_event() {
                     if e == EndpointEvent::Completed {
@@ -608,7 +600,6 @@ impl Simulation {
             }
             self.forward(host, r);
         }
-        self.peak_packets = self.peak_packets.max(self.pool.live());
         self.scratch = out;
     }
 
@@ -650,8 +641,7 @@ fn trace_row(now: Time, event: TraceEvent, p: &Packet, cwnd_bytes: u64) -> Trace
 }
 
 /// Puts a packet an endpoint emitted into the pool, counted as sent.
-fn admit(pool: &mut PacketPool, counters: &mut NetCounters, now: Time, mut p: Packet) -> PacketRef {
-    p.created_at = now;
+fn admit(pool: &mut PacketPool, counters: &mut NetCounters, p: Packet) -> PacketRef {
     counters.sent_pkts += 1;
     counters.sent_bytes += p.size as u64;
     pool.insert(p)

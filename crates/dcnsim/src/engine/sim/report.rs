@@ -115,7 +115,7 @@ impl Simulation {
                 wall_s,
                 events: self.events.popped(),
                 sim_time: self.now,
-                peak_packets: self.peak_packets.max(self.pool.peak()),
+                peak_packets: self.pool.peak(),
             },
             series: self
                 .series_interval
