@@ -25,6 +25,8 @@ class _RunOutput(TypedDict):
     summary: str
     # time_s f64, kind object (str), id u64, value f64; None when series are off
     series: dict[str, npt.NDArray[np.generic]] | None
+    # the scenario as run, every default filled in (what scenario.json holds), as JSON text
+    scenario: str
     # time_s f64, event object (str: send | receive | timeout), seq u64, ack u64, payload u32,
     # retransmit bool, cwnd_bytes u64; None without output.trace_flow
     trace: dict[str, npt.NDArray[np.generic]] | None

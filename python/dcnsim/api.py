@@ -78,25 +78,17 @@ def run(
 
     ``overrides`` are ``"key.path=value"`` strings (``"transport.protocol=tcp"``). With ``out``,
     the core also writes a result directory there (flows.csv, summary.json, scenario.json,
-    ports.csv, series.csv) atomically: a run that fails leaves no directory behind. Missing
-    parent folders of ``out`` are created. Unless ``quiet``, a progress bar appears on stderr
+    ports.csv, series.csv, trace.csv) atomically: a run that fails leaves no directory behind,
+    and missing parent folders are created only once the run has succeeded. Unless ``quiet``, a progress bar appears on stderr
     for runs longer than about two seconds. Ctrl-C stops the run with ``KeyboardInterrupt``.
     Raises :class:`dcnsim.ScenarioError` for bad input.
     """
     text, fmt, base_dir = scenario_args(scenario)
     ovr = _override_list(overrides)
-    c = core()
-    # Validate first: it is cheap, gives the resolved scenario for Results.scenario, and fails
-    # before anything is created on disk.
-    resolved = json.loads(c.validate(text, fmt, base_dir, ovr))
-    out_dir = None
-    if out is not None:
-        out_path = Path(out)
-        out_path.parent.mkdir(parents=True, exist_ok=True)
-        out_dir = str(out_path)
+    out_dir = None if out is None else str(Path(out))
     with progress_bar(quiet) as callback:
-        raw = c.run(text, fmt, base_dir, ovr, out_dir, quiet, callback)
-        results = Results.from_core(raw, scenario=resolved, path=out_dir)
+        raw = core().run(text, fmt, base_dir, ovr, out_dir, quiet, callback)
+        results = Results.from_core(raw, scenario=json.loads(raw["scenario"]), path=out_dir)
         if callback is not None:  # leave the bar (if it showed) at the final count
             flows = results.summary.get("flows", {})
             callback(

@@ -115,7 +115,7 @@ def make() -> types.ModuleType:
         summary = json.dumps(_summary(s, flows))
         if out_dir is not None:
             _write(out_dir, s, flows, summary, series)
-        return {"flows": flows, "summary": summary, "series": series}
+        return {"flows": flows, "summary": summary, "series": series, "scenario": json.dumps(s)}
 
     m.validate = validate
     m.run = run
@@ -203,6 +203,7 @@ def _summary(s, f):
 def _write(out_dir, s, flows, summary, series):
     """Writes the result directory as the core does: into a temporary sibling, then renamed."""
     out = Path(out_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     pd.DataFrame(flows).to_csv(tmp / "flows.csv", index=False)
     (tmp / "summary.json").write_text(summary)

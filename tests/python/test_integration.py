@@ -35,11 +35,12 @@ def test_unfinished_flows_have_nan_finish(star_file):
 
 
 def test_same_seed_gives_byte_identical_flows(star_file, tmp_path):
-    dcnsim.run(star_file, out=tmp_path / "a")
+    first = dcnsim.run(star_file, out=tmp_path / "a")
     dcnsim.run(star_file, out=tmp_path / "b")
     assert (tmp_path / "a" / "flows.csv").read_bytes() == (tmp_path / "b" / "flows.csv").read_bytes()
     back = Results.load(tmp_path / "a")
     assert len(back.flows) == 30 and back.scenario["seed"] == 7
+    assert back.scenario == first.scenario
 
 
 def test_bad_key_names_its_path(star_file):

@@ -122,6 +122,7 @@ fn run<'py>(
     let d = PyDict::new(py);
     d.set_item("flows", flow_columns(py, &out)?)?;
     d.set_item("summary", summary.to_string())?;
+    d.set_item("scenario", scenario_json)?;
     d.set_item("series", series_columns(py, &out)?)?;
     d.set_item("trace", trace_columns(py, &out)?)?;
     Ok(d)
