@@ -235,6 +235,19 @@ ParamsJson(const Params& p)
     return o.str();
 }
 
+/// The `"run"` member of a summary.json: the run's own cost.
+inline std::string
+RunJson(double totalS, double setupS, double runS, double runCpuS, uint64_t events)
+{
+    std::ostringstream j;
+    j << "  \"run\": {\"wall_s\": " << totalS << ", \"setup_s\": " << setupS
+      << ", \"sim_wall_s\": " << runS << ", \"sim_cpu_s\": " << runCpuS
+      << ", \"cpu_s\": " << CpuSeconds() << ", \"events\": " << events
+      << ", \"link_tx_per_wall_s\": " << g_tx.packets / runS
+      << ", \"peak_rss_mib\": " << PeakRssMiB() << "}\n";
+    return j.str();
+}
+
 } // namespace bench
 
 #endif

@@ -676,11 +676,7 @@ main(int argc, char* argv[])
         j << (c ? ", " : "") << coreDown[c];
     }
     j << "]},\n";
-    j << "  \"run\": {\"wall_s\": " << totalS << ", \"setup_s\": " << setupS
-      << ", \"sim_wall_s\": " << runS << ", \"sim_cpu_s\": " << runCpuS
-      << ", \"cpu_s\": " << bench::CpuSeconds() << ", \"events\": " << events
-      << ", \"link_tx_per_wall_s\": " << bench::g_tx.packets / runS
-      << ", \"peak_rss_mib\": " << bench::PeakRssMiB() << "}\n}\n";
+    j << bench::RunJson(totalS, setupS, runS, runCpuS, events) << "}\n";
 
     bench::WriteFile(out + "/flows.csv", flows.str());
     bench::WriteFile(out + "/summary.json", j.str());
