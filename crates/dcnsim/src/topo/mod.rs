@@ -58,14 +58,18 @@
 //!   for the format. Host ids in order of appearance; racks group the hosts by the switch of
 //!   their first link.
 
+pub mod bcube;
 mod builder;
 mod check;
 pub mod file;
 mod generated;
+pub mod jellyfish;
 pub mod parkinglot;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_bcube_jellyfish;
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::units::{Rate, Time};
@@ -118,6 +122,8 @@ pub struct TopoSpec {
     pub racks: Vec<Vec<u32>>,
     /// One line describing the layout, for `dcnsim list` and run logs.
     pub description: String,
+    /// Server-centric layouts (BCube): hosts relay packets addressed to other hosts.
+    pub hosts_relay: bool,
 }
 
 impl TopoSpec {
@@ -163,9 +169,12 @@ pub struct TopologyConfig {
     /// tree (ToR–root), fattree (aggregation–core)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_gbps: Option<f64>,
-    /// fattree
+    /// fattree, bcube
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<usize>,
+    /// bcube: ports per switch (and servers per level-0 switch)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<usize>,
     /// fattree (edge–aggregation)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agg_gbps: Option<f64>,
@@ -190,6 +199,15 @@ pub struct TopologyConfig {
     /// parkinglot
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cross_receivers: Option<usize>,
+    /// jellyfish
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switches: Option<usize>,
+    /// jellyfish
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ports_per_switch: Option<usize>,
+    /// jellyfish
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts_per_switch: Option<usize>,
     /// file: path of the topology file, relative to the scenario's folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
@@ -234,6 +252,7 @@ impl TopologyConfig {
             hosts_per_tor: None,
             core_gbps: None,
             k: None,
+            n: None,
             agg_gbps: None,
             leaves: None,
             spines: None,
@@ -242,6 +261,9 @@ impl TopologyConfig {
             forwarders: None,
             hosts_per_group: None,
             cross_receivers: None,
+            switches: None,
+            ports_per_switch: None,
+            hosts_per_switch: None,
             file: None,
             link_overrides: Vec::new(),
         }
@@ -282,14 +304,27 @@ pub const TOPOLOGIES: &[(&str, &str)] = &[
         "PACE's chain of forwarders F1..Fn, sender groups with different RTTs, bottleneck at the end",
     ),
     (
+        "bcube",
+        "BCube(n,k): n^(k+1) servers with k+1 ports, k+1 levels of n^k n-port switches; servers relay",
+    ),
+    (
+        "jellyfish",
+        "random regular graph of switches from the seed, hosts on every switch, ECMP over shortest paths",
+    ),
+    (
         "file",
         "read from a text file of host / switch / link lines",
     ),
 ];
 
 /// Builds the topology. Relative file paths (kind = "file") are resolved against `base_dir`,
-/// the scenario file's folder. Call once per run, before building the network.
-pub fn build(cfg: &TopologyConfig, base_dir: &std::path::Path) -> ConfigResult<TopoSpec> {
+/// the scenario file's folder; random layouts (jellyfish) draw from the scenario `seed`'s
+/// `topology.jellyfish` stream. Call once per run, before building the network.
+pub fn build(
+    cfg: &TopologyConfig,
+    base_dir: &std::path::Path,
+    seed: u64,
+) -> ConfigResult<TopoSpec> {
     if !TOPOLOGIES.iter().any(|(name, _)| *name == cfg.kind) {
         let kinds: Vec<&str> = TOPOLOGIES.iter().map(|(n, _)| *n).collect();
         return Err(ConfigError::new(
@@ -310,6 +345,8 @@ pub fn build(cfg: &TopologyConfig, base_dir: &std::path::Path) -> ConfigResult<T
         "fattree" => generated::fattree(cfg, &common)?,
         "leafspine" => generated::leafspine(cfg, &common)?,
         "parkinglot" => parkinglot::build(cfg, &common)?,
+        "bcube" => bcube::build(cfg, &common)?,
+        "jellyfish" => jellyfish::build(cfg, &common, seed)?,
         "file" => file::build(cfg, base_dir, &common)?,
         _ => unreachable!("kind checked against TOPOLOGIES above"),
     };
