@@ -26,8 +26,9 @@
 //! # Kinds
 //!
 //! Unless stated otherwise hosts are named `h0`…`hN-1` in host-id order, each host has one
-//! link, and host links use `link_gbps`. Nodes are listed hosts first, so in the generated kinds
-//! a host's node index equals its host id (the `file` kind lists nodes as they appear).
+//! link (BCube's have k+1), and host links use `link_gbps`. Nodes are listed hosts first, so
+//! in the generated kinds a host's node index equals its host id (the `file` kind lists nodes
+//! as they appear).
 //!
 //! - **`star`** — `hosts` (8) hosts on one switch `sw`. One rack. For single-switch tests
 //!   (MERP's flow switching and incast, Figs 13–14).
@@ -54,6 +55,12 @@
 //!   `cross_receivers` (16, may be 0) hosts at F(n-1); the last chain link F(n-1)–Fn runs at
 //!   `bottleneck_gbps` (= link_gbps). Host ids: group a, b, …, receivers, cross receivers.
 //!   Racks: one per group in that order.
+//! - **`bcube`** — BCube(`n`, `k`) (2, 3), server-centric: n^(k+1) hosts with k+1 links each,
+//!   k+1 levels of n^k switches `sw{level}_{j}`; hosts relay. Host id = the address read as a
+//!   base-n number. Racks: one per level-0 switch. See [`bcube`] for the routing.
+//! - **`jellyfish`** — `switches` (20) switches `sw{i}` with `ports_per_switch` (8) ports,
+//!   `hosts_per_switch` (4) hosts each, the other ports in a random regular graph drawn from
+//!   the seed. Host ids switch by switch. Racks: one per switch. See [`jellyfish`].
 //! - **`file`** — `file = "net.topo"`, read relative to the scenario's folder; see [`file`](mod@file)
 //!   for the format. Host ids in order of appearance; racks group the hosts by the switch of
 //!   their first link.
