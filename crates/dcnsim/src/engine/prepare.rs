@@ -20,7 +20,7 @@ pub struct Prepared {
 /// Parses nothing, checks everything: builds the topology, the transport and the flows, and
 /// resolves failure links, so that every error surfaces before a run starts.
 pub fn prepare(scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
-    let topo = topo::build(&scenario.topology, base_dir)?;
+    let topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
     let transport = Transport::from_config(&scenario.transport)?;
     check_marking_below_buffer(&topo, &transport)?;
     PathChoice::new(&scenario.routing.lb, topo.nodes.len(), scenario.seed)?;
