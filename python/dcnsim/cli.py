@@ -1,4 +1,5 @@
-"""The ``dcnsim`` command: ``run``, ``validate``, ``list``, ``demo``.
+"""The ``dcnsim`` command: ``run``, ``validate``, ``list``, ``demo``, ``sweep``, ``plot``,
+``reproduce``.
 
 Bad input (a scenario error, a missing or unreadable file) prints ``error: <message>`` on
 stderr and exits with code 2, like a usage error; nothing is written then (the core writes a
@@ -15,10 +16,12 @@ from typing import Any, NoReturn
 
 import click
 
-from . import api, demo as demo_mod, tables
+from . import api, demo as demo_mod, sweep as sweep_mod, tables
 
 #: Exit code for bad input (same as click's usage errors).
 EXIT_BAD_INPUT = 2
+#: Exit code of a sweep or reproduction in which some points failed (the others finished).
+EXIT_SOME_FAILED = 1
 #: Exit code after Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED = 130
 
@@ -46,7 +49,7 @@ def _user_errors() -> Iterator[None]:
               "build it with `make` or `pip install .`", code=1)
     try:
         yield
-    except core.ScenarioError as e:
+    except (core.ScenarioError, sweep_mod.SweepError) as e:
         _fail(str(e))
     except OSError as e:
         name = e.filename if e.filename is not None else ""
@@ -157,6 +160,39 @@ def demo(out: Path, flows: int | None, quiet: bool) -> None:
         )
     click.echo(tables.comparison_table({p: r.summary for p, r in results.items()}))
     click.echo(f"\nwrote {out}/flows.csv, {out}/summary.json, {out}/fct_by_size.png")
+
+
+@cli.command()
+@click.argument("sweep_file", metavar="SWEEP.toml")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Sweep folder: one result folder per point, summaries.csv, sweep.json.")
+@click.option("--workers", "-j", type=click.IntRange(min=1),
+              help="Local processes (default: every core).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT",
+              help="Run on this Dask distributed scheduler instead of local processes.")
+@click.option("--force", is_flag=True, help="Re-run points that are already finished.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def sweep(sweep_file: str, out: Path, workers: int | None, scheduler: str | None, force: bool,
+          quiet: bool) -> None:
+    """Run every point of the grid in SWEEP.toml; finished points are kept (resume)."""
+    with _user_errors():
+        spec = sweep_mod.load_spec(sweep_file)
+        outcome = sweep_mod.run_sweep(
+            spec, out, workers=workers, scheduler=scheduler, force=force, quiet=quiet,
+            log=lambda line: click.echo(line, err=True),
+        )
+        frame = sweep_mod.collect(out, spec.points())
+        frame.to_csv(out / sweep_mod.SUMMARIES_CSV, index=False)
+    total = len(frame)
+    click.echo(
+        f"{total - len(outcome.failures)}/{total} points finished "
+        f"({len(outcome.ran)} run now, {len(outcome.kept)} kept); wrote {out / sweep_mod.SUMMARIES_CSV}",
+        err=quiet,
+    )
+    if outcome.failures:
+        click.echo(f"error: {len(outcome.failures)} point(s) failed, listed in "
+                   f"{out / sweep_mod.FAILURES_JSON}", err=True)
+        sys.exit(EXIT_SOME_FAILED)
 
 
 def main() -> None:
