@@ -16,7 +16,8 @@ from typing import Any, NoReturn
 
 import click
 
-from . import api, demo as demo_mod, sweep as sweep_mod, tables
+from . import api, demo as demo_mod, tables
+from .sweep import FAILURES_JSON, SUMMARIES_CSV, SweepError, collect, load_spec, run_sweep
 
 #: Exit code for bad input (same as click's usage errors).
 EXIT_BAD_INPUT = 2
@@ -49,7 +50,7 @@ def _user_errors() -> Iterator[None]:
               "build it with `make` or `pip install .`", code=1)
     try:
         yield
-    except (core.ScenarioError, sweep_mod.SweepError) as e:
+    except (core.ScenarioError, SweepError) as e:
         _fail(str(e))
     except OSError as e:
         name = e.filename if e.filename is not None else ""
@@ -176,22 +177,22 @@ def sweep(sweep_file: str, out: Path, workers: int | None, scheduler: str | None
           quiet: bool) -> None:
     """Run every point of the grid in SWEEP.toml; finished points are kept (resume)."""
     with _user_errors():
-        spec = sweep_mod.load_spec(sweep_file)
-        outcome = sweep_mod.run_sweep(
+        spec = load_spec(sweep_file)
+        outcome = run_sweep(
             spec, out, workers=workers, scheduler=scheduler, force=force, quiet=quiet,
             log=lambda line: click.echo(line, err=True),
         )
-        frame = sweep_mod.collect(out, spec.points())
-        frame.to_csv(out / sweep_mod.SUMMARIES_CSV, index=False)
+        frame = collect(out, spec.points())
+        frame.to_csv(out / SUMMARIES_CSV, index=False)
     total = len(frame)
     click.echo(
         f"{total - len(outcome.failures)}/{total} points finished "
-        f"({len(outcome.ran)} run now, {len(outcome.kept)} kept); wrote {out / sweep_mod.SUMMARIES_CSV}",
+        f"({len(outcome.ran)} run now, {len(outcome.kept)} kept); wrote {out / SUMMARIES_CSV}",
         err=quiet,
     )
     if outcome.failures:
         click.echo(f"error: {len(outcome.failures)} point(s) failed, listed in "
-                   f"{out / sweep_mod.FAILURES_JSON}", err=True)
+                   f"{out / FAILURES_JSON}", err=True)
         sys.exit(EXIT_SOME_FAILED)
 
 

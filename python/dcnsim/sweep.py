@@ -16,6 +16,9 @@ address, on a Dask distributed cluster. Each finished point is a result director
 ``OUT/<point>/`` (the core's files plus ``point.json``), moved into place in one rename, so an
 interrupted sweep resumes with only the missing points. The result is one DataFrame of all
 summaries, flattened, with a column per grid key; it is also written to ``OUT/summaries.csv``.
+
+``dcnsim.sweep`` is the function :func:`sweep`; reach this module's other names with
+``from dcnsim.sweep import load_spec, run_sweep, collect``.
 """
 
 from __future__ import annotations

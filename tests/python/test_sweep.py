@@ -3,15 +3,20 @@ LocalCluster, resuming, --force, failing points, CLI exit codes."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import tomllib
 
 import pytest
 from click.testing import CliRunner
 
-import dcnsim.sweep as sw
+import dcnsim
+
 from dcnsim.cli import cli
 from conftest import STAR, real_core_available
+
+# the module; ``dcnsim.sweep`` itself is the function
+sw = importlib.import_module("dcnsim.sweep")
 
 needs_core = pytest.mark.skipif(
     not real_core_available(), reason="the compiled core dcnsim._core is not built"
@@ -114,7 +119,7 @@ def _mtimes(out):
 @needs_core
 def test_sweep_returns_one_row_per_point_with_grid_columns(sweep_file, tmp_path):
     out = tmp_path / "out"
-    frame = sw.sweep(sweep_file, out, workers=2)
+    frame = dcnsim.sweep(sweep_file, out, workers=2)
     assert len(frame) == 4 and (frame["status"] == "ok").all()
     assert list(frame.columns[:3]) == ["point", "transport.protocol", "workload.load"]
     assert (frame["flows.total"] == 12).all()
