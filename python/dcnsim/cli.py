@@ -196,6 +196,20 @@ def sweep(sweep_file: str, out: Path, workers: int | None, scheduler: str | None
         sys.exit(EXIT_SOME_FAILED)
 
 
+@cli.command()
+@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+def plot(directory: Path) -> None:
+    """Draw the standard plots of a run or sweep folder into DIR/plots/."""
+    from . import plots
+
+    with _user_errors():
+        files = plots.plot_dir(directory)
+    for f in files:
+        click.echo(f"wrote {f}")
+    if not files:
+        click.echo(f"{directory}: nothing to plot (no finished flows, no series)", err=True)
+
+
 def main() -> None:
     """Console-script entry point (``dcnsim``)."""
     cli(prog_name="dcnsim")
