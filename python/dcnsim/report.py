@@ -49,7 +49,9 @@ def _claims_table(table) -> str:
             f"<td class='text'>{html.escape(str(r.x))}</td>"
             f"<td class='text'>{html.escape(r.protocol)}</td><td>{_num(r.paper)}</td>"
             f"<td>{_num(r.ours)}</td><td>{_num(r.ratio)}</td><td>{_num(r.gap)}</td>"
-            f"<td>{r.tolerance:g}</td><td class='text'>{r.verdict}</td>"
+            f"<td>{r.tolerance:g}</td><td class='text'>{r.verdict}"
+            + (f"<br><span class='note'>{html.escape(r.note)}</span>" if r.note else "")
+            + "</td>"
             f"<td class='source'>{html.escape(r.source)}</td></tr>"
         )
     return f"<table>{head}{''.join(rows)}</table>"

@@ -2,11 +2,12 @@
 
 ``data/<paper>.csv`` holds one row per number a paper reports, with columns
 
-    figure, metric, x, protocol, value, tolerance, source
+    figure, metric, x, protocol, value, tolerance, source[, note]
 
 ``source`` is the sentence of the paper the number comes from (quoted, with the PDF's
 mathematical typesetting written out), ``x`` is the value on the figure's x axis (a load, a
-flow name; empty when none), ``tolerance`` the relative gap allowed (empty: the default).
+flow name; empty when none), ``tolerance`` the relative gap allowed (empty: the default),
+and the optional ``note`` our remark on the claim (why it differs, when we know).
 
 The rule: a claim is **reproduced** when ``|ours − paper| ≤ tolerance × |paper|`` (for a
 paper value of 0: ``|ours| ≤ tolerance``, absolute); otherwise it **differs**, and the gap
@@ -26,7 +27,7 @@ import pandas as pd
 #: Relative gap allowed when a claim gives no tolerance of its own.
 DEFAULT_TOLERANCE = 0.25
 
-CLAIM_COLUMNS = ["figure", "metric", "x", "protocol", "value", "tolerance", "source"]
+CLAIM_COLUMNS = ["figure", "metric", "x", "protocol", "value", "tolerance", "source", "note"]
 VERDICTS = ("reproduced", "differs", "not measured")
 
 
@@ -50,7 +51,10 @@ def load_claims(paper: str) -> pd.DataFrame:
         return pd.DataFrame(columns=CLAIM_COLUMNS)
     with resources.as_file(res) as path:
         frame = pd.read_csv(path, dtype={"x": str, "figure": str, "metric": str,
-                                         "protocol": str, "source": str}, keep_default_na=False)
+                                         "protocol": str, "source": str, "note": str},
+                            keep_default_na=False)
+    if "note" not in frame.columns:
+        frame["note"] = ""
     missing = set(CLAIM_COLUMNS) - set(frame.columns)
     if missing:
         raise ValueError(f"data/{paper}.csv: missing columns {sorted(missing)}")
@@ -78,4 +82,4 @@ def compare(ours: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
     table["gap"] = table["ours"] - table["paper"]
     table["verdict"] = [verdict(a, b, t) for a, b, t in
                         zip(table["ours"], table["paper"], table["tolerance"])]
-    return table[key + ["paper", "ours", "ratio", "gap", "tolerance", "verdict", "source"]]
+    return table[key + ["paper", "ours", "ratio", "gap", "tolerance", "verdict", "source", "note"]]
