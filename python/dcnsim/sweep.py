@@ -371,7 +371,8 @@ def run_sweep(
                 outcome.ran.append(p.name)
             else:
                 outcome.failures.append(Failure(p, error))
-                say(f"point {p.name} ({', '.join(p.overrides) or 'base'}) failed: {error}")
+                with tqdm.external_write_mode(file=sys.stderr):  # keep the bar intact
+                    say(f"point {p.name} ({', '.join(p.overrides) or 'base'}) failed: {error}")
 
         if scheduler:
             _run_dask(todo, out, scheduler, done)
@@ -391,9 +392,11 @@ def run_sweep(
 
 
 def _clean_temporaries(out: Path) -> None:
-    """Removes what an interrupted point left behind (its temporary or swapped-out folder)."""
+    """Removes what an interrupted point left behind (its temporary or swapped-out folder).
+    Two sweeps must not write into one folder at the same time."""
+    # the core's own temporary folder of a point's temporary folder starts with "." + TMP_PREFIX
     for d in out.iterdir():
-        if d.is_dir() and d.name.startswith((TMP_PREFIX, OLD_PREFIX)):
+        if d.is_dir() and d.name.startswith((TMP_PREFIX, OLD_PREFIX, "." + TMP_PREFIX)):
             shutil.rmtree(d, ignore_errors=True)
 
 
@@ -427,16 +430,20 @@ def _run_local(todo: list[Point], out: Path, workers: int,
     with cf.ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx,
                                 max_tasks_per_child=1) as pool:
         futures = {pool.submit(fn, p, str(out)): p for p in todo}
-        for fut in cf.as_completed(futures):
-            p = futures[fut]
-            try:
-                fut.result()
-            except cf.process.BrokenProcessPool:
-                suspects.append(p)
-            except Exception as e:  # the point's own error; the sweep goes on
-                done(p, _error_text(e))
-            else:
-                done(p, None)
+        try:
+            for fut in cf.as_completed(futures):
+                p = futures[fut]
+                try:
+                    fut.result()
+                except cf.process.BrokenProcessPool:
+                    suspects.append(p)
+                except Exception as e:  # the point's own error; the sweep goes on
+                    done(p, _error_text(e))
+                else:
+                    done(p, None)
+        except BaseException:  # Ctrl-C: do not start the points still queued
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     for p in suspects:  # alone in a fresh pool: a crash now is the point's own
         with cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
             try:

@@ -3,7 +3,6 @@ sweep folders (which files, exit codes)."""
 
 from __future__ import annotations
 
-import importlib
 
 import numpy as np
 import pandas as pd

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 import dcnsim
 
 from dcnsim.cli import cli
-from conftest import STAR, real_core_available
+from conftest import ROOT, STAR, real_core_available
 
 # the module; ``dcnsim.sweep`` itself is the function
 sw = importlib.import_module("dcnsim.sweep")
@@ -237,3 +237,13 @@ def test_cli_sweep_succeeds_and_resumes(sweep_file, tmp_path):
     assert "4/4 points finished (4 run now, 0 kept)" in r.stderr
     r = invoke("sweep", sweep_file, "--out", out, "-q")
     assert r.exit_code == 0 and "(0 run now, 4 kept)" in r.stderr
+
+
+@needs_core
+def test_example_sweeps_are_valid():
+    examples = sorted((ROOT / "examples" / "sweeps").glob("*.toml"))
+    assert examples
+    for path in examples:
+        spec = sw.load_spec(path)
+        resolved, failures = sw.check_points(spec.points())
+        assert not failures and len(resolved) == len(spec.points()) > 1, path

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from .common import DPI, new_figure, save
+from .common import new_figure, save
 
 
 def size_bins(sizes: np.ndarray, per_decade: int = 4) -> np.ndarray:
