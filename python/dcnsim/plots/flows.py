@@ -125,7 +125,7 @@ def fct_cdf(frames: Mapping[str, pd.DataFrame], path: str | Path, title: str | N
     ax.grid(True, which="major", alpha=0.4)
     ax.grid(True, which="minor", alpha=0.15)
     ax.legend(loc="lower right")
-    ax.set_title(title or "CDF of flow completion time")
+    ax.set_title(title or "CDF of flow completion time", fontsize=11)
     return save(fig, path)
 
 

@@ -3,8 +3,8 @@
 A run folder (flows.csv) gets the FCT CDF, FCT and slowdown by flow size (when some flow
 finished), and, when it has
 series.csv, goodput, queue, utilisation and Jain index over time. A sweep folder (sweep.json)
-gets FCT against load per protocol when its grid varies a load, and the FCT CDF of every
-point. Plots go to ``DIR/plots/``.
+gets FCT against load per protocol when its grid varies a load, and the FCT CDF per protocol
+(its points pooled, at the highest load). Plots go to ``DIR/plots/``.
 """
 
 from __future__ import annotations
@@ -75,8 +75,33 @@ def plot_sweep(d: Path) -> list[Path]:
     loads = [k for k in grid if k.endswith("load")]
     if loads and len(ok):
         files.append(sweep_plots.fct_vs_load(ok, out / "fct_vs_load.png", x=loads[0]))
-    if 0 < len(ok) <= MAX_CDF_LINES:
-        frames = {name: Results.load(d / name).flows for name in ok["point"]}
-        files.append(flow_plots.fct_cdf(frames, out / "fct_cdf.png",
-                                        title="CDF of flow completion time, per point"))
+    frames, title = _cdf_frames(d, ok, loads[0] if loads else None)
+    if frames:
+        files.append(flow_plots.fct_cdf(frames, out / "fct_cdf.png", title=title))
     return files
+
+
+def _cdf_frames(d: Path, ok: pd.DataFrame, load: str | None):
+    """The flows for the sweep's FCT CDF: one line per protocol, the flows of its points
+    pooled (at the highest load, when the grid varies one); without a protocol column, one
+    line per point if there are few."""
+    group = sweep_plots.group_column(ok)
+    if not len(ok):
+        return {}, ""
+    if group is None or ok[group].nunique() == len(ok):
+        if len(ok) > MAX_CDF_LINES:
+            return {}, ""
+        return ({name: Results.load(d / name).flows for name in ok["point"]},
+                "CDF of flow completion time, per point")
+    where = ok
+    title = "CDF of flow completion time"
+    if load is not None:
+        top = ok[load].max()
+        where = ok[ok[load] == top]
+        title += f" at {load.rsplit('.', 1)[-1]} {top:g}"
+    frames = {}
+    for label, points in where.groupby(group):
+        frames[str(label)] = pd.concat([Results.load(d / n).flows for n in points["point"]],
+                                       ignore_index=True)
+    runs = where.groupby(group).size().max()
+    return frames, title + (f"\n({runs} runs pooled per line)" if runs > 1 else "")

@@ -42,9 +42,12 @@ def fct_vs_load(frame: pd.DataFrame, path: str | Path, x: str = "workload.load",
     percent = x.endswith("load") and frame[x].max() <= 1.0
     for ax, (col, what) in zip(axes, FCT_STATS):
         stats = mean_over_seeds(frame, x, group, col)
-        for label, s in (stats.groupby(group) if group else [("", stats)]):
+        groups = list(stats.groupby(group)) if group else [("", stats)]
+        span = (frame[x].max() - frame[x].min()) * (100 if percent else 1) or 1.0
+        for i, (label, s) in enumerate(groups):
             s = s.sort_values(x)
-            xs = s[x] * (100 if percent else 1)
+            dodge = (i - (len(groups) - 1) / 2) * 0.012 * span  # keep error bars apart
+            xs = s[x] * (100 if percent else 1) + dodge
             err = [(s["mean"] - s["min"]) * 1e3, (s["max"] - s["mean"]) * 1e3]
             ax.errorbar(xs, s["mean"] * 1e3, yerr=err, marker="o", ms=4, capsize=3,
                         label=str(label) or None)
