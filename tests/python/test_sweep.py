@@ -139,11 +139,15 @@ def test_dask_local_cluster_gives_the_same_results_as_the_local_pool(sweep_file,
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   host="127.0.0.1", dashboard_address=None) as cluster:
         dask = sw.sweep(sweep_file, tmp_path / "dask", scheduler=cluster.scheduler_address)
+        r = invoke("sweep", sweep_file, "--out", tmp_path / "cli", "-q",
+                   "--scheduler", cluster.scheduler_address)
+    assert r.exit_code == 0 and "(4 run now, 0 kept)" in r.stderr, r.output
     assert list(dask["point"]) == list(local["point"])
     assert (dask["status"] == "ok").all()
     for name in local["point"]:
         a = (tmp_path / "local" / name / "flows.csv").read_bytes()
         assert a == (tmp_path / "dask" / name / "flows.csv").read_bytes(), name
+        assert a == (tmp_path / "cli" / name / "flows.csv").read_bytes(), name
     deterministic = [c for c in local.columns if not c.startswith("run.")]
     assert local[deterministic].equals(dask[deterministic])
 
