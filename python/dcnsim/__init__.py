@@ -7,6 +7,8 @@ The simulator itself is Rust (the compiled module ``dcnsim._core``); this packag
 - :func:`validate` checks a scenario without running it and returns it with defaults filled in;
 - :func:`catalog` lists the protocols, path choices, topologies, workloads and size
   distributions the core knows;
+- :func:`sweep` runs a grid of scenarios (local processes or a Dask cluster) and returns one
+  DataFrame of their summaries;
 - :class:`Results.load <dcnsim.results.Results.load>` reads back a result directory that a run
   with ``out=`` (or ``dcnsim run --out``) wrote.
 
@@ -20,8 +22,10 @@ from typing import Any
 
 from .api import catalog, run, validate
 from .results import Results
+from .sweep import SweepError, sweep
 
-__all__ = ["run", "validate", "catalog", "Results", "ScenarioError", "__version__"]
+__all__ = ["run", "validate", "catalog", "sweep", "Results", "ScenarioError", "SweepError",
+           "__version__"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,5 @@
-"""The ``dcnsim`` command: ``run``, ``validate``, ``list``, ``demo``.
+"""The ``dcnsim`` command: ``run``, ``validate``, ``list``, ``demo``, ``sweep``, ``plot``,
+``reproduce``.
 
 Bad input (a scenario error, a missing or unreadable file) prints ``error: <message>`` on
 stderr and exits with code 2, like a usage error; nothing is written then (the core writes a
@@ -16,9 +17,12 @@ from typing import Any, NoReturn
 import click
 
 from . import api, demo as demo_mod, tables
+from .sweep import FAILURES_JSON, SUMMARIES_CSV, SweepError, collect, load_spec, run_sweep
 
 #: Exit code for bad input (same as click's usage errors).
 EXIT_BAD_INPUT = 2
+#: Exit code of a sweep or reproduction in which some points failed (the others finished).
+EXIT_SOME_FAILED = 1
 #: Exit code after Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED = 130
 
@@ -46,7 +50,7 @@ def _user_errors() -> Iterator[None]:
               "build it with `make` or `pip install .`", code=1)
     try:
         yield
-    except core.ScenarioError as e:
+    except (core.ScenarioError, SweepError) as e:
         _fail(str(e))
     except OSError as e:
         name = e.filename if e.filename is not None else ""
@@ -157,6 +161,117 @@ def demo(out: Path, flows: int | None, quiet: bool) -> None:
         )
     click.echo(tables.comparison_table({p: r.summary for p, r in results.items()}))
     click.echo(f"\nwrote {out}/flows.csv, {out}/summary.json, {out}/fct_by_size.png")
+
+
+@cli.command()
+@click.argument("sweep_file", metavar="SWEEP.toml")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Sweep folder: one result folder per point, summaries.csv, sweep.json.")
+@click.option("--workers", "-j", type=click.IntRange(min=1),
+              help="Local processes (default: every core).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT",
+              help="Run on this Dask distributed scheduler instead of local processes.")
+@click.option("--force", is_flag=True, help="Re-run points that are already finished.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def sweep(sweep_file: str, out: Path, workers: int | None, scheduler: str | None, force: bool,
+          quiet: bool) -> None:
+    """Run every point of the grid in SWEEP.toml; finished points are kept (resume)."""
+    with _user_errors():
+        spec = load_spec(sweep_file)
+        outcome = run_sweep(
+            spec, out, workers=workers, scheduler=scheduler, force=force, quiet=quiet,
+            log=lambda line: click.echo(line, err=True),
+        )
+        frame = collect(out, spec.points())
+        frame.to_csv(out / SUMMARIES_CSV, index=False)
+    total = len(frame)
+    click.echo(
+        f"{total - len(outcome.failures)}/{total} points finished "
+        f"({len(outcome.ran)} run now, {len(outcome.kept)} kept); wrote {out / SUMMARIES_CSV}",
+        err=quiet,
+    )
+    if outcome.failures:
+        click.echo(f"error: {len(outcome.failures)} point(s) failed, listed in "
+                   f"{out / FAILURES_JSON}", err=True)
+        sys.exit(EXIT_SOME_FAILED)
+
+
+@cli.command()
+@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+def plot(directory: Path) -> None:
+    """Draw the standard plots of a run or sweep folder into DIR/plots/."""
+    from . import plots
+
+    with _user_errors():
+        files = plots.plot_dir(directory)
+    for f in files:
+        click.echo(f"wrote {f}")
+    if not files:
+        click.echo(f"{directory}: nothing to plot (no finished flows, no series)", err=True)
+
+
+@cli.command()
+@click.argument("paper", required=False)
+@click.option("--list", "list_papers", is_flag=True, help="List papers and figures, then exit.")
+@click.option("--figure", "figure_id", metavar="ID", help="Only this figure (default: all).")
+@click.option("--quick", is_flag=True, help="Fewer flows, loads and seeds: minutes on 2 cores.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder (default: results/reproduce/PAPER).")
+@click.option("--workers", "-j", type=click.IntRange(min=1), help="Local processes (default: all cores).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run the sweeps on this Dask scheduler.")
+@click.option("--force", is_flag=True, help="Re-run simulation points already finished.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+def reproduce(paper: str | None, list_papers: bool, figure_id: str | None, quick: bool,
+              out: Path | None, workers: int | None, scheduler: str | None, force: bool,
+              quiet: bool) -> None:
+    """Re-run a paper's figures (merp, pace, tr, mcp, pdq, core) and compare with its numbers."""
+    from . import experiments
+    from .experiments import runner
+
+    if list_papers:
+        click.echo(_paper_list(experiments.PAPERS))
+        return
+    if paper is None:
+        _fail("name a paper (" + ", ".join(experiments.PAPERS) + ") or use --list")
+    try:
+        p = experiments.get(paper)
+    except KeyError as e:
+        _fail(e.args[0])
+    if not p.figures:
+        pending = ", ".join(f.id for f in p.pending)
+        _fail(f"{p.name}: not yet implemented — no figure of this paper runs yet "
+              f"(pending: {pending}); see `dcnsim reproduce --list`", code=EXIT_SOME_FAILED)
+    if figure_id is not None and figure_id not in [f.id for f in p.figures]:
+        pending = [f.id for f in p.pending]
+        why = " is not yet implemented" if figure_id in pending else " is not a figure of it"
+        _fail(f"--figure: {figure_id!r}{why}; runnable: {', '.join(f.id for f in p.figures)}")
+    out = out or Path("results") / "reproduce" / p.name
+    with _user_errors():
+        rep = runner.reproduce(p, out, figure=figure_id, quick=quick, workers=workers,
+                               scheduler=scheduler, force=force, quiet=quiet,
+                               log=lambda line: click.echo(line, err=True))
+    for f in rep.figures:
+        counts = f.comparison["verdict"].value_counts()
+        click.echo(f"{f.figure.id}: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in
+                                                 ("reproduced", "differs", "not measured"))
+                   + f"  -> {f.png}")
+    click.echo(f"wrote {out / 'report.html'}, {out / 'data.csv'}, {out / 'comparison.csv'}")
+    if rep.failed_points:
+        click.echo(f"error: {rep.failed_points} simulation point(s) failed; see the report",
+                   err=True)
+        sys.exit(EXIT_SOME_FAILED)
+
+
+def _paper_list(papers) -> str:
+    blocks = []
+    for p in papers.values():
+        lines = [f"{p.name}  {p.citation}"]
+        for f in p.figures:
+            lines.append(f"  {f.id:<12} {f.shows}")
+        for f in p.pending:
+            lines.append(f"  {f.id:<12} not yet implemented (needs {f.needs}): {f.shows}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def main() -> None:

@@ -1,6 +1,7 @@
-"""Figures, drawn with matplotlib's Agg backend (no display needed) and saved as PNG.
+"""Plots of per-flow records: FCT by size, FCT CDF, slowdown by size bin.
 
-Call these after runs, on the ``flows`` DataFrames of :class:`~dcnsim.results.Results`.
+Call these after runs, on the ``flows`` DataFrames of :class:`~dcnsim.results.Results`; each
+takes ``{label: flows}`` (one line or bar group per label, e.g. per protocol) and a PNG path.
 """
 
 from __future__ import annotations
@@ -10,11 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
-#: Resolution of saved figures.
-DPI = 150
+from .common import new_figure, save
 
 
 def size_bins(sizes: np.ndarray, per_decade: int = 4) -> np.ndarray:
@@ -78,8 +75,7 @@ def fct_by_size(
     all_sizes = np.concatenate([f["size_bytes"].to_numpy() for f in frames.values()] or [[]])
     edges = size_bins(all_sizes)
 
-    fig = Figure(figsize=(10, 4.2), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure(10, 4.2)
     ax_mean, ax_p99 = fig.subplots(1, 2, sharex=True)
     for label, flows in frames.items():
         stats = binned_stats(flows, column, edges)
@@ -103,6 +99,72 @@ def fct_by_size(
         or f"{'Flow completion time' if metric == 'fct' else 'Slowdown'} by flow size "
         f"({total} flows, {len(edges) - 1} log-spaced size bins)"
     )
-    path = Path(path)
-    fig.savefig(path, dpi=DPI)
-    return path
+    return save(fig, path)
+
+
+def _unfinished_note(label: str, flows: pd.DataFrame) -> str:
+    n = int(flows["fct_s"].isna().sum())
+    return label if n == 0 else f"{label} ({n} unfinished)"
+
+
+def fct_cdf(frames: Mapping[str, pd.DataFrame], path: str | Path, title: str | None = None) -> Path:
+    """The CDF of flow completion times (ms, log axis), one line per label; finished flows
+    only (the unfinished count is in the legend). Returns the path."""
+    fig = new_figure(6.4, 4.4)
+    ax = fig.subplots()
+    for label, flows in frames.items():
+        fct = np.sort(flows["fct_s"].dropna().to_numpy(dtype="float64")) * 1e3
+        if fct.size == 0:
+            continue
+        cdf = np.arange(1, fct.size + 1) / fct.size
+        ax.step(fct, cdf, where="post", label=_unfinished_note(label, flows))
+    ax.set_xscale("log")
+    ax.set_xlabel("flow completion time (ms)")
+    ax.set_ylabel("fraction of flows (CDF)")
+    ax.set_ylim(0, 1.01)
+    ax.grid(True, which="major", alpha=0.4)
+    ax.grid(True, which="minor", alpha=0.15)
+    ax.legend(loc="lower right")
+    ax.set_title(title or "CDF of flow completion time", fontsize=11)
+    return save(fig, path)
+
+
+def slowdown_by_size(
+    frames: Mapping[str, pd.DataFrame], path: str | Path, title: str | None = None
+) -> Path:
+    """Mean (bar) and 99th-percentile (marker) slowdown per flow-size bin, one bar group per
+    label. Bins are the decades of flow size (log-spaced, shared by all labels); a bar's count
+    of flows is printed above it. Returns the path."""
+    all_sizes = np.concatenate([f["size_bytes"].to_numpy() for f in frames.values()] or [[]])
+    edges = size_bins(all_sizes, per_decade=1)
+    fig = new_figure(max(6.4, 1.1 * (len(edges) - 1) + 2), 4.4)
+    ax = fig.subplots()
+    n = max(len(frames), 1)
+    width = 0.8 / n
+    x = np.arange(len(edges) - 1)
+    for i, (label, flows) in enumerate(frames.items()):
+        stats = binned_stats(flows, "slowdown", edges)
+        bins = np.searchsorted(edges, stats["center"]) - 1
+        pos = bins + (i - (n - 1) / 2) * width
+        bars = ax.bar(pos, stats["mean"], width, label=f"{_unfinished_note(label, flows)} mean")
+        ax.plot(pos, stats["p99"], ls="none", marker="_", ms=14, mew=2,
+                color=bars.patches[0].get_facecolor() if bars.patches else None,
+                label=f"{label} 99th pct")
+        for xp, y, c in zip(pos, stats["mean"], stats["count"]):
+            ax.annotate(f"{c}", (xp, y), ha="center", va="bottom", fontsize=7,
+                        xytext=(0, 1), textcoords="offset points")
+    ax.set_xticks(x, [f"{_bytes(edges[b])}–{_bytes(edges[b + 1])}" for b in x])
+    ax.set_yscale("log")
+    ax.set_xlabel("flow size bin (bytes); numbers above bars: flows per bin")
+    ax.set_ylabel("slowdown (FCT / ideal FCT)")
+    ax.grid(True, axis="y", which="major", alpha=0.4)
+    ax.legend(fontsize=8, ncol=2)
+    ax.set_title(title or "Slowdown by flow size")
+    return save(fig, path)
+
+
+def _bytes(b: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if b >= scale:
+            return f"{b / scale:g} {unit}"
+    return f"{b:g} B"

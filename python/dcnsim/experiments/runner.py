@@ -1,0 +1,95 @@
+"""``dcnsim reproduce``: run a paper's figures, compare with its numbers, write the report.
+
+For each figure: run its sweep (resumable, like any sweep) into ``OUT/<figure>/``, measure our
+numbers, draw ``OUT/<figure>.png`` with the paper's values as markers, and compare every claim.
+Then ``OUT/data.csv`` (our numbers), ``OUT/comparison.csv`` (claim by claim) and
+``OUT/report.html`` (self-contained: the images are embedded).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from .. import report
+from ..sweep import collect, load_spec, run_sweep
+from . import claims as claims_mod
+from .figure import MEASURE_COLUMNS, Figure, Paper, Runs
+
+
+@dataclass
+class FigureResult:
+    """What one figure produced: our numbers, the claim table, the PNG, failed points."""
+
+    figure: Figure
+    ours: pd.DataFrame
+    comparison: pd.DataFrame
+    png: Path
+    failures: list[str] = field(default_factory=list)
+    points: int = 0
+
+
+@dataclass
+class Reproduction:
+    paper: Paper
+    quick: bool
+    out: Path
+    figures: list[FigureResult]
+
+    @property
+    def failed_points(self) -> int:
+        return sum(len(f.failures) for f in self.figures)
+
+
+def reproduce(
+    paper: Paper,
+    out: str | os.PathLike[str],
+    figure: str | None = None,
+    quick: bool = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+    quiet: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> Reproduction:
+    """Reproduces ``paper`` (one ``figure``, or all its runnable figures) into ``out``.
+
+    Raises ``KeyError`` for an unknown figure id and ``ValueError`` when the paper has no
+    runnable figure yet.
+    """
+    if not paper.figures:
+        raise ValueError(f"{paper.name}: no figure is implemented yet")
+    figures = [paper.figure(figure)] if figure else list(paper.figures)
+    say = log or (lambda line: None)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    all_claims = claims_mod.load_claims(paper.name)
+    results = []
+    for fig in figures:
+        say(f"{paper.name} {fig.id}: {fig.title}")
+        runs, failures, points = None, [], 0
+        if fig.sweep is not None:
+            spec = load_spec(fig.sweep.spec(quick))
+            spec.name = f"{paper.name}-{fig.id}"
+            outcome = run_sweep(spec, out / fig.id, workers=workers, scheduler=scheduler,
+                                force=force, quiet=quiet, log=say)
+            failures = [f"{f.point.name}: {f.error}" for f in outcome.failures]
+            summaries = collect(out / fig.id, spec.points())
+            summaries.to_csv(out / fig.id / "summaries.csv", index=False)
+            runs, points = Runs(out / fig.id, summaries), len(summaries)
+        ours = fig.measure(runs)[MEASURE_COLUMNS].assign(figure=fig.id)
+        fig_claims = all_claims[all_claims["figure"] == fig.id]
+        png = out / f"{fig.id}.png"
+        fig.plot(ours, fig_claims, runs, png)
+        results.append(FigureResult(fig, ours, claims_mod.compare(ours, fig_claims), png,
+                                    failures, points))
+    rep = Reproduction(paper, quick, out, results)
+    pd.concat([r.ours for r in results])[["figure", *MEASURE_COLUMNS]].to_csv(
+        out / "data.csv", index=False)
+    pd.concat([r.comparison for r in results]).to_csv(out / "comparison.csv", index=False)
+    report.write_html(rep, out / "report.html")
+    return rep

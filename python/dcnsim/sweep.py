@@ -1,0 +1,558 @@
+"""Sweeps: one base scenario, a grid of overrides, every point run in its own process.
+
+A sweep file (TOML) names a base scenario and a grid::
+
+    scenario = "dumbbell.toml"          # optional: relative to the sweep file
+    [base]                              # optional: keys set on top of it (or the whole scenario)
+    stop_s = 0.05
+    [grid]                              # key path -> list of values; the Cartesian product runs
+    transport.protocol = ["tcp", "dctcp"]
+    workload.load = [0.2, 0.6]
+    seed = [1, 2]
+
+:func:`sweep` expands the grid, validates every point with the core before anything runs, and
+runs the points on a local process pool (a fresh process per point) or, given a scheduler
+address, on a Dask distributed cluster. Each finished point is a result directory
+``OUT/<point>/`` (the core's files plus ``point.json``), moved into place in one rename, so an
+interrupted sweep resumes with only the missing points. The result is one DataFrame of all
+summaries, flattened, with a column per grid key; it is also written to ``OUT/summaries.csv``.
+
+``dcnsim.sweep`` is the function :func:`sweep`; reach this module's other names with
+``from dcnsim.sweep import load_spec, run_sweep, collect``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import re
+import shutil
+import sys
+import tomllib
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm import tqdm
+
+from . import api
+
+#: Keys a sweep file may hold at its top level.
+SWEEP_KEYS = ("name", "scenario", "base", "grid")
+#: The file beside the point folders that lists the sweep (grid, points) and their summaries.
+SWEEP_JSON, SUMMARIES_CSV, FAILURES_JSON, POINT_JSON = (
+    "sweep.json", "summaries.csv", "failures.json", "point.json",
+)
+#: Prefixes of the temporary folders a point is written into before its rename.
+TMP_PREFIX, OLD_PREFIX = ".tmp-", ".old-"
+#: Longest readable point name before the hashed fallback.
+MAX_NAME = 80
+
+
+class SweepError(ValueError):
+    """A broken sweep (file, grid or every point invalid); ``str(e)`` names the key path."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """One scenario of the grid: its folder name, its grid values and the core's arguments."""
+
+    name: str
+    values: dict[str, Any]
+    overrides: list[str]
+    text: str
+    fmt: str
+    base_dir: str
+
+
+@dataclass
+class Spec:
+    """A parsed sweep: the base scenario (as the core's arguments) and the grid."""
+
+    text: str
+    fmt: str
+    base_dir: str
+    base_overrides: list[str]
+    grid: dict[str, list[Any]]
+    name: str = "sweep"
+
+    def points(self) -> list[Point]:
+        """The Cartesian product of the grid, in grid order (first key varies slowest)."""
+        keys = list(self.grid)
+        combos = itertools.product(*(self.grid[k] for k in keys)) if keys else [()]
+        names = _names(keys)
+        pts = []
+        for combo in combos:
+            values = dict(zip(keys, combo))
+            overrides = self.base_overrides + [f"{k}={toml_value(v)}" for k, v in values.items()]
+            pts.append(
+                Point(_point_name(names, values), values, overrides, self.text, self.fmt,
+                      self.base_dir)
+            )
+        return pts
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a sweep
+
+
+def load_spec(sweep: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
+    """A :class:`Spec` from a sweep file path or a dict of the same shape.
+
+    In a dict, ``scenario`` may also be a scenario dict, and relative paths are taken from the
+    working directory. Raises :class:`SweepError` naming the key for a malformed sweep.
+    """
+    if isinstance(sweep, Mapping):
+        raw, here = dict(sweep), Path.cwd()
+    else:
+        path = Path(sweep)
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as e:
+            raise SweepError(f"{path}: not valid TOML: {e}") from None
+        here = path.resolve().parent
+    for key in raw:
+        if key not in SWEEP_KEYS:
+            raise SweepError(f"{key}: unknown key in a sweep file (valid: {', '.join(SWEEP_KEYS)})")
+    scenario, base = raw.get("scenario"), raw.get("base", {})
+    if not isinstance(base, Mapping):
+        raise SweepError("base: must be a table of scenario keys")
+    if scenario is None and not base:
+        raise SweepError("scenario: a sweep needs a base scenario (`scenario = \"file.toml\"` "
+                         "and/or a [base] table)")
+    if scenario is None:
+        text, fmt, base_dir, base_overrides = json.dumps(base), "json", str(here), []
+    elif isinstance(scenario, Mapping):
+        text, fmt, base_dir = json.dumps(scenario), "json", str(here)
+        base_overrides = [f"{k}={toml_value(v)}" for k, v in _leaves(base)]
+    elif isinstance(scenario, str):
+        file = here / scenario
+        if not file.is_file():
+            raise SweepError(f"scenario: no such file {file}")
+        text, fmt, base_dir = api.scenario_args(file)
+        base_overrides = [f"{k}={toml_value(v)}" for k, v in _leaves(base)]
+    else:
+        raise SweepError("scenario: must be a path to a scenario file (relative to the sweep)")
+    grid_raw = raw.get("grid", {})
+    if not isinstance(grid_raw, Mapping):
+        raise SweepError("grid: must be a table of key paths to lists of values")
+    grid: dict[str, list[Any]] = {}
+    for key, values in _leaves(grid_raw):
+        if not isinstance(values, list):
+            raise SweepError(f"grid.{key}: must be a list of values, e.g. [{toml_value(values)}]")
+        if not values:
+            raise SweepError(f"grid.{key}: empty list (give at least one value)")
+        grid[key] = values
+    name = str(raw.get("name") or (Path(sweep).stem if not isinstance(sweep, Mapping) else "sweep"))
+    return Spec(text, fmt, base_dir, base_overrides, grid, name)
+
+
+def _leaves(table: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    """``(key.path, value)`` for every non-table value; dotted keys and nested tables alike."""
+    for k, v in table.items():
+        path = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            yield from _leaves(v, path + ".")
+        else:
+            yield path, v
+
+
+def toml_value(v: Any) -> str:
+    """``v`` written as a TOML value, the syntax of a ``--set`` override."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)  # a JSON string is a TOML basic string
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {toml_value(x)}" for k, x in v.items()) + "}"
+    raise SweepError(f"cannot write {v!r} ({type(v).__name__}) as a scenario value")
+
+
+def _names(keys: list[str]) -> dict[str, str]:
+    """Short names of the grid keys for folder names: the last path part, unless two clash."""
+    last = [k.rsplit(".", 1)[-1] for k in keys]
+    return {k: (s if last.count(s) == 1 else k) for k, s in zip(keys, last)}
+
+
+def _point_name(names: Mapping[str, str], values: Mapping[str, Any]) -> str:
+    """A stable, readable folder name: ``protocol-tcp_load-0.2_seed-1``.
+
+    A value that is not a plain scalar is replaced by a short hash of it; a name that is too
+    long becomes ``p-<hash>`` of all values. The same grid values always give the same name.
+    """
+    if not values:
+        return "base"
+    parts = []
+    for k, v in values.items():
+        if isinstance(v, (bool, int, float, str)):
+            text = toml_value(v).strip('"')
+        else:
+            text = _digest(v, 6)
+        parts.append(f"{names[k]}-{text}")
+    name = re.sub(r"[^A-Za-z0-9._=-]+", "-", "_".join(parts)).strip("-.")
+    if len(name) > MAX_NAME or not name:
+        name = "p-" + _digest(values, 12)
+    return name
+
+
+def _digest(v: Any, n: int) -> str:
+    return hashlib.sha256(json.dumps(v, sort_keys=True, default=str).encode()).hexdigest()[:n]
+
+
+# ---------------------------------------------------------------------------------------------
+# Running one point (in a worker process)
+
+
+def run_point(point: Point, out: str) -> dict[str, Any]:
+    """Runs ``point`` into ``out/<point.name>`` atomically; returns its summary.
+
+    The core writes the result into a temporary folder beside the final one, ``point.json``
+    joins it, and one rename publishes it; an existing folder (``force``) is swapped out and
+    removed only after that. Runs in the worker process; raises what the core raises.
+    """
+    root = Path(out)
+    final = root / point.name
+    tmp = root / f"{TMP_PREFIX}{point.name}-{uuid.uuid4().hex[:8]}"
+    try:
+        raw = api.core().run(
+            point.text, point.fmt, point.base_dir, list(point.overrides), str(tmp), True, None
+        )
+        (tmp / POINT_JSON).write_text(
+            json.dumps({"name": point.name, "grid": point.values, "overrides": point.overrides},
+                       indent=2) + "\n",
+            encoding="utf-8",
+        )
+        old = None
+        if final.exists():
+            old = root / f"{OLD_PREFIX}{point.name}-{uuid.uuid4().hex[:8]}"
+            final.rename(old)
+        tmp.rename(final)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return json.loads(raw["summary"])
+
+
+# ---------------------------------------------------------------------------------------------
+# The sweep
+
+
+@dataclass
+class Failure:
+    """A point that did not produce a result: its name, grid values, overrides and error."""
+
+    point: Point
+    error: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"point": self.point.name, "grid": self.point.values,
+                "overrides": self.point.overrides, "error": self.error}
+
+
+@dataclass
+class Outcome:
+    """What :func:`run_sweep` did: points run now, points kept from before, failures."""
+
+    ran: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+
+
+def is_done(point: Point, out: Path, resolved: Mapping[str, Any]) -> bool:
+    """True when ``out/<point>`` holds a finished run of this very scenario.
+
+    A folder whose scenario.json differs from the point's resolved scenario (the sweep file
+    changed since) does not count: the point runs again.
+    """
+    d = out / point.name
+    if not ((d / POINT_JSON).is_file() and (d / "summary.json").is_file()):
+        return False
+    try:
+        stored = json.loads((d / "scenario.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return stored == resolved
+
+
+def check_points(points: list[Point]) -> tuple[dict[str, dict[str, Any]], list[Failure]]:
+    """Validates every point with the core; returns resolved scenarios by name and failures.
+
+    Raises :class:`SweepError` when two points share a folder name, or when every point is
+    invalid (the sweep itself is broken: an unknown key, a bad base scenario).
+    """
+    seen: dict[str, Point] = {}
+    for p in points:
+        if p.name in seen:
+            raise SweepError(f"grid: points {seen[p.name].values} and {p.values} would share "
+                             f"the folder {p.name!r}")
+        seen[p.name] = p
+    core = api.core()
+    resolved, failures = {}, []
+    for p in points:
+        try:
+            scenario = json.loads(core.validate(p.text, p.fmt, p.base_dir, list(p.overrides)))
+        except core.ScenarioError as e:
+            failures.append(Failure(p, str(e)))
+            continue
+        scenario.pop("_resolved", None)
+        resolved[p.name] = scenario
+    if failures and not resolved:
+        first = failures[0]
+        raise SweepError(str(first.error) if len(points) == 1 else
+                         f"{first.error} (every point of the grid fails; first: {first.point.name})")
+    return resolved, failures
+
+
+def run_sweep(
+    spec: Spec,
+    out: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+    quiet: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> Outcome:
+    """Runs the points of ``spec`` that are not finished in ``out`` (all of them with ``force``).
+
+    Invalid points (a bad value at some grid point) are failures and do not run; the others
+    run on ``workers`` local processes (default: every core), one fresh process per point, or
+    on the Dask cluster at ``scheduler``. ``log`` receives one line per failure.
+    """
+    out = Path(out)
+    points = spec.points()
+    resolved, failures = check_points(points)
+    out.mkdir(parents=True, exist_ok=True)
+    _clean_temporaries(out)
+    (out / SWEEP_JSON).write_text(
+        json.dumps({"name": spec.name, "grid": spec.grid, "base_overrides": spec.base_overrides,
+                    "points": [{"name": p.name, "grid": p.values} for p in points]},
+                   indent=2, default=str) + "\n",
+        encoding="utf-8",
+    )
+    outcome = Outcome(failures=list(failures))
+    todo = []
+    for p in points:
+        if p.name not in resolved:
+            continue
+        if not force and is_done(p, out, resolved[p.name]):
+            outcome.kept.append(p.name)
+        else:
+            todo.append(p)
+    say = log or (lambda line: None)
+    for f in failures:
+        say(f"point {f.point.name} ({', '.join(f.point.overrides) or 'base'}) is invalid: {f.error}")
+    bar = tqdm(total=len(points), initial=len(outcome.kept) + len(failures), unit="point",
+               desc=spec.name, disable=quiet, file=sys.stderr, dynamic_ncols=True)
+    try:
+        def done(p: Point, error: str | None) -> None:
+            bar.update(1)
+            if error is None:
+                outcome.ran.append(p.name)
+            else:
+                outcome.failures.append(Failure(p, error))
+                with tqdm.external_write_mode(file=sys.stderr):  # keep the bar intact
+                    say(f"point {p.name} ({', '.join(p.overrides) or 'base'}) failed: {error}")
+
+        if scheduler:
+            _run_dask(todo, out, scheduler, done)
+        else:
+            _run_local(todo, out, workers or os.cpu_count() or 1, done)
+    finally:
+        bar.close()
+    failed_file = out / FAILURES_JSON
+    if outcome.failures:
+        failed_file.write_text(
+            json.dumps([f.as_dict() for f in outcome.failures], indent=2, default=str) + "\n",
+            encoding="utf-8",
+        )
+    elif failed_file.exists():
+        failed_file.unlink()
+    return outcome
+
+
+def _clean_temporaries(out: Path) -> None:
+    """Removes what an interrupted point left behind (its temporary or swapped-out folder).
+    Two sweeps must not write into one folder at the same time."""
+    # the core's own temporary folder of a point's temporary folder starts with "." + TMP_PREFIX
+    for d in out.iterdir():
+        if d.is_dir() and d.name.startswith((TMP_PREFIX, OLD_PREFIX, "." + TMP_PREFIX)):
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _error_text(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """Fresh processes that start fast: a fork server that has imported dcnsim (with numpy and
+    pandas) once forks each worker, instead of a new interpreter per point (spawn). Plain fork
+    is not an option: it copies the parent's threads and locks, and it cannot be combined with
+    ``max_tasks_per_child``."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["dcnsim.sweep"])
+    return ctx
+
+
+def _run_local(todo: list[Point], out: Path, workers: int,
+               done: Callable[[Point, str | None], None],
+               fn: Callable[[Point, str], Any] = run_point) -> None:
+    """A process pool with one fresh process per point (``max_tasks_per_child=1``), so a
+    point never inherits another's state. A point that kills its process breaks the pool;
+    the points caught in that are retried one by one so only the culprit fails. ``fn`` is the
+    point function (a seam for tests)."""
+    if not todo:
+        return
+    ctx = _pool_context()
+    suspects = []
+    with cf.ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx,
+                                max_tasks_per_child=1) as pool:
+        futures = {pool.submit(fn, p, str(out)): p for p in todo}
+        try:
+            for fut in cf.as_completed(futures):
+                p = futures[fut]
+                try:
+                    fut.result()
+                except cf.process.BrokenProcessPool:
+                    suspects.append(p)
+                except Exception as e:  # the point's own error; the sweep goes on
+                    done(p, _error_text(e))
+                else:
+                    done(p, None)
+        except BaseException:  # Ctrl-C: do not start the points still queued
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    for p in suspects:  # alone in a fresh pool: a crash now is the point's own
+        with cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+            try:
+                pool.submit(fn, p, str(out)).result()
+            except cf.process.BrokenProcessPool:
+                done(p, "the worker process died (crash or out of memory)")
+            except Exception as e:
+                done(p, _error_text(e))
+            else:
+                done(p, None)
+
+
+def _run_dask(todo: list[Point], out: Path, scheduler: str,
+              done: Callable[[Point, str | None], None]) -> None:
+    """The points as tasks on an existing Dask cluster; workers must see ``out`` and the
+    scenario's files at the same paths (a shared file system)."""
+    import distributed
+
+    with distributed.Client(scheduler) as client:
+        if not todo:
+            return
+        futures = [client.submit(run_point, p, str(out), key=f"dcnsim-{p.name}-{uuid.uuid4().hex[:8]}",
+                                 pure=False, retries=0) for p in todo]
+        by_key = {f.key: p for f, p in zip(futures, todo)}
+        for fut in distributed.as_completed(futures):
+            p = by_key[fut.key]
+            try:
+                fut.result()
+            except Exception as e:
+                done(p, _error_text(e))
+            else:
+                done(p, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Collecting
+
+
+def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """The summary as flat columns: ``fct_s.p99``, ``flows.total``; size classes become
+    ``by_size.<class>.<field>``; other lists are left out."""
+    flat: dict[str, Any] = {}
+    for k, v in summary.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            flat.update(flatten_summary(v, key + "."))
+        elif isinstance(v, list):
+            if all(isinstance(x, Mapping) and "class" in x for x in v):
+                for x in v:
+                    rest = {f: y for f, y in x.items() if f != "class"}
+                    flat.update(flatten_summary(rest, f"{key}.{x['class']}."))
+        else:
+            flat[key] = v
+    return flat
+
+
+def collect(out: str | os.PathLike[str], points: list[Point] | None = None) -> pd.DataFrame:
+    """One row per point of the sweep in ``out``: ``point``, the grid columns, ``status``
+    (``ok`` / ``failed`` / ``missing``), ``error``, then the flattened summary.
+
+    Without ``points``, the sweep's own sweep.json says which points there are.
+    """
+    out = Path(out)
+    if points is None:
+        meta = json.loads((out / SWEEP_JSON).read_text(encoding="utf-8"))
+        entries = [(p["name"], p["grid"]) for p in meta["points"]]
+    else:
+        entries = [(p.name, p.values) for p in points]
+    errors = {}
+    if (out / FAILURES_JSON).is_file():
+        errors = {f["point"]: f["error"]
+                  for f in json.loads((out / FAILURES_JSON).read_text(encoding="utf-8"))}
+    rows = []
+    for name, values in entries:
+        row: dict[str, Any] = {"point": name, **values}
+        summary_file = out / name / "summary.json"
+        if summary_file.is_file() and name not in errors:
+            row["status"], row["error"] = "ok", None
+            summary = json.loads(summary_file.read_text(encoding="utf-8"))
+            for k, v in flatten_summary(summary).items():
+                row.setdefault(k, v)
+        else:
+            row["status"] = "failed" if name in errors else "missing"
+            row["error"] = errors.get(name)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def sweep(
+    spec: str | os.PathLike[str] | Mapping[str, Any],
+    out: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+    quiet: bool = True,
+) -> pd.DataFrame:
+    """Runs a sweep and returns one DataFrame of all its points' summaries.
+
+    ``spec`` is a sweep file (TOML) or a dict of the same shape (``scenario``: a path or a
+    scenario dict; ``base``; ``grid``: key path → list of values). Points already finished in
+    ``out`` are kept unless ``force``. ``workers`` local processes (default: every core), or
+    the Dask scheduler at ``scheduler`` (``"tcp://host:8786"``). Failed points are rows with
+    ``status == "failed"`` and their ``error``; the frame is also written to
+    ``out/summaries.csv``. Raises :class:`SweepError` (or ``dcnsim.ScenarioError``) for a
+    broken sweep, before anything runs.
+    """
+    s = load_spec(spec)
+    run_sweep(s, out, workers=workers, scheduler=scheduler, force=force, quiet=quiet)
+    frame = collect(out, s.points())
+    frame.to_csv(Path(out) / SUMMARIES_CSV, index=False)
+    return frame

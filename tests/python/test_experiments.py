@@ -1,0 +1,147 @@
+"""Reproductions: exact flow-level schedules, the claims tables and verdict rule, the paper
+registry, `dcnsim reproduce` output and exit codes."""
+
+from __future__ import annotations
+
+import base64
+import re
+from fractions import Fraction as F
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from dcnsim import experiments
+from dcnsim.cli import cli
+from dcnsim.experiments import claims, fluid, merp, runner
+from conftest import real_core_available
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+# --- fluid schedules, by hand ------------------------------------------------------------------
+
+
+def test_srpt_on_merp_table1():
+    s = fluid.schedule(merp.TABLE1, "srpt")
+    # A (3) before C (4); at 3 B (3) beats C's remaining 4; C last.
+    assert s.finish == {"A": 3, "B": 6, "C": 10}
+    assert s.mean_fct() == F(16, 3) and s.max_expansion_ratio() == F(5, 2)
+
+
+def test_ps_on_merp_table1_interval_by_interval():
+    s = fluid.schedule(merp.TABLE1, "ps")
+    # 0-3: A and C at 1/2 (A left 1.5, C 2.5); 3-7.5: three at 1/3 (A done, C left 1, B 1.5);
+    # 7.5-9.5: B and C at 1/2 (C done, B left 0.5); 9.5-10: B alone.
+    assert [(a, b) for a, b, _ in s.segments] == [(0, 3), (3, F(15, 2)), (F(15, 2), F(19, 2)),
+                                                  (F(19, 2), 10)]
+    assert s.segments[1][2] == {"A": F(1, 3), "B": F(1, 3), "C": F(1, 3)}
+    assert s.finish == {"A": F(15, 2), "C": F(19, 2), "B": 10}
+    assert s.mean_fct() == 8
+    assert s.expansion_ratio("A") == F(5, 2) and s.expansion_ratio("C") == F(19, 8)
+
+
+def test_fluid_skips_idle_time_and_refuses_unknown_policies():
+    s = fluid.schedule([("x", 0, 1), ("y", 5, 2)], "ps")
+    assert s.finish == {"x": 1, "y": 7} and s.fct("y") == 2
+    with pytest.raises(ValueError, match="policy"):
+        fluid.schedule([("x", 0, 1)], "fifo")
+
+
+# --- claims and verdicts -----------------------------------------------------------------------
+
+
+def test_verdict_rule():
+    assert claims.verdict(1.2, 1.0, 0.25) == "reproduced"
+    assert claims.verdict(1.3, 1.0, 0.25) == "differs"
+    assert claims.verdict(0.0, 0.0, 0.0) == "reproduced"
+    assert claims.verdict(1.0, 0.0, 0.0) == "differs"
+    assert claims.verdict(float("nan"), 1.0, 0.25) == "not measured"
+
+
+def test_x_values_join_whatever_their_type():
+    assert claims.x_key(0.6) == claims.x_key("0.60") == "0.6"
+    assert claims.x_key(None) == claims.x_key(float("nan")) == ""
+    assert claims.x_key("A") == "A"
+
+
+def test_compare_gives_ratio_gap_and_verdict():
+    ours = pd.DataFrame({"figure": ["f", "f"], "metric": ["m", "m"], "x": [0.2, 0.4],
+                         "protocol": ["p", "p"], "value": [2.0, 5.0]})
+    paper = pd.DataFrame({"figure": ["f", "f", "f"], "metric": ["m"] * 3, "x": ["0.2", "0.4", "0.8"],
+                          "protocol": ["p"] * 3, "value": [2.2, 4.0, 1.0],
+                          "tolerance": [0.25] * 3, "source": ["s"] * 3, "note": [""] * 3})
+    t = claims.compare(ours, paper)
+    # 5 against 4 is a gap of exactly 0.25 x 4: the edge still counts as reproduced
+    assert list(t["verdict"]) == ["reproduced", "reproduced", "not measured"]
+    assert t["ratio"].iloc[0] == pytest.approx(2.0 / 2.2) and t["gap"].iloc[1] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("name", list(experiments.PAPERS))
+def test_every_claim_belongs_to_a_figure_and_quotes_its_source(name):
+    paper = experiments.get(name)
+    table = claims.load_claims(name)
+    ids = {f.id for f in paper.figures} | {p.id for p in paper.pending}
+    assert set(table["figure"]) <= ids
+    assert (table["source"].str.len() > 20).all()
+    assert paper.figures or paper.pending, "a paper lists at least what it will reproduce"
+    all_ids = [f.id for f in paper.figures] + [p.id for p in paper.pending]
+    assert len(all_ids) == len(set(all_ids))
+
+
+def test_merp_claims_quote_the_seed_numbers():
+    table = claims.load_claims("merp")
+    srpt_mean = table[(table["metric"] == "mean_fct") & (table["protocol"] == "srpt")].iloc[0]
+    assert srpt_mean["value"] == pytest.approx(16 / 3) and "5 1/3" in srpt_mean["source"]
+
+
+# --- reproduce ---------------------------------------------------------------------------------
+
+
+def test_reproduce_merp_writes_data_png_and_a_self_contained_report(tmp_path):
+    rep = runner.reproduce(experiments.get("merp"), tmp_path)
+    table = rep.figures[0].comparison
+    assert table["verdict"].value_counts().to_dict() == {
+        "reproduced": 11, "differs": 1, "not measured": 2}
+    differs = table[table["verdict"] == "differs"].iloc[0]
+    assert (differs["metric"], differs["x"], differs["protocol"], differs["ours"]) == (
+        "expansion_ratio", "A", "ps", 2.5)
+    data = pd.read_csv(tmp_path / "data.csv")
+    assert set(data.columns) == {"figure", "metric", "x", "protocol", "value"} and len(data) == 16
+    assert (tmp_path / "comparison.csv").is_file()
+    html = (tmp_path / "report.html").read_text()
+    png = re.search(r"data:image/png;base64,([A-Za-z0-9+/=]+)", html).group(1)
+    assert base64.b64decode(png) == (tmp_path / "table1.png").read_bytes()
+    assert "Not yet implemented" in html and "fig5-7" in html
+    assert "11</b> claims reproduced" in html
+
+
+def test_cli_reproduce_list_and_exit_codes(tmp_path):
+    r = invoke("reproduce", "--list")
+    assert r.exit_code == 0
+    for name in ("merp", "pace", "tr", "mcp", "pdq", "core"):
+        assert re.search(rf"^{name}  ", r.stdout, re.M), name
+    assert "table1 " in r.stdout and "not yet implemented" in r.stdout
+    r = invoke("reproduce", "pace", "--out", tmp_path / "p")
+    assert r.exit_code == 1 and "pace: not yet implemented" in r.stderr
+    assert not (tmp_path / "p").exists()
+    r = invoke("reproduce", "nope")
+    assert r.exit_code == 2 and "unknown paper 'nope'" in r.stderr
+    r = invoke("reproduce", "merp", "--figure", "fig13")
+    assert r.exit_code == 2 and "'fig13' is not yet implemented" in r.stderr
+    r = invoke("reproduce", "merp", "--figure", "table1", "--out", tmp_path / "m")
+    assert r.exit_code == 0 and "table1: 11 reproduced, 1 differs, 2 not measured" in r.stdout
+
+
+@pytest.mark.skipif(not real_core_available(), reason="the compiled core is not built")
+def test_reproduce_core_quick_dctcp_keeps_the_queue_near_k(tmp_path):
+    r = invoke("reproduce", "core", "--quick", "--out", tmp_path, "-q", "-j", "2")
+    assert r.exit_code == 0, r.output
+    table = pd.read_csv(tmp_path / "comparison.csv")
+    assert (table["verdict"] == "reproduced").all(), table[["metric", "protocol", "ours"]]
+    data = pd.read_csv(tmp_path / "data.csv")
+    tcp_drops = data[(data["protocol"] == "tcp") & (data["metric"] == "drops")]["value"].iloc[0]
+    assert tcp_drops > 0
+    assert (tmp_path / "dctcp-queue" / "protocol-tcp" / "series.csv").is_file()
