@@ -11,6 +11,7 @@
 //! Dispatch is by enum ([`Sender`], [`Receiver`]), not boxed trait objects: it is on the
 //! per-packet path.
 
+pub mod agent;
 pub mod tcp;
 
 use crate::error::{ConfigError, ConfigResult};
@@ -137,6 +138,13 @@ impl Transport {
     pub fn data_packet_sizes(&self) -> (u32, u32) {
         match self {
             Transport::Tcp(p) => (p.mss, p.header),
+        }
+    }
+
+    /// The queue discipline of every port (switches and host NICs).
+    pub fn discipline(&self) -> crate::net::queue::Discipline {
+        match self {
+            Transport::Tcp(_) => crate::net::queue::Discipline::Fifo,
         }
     }
 
