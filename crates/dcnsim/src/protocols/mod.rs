@@ -12,6 +12,7 @@
 //! per-packet path.
 
 pub mod agent;
+pub mod d2tcp;
 pub mod tcp;
 
 use crate::error::{ConfigError, ConfigResult};
@@ -69,6 +70,10 @@ pub struct TransportConfig {
     pub dctcp_g: Option<f64>,
     /// DCTCP: α before the first window of feedback.
     pub dctcp_init_alpha: Option<f64>,
+    /// D2TCP: lower clamp of the deadline imminence factor d.
+    pub d2tcp_d_min: Option<f64>,
+    /// D2TCP: upper clamp of d.
+    pub d2tcp_d_max: Option<f64>,
 }
 
 fn default_protocol() -> String {
@@ -90,6 +95,8 @@ impl Default for TransportConfig {
             ecn_k_pkts: None,
             dctcp_g: None,
             dctcp_init_alpha: None,
+            d2tcp_d_min: None,
+            d2tcp_d_max: None,
         }
     }
 }
@@ -104,6 +111,10 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "dctcp",
         "DCTCP (Alizadeh et al., SIGCOMM 2010): ECN marking at K, alpha-proportional cut",
     ),
+    (
+        "d2tcp",
+        "D2TCP (Vamanan et al., SIGCOMM 2012): DCTCP with the deadline-imminence penalty alpha^d",
+    ),
 ];
 
 /// A validated transport choice, from which the engine makes endpoints and switch settings.
@@ -115,7 +126,7 @@ pub enum Transport {
 impl Transport {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<Transport> {
         match cfg.protocol.as_str() {
-            "tcp" | "dctcp" => Ok(Transport::Tcp(tcp::TcpParams::from_config(cfg)?)),
+            "tcp" | "dctcp" | "d2tcp" => Ok(Transport::Tcp(tcp::TcpParams::from_config(cfg)?)),
             other => Err(ConfigError::new(
                 "transport.protocol",
                 format!(
@@ -128,6 +139,7 @@ impl Transport {
 
     pub fn name(&self) -> &'static str {
         match self {
+            Transport::Tcp(p) if p.d2tcp.is_some() => "d2tcp",
             Transport::Tcp(p) if p.dctcp => "dctcp",
             Transport::Tcp(_) => "tcp",
         }
