@@ -50,6 +50,7 @@ pub enum Ecn {
 pub enum Header {
     #[default]
     None,
+    Rcp(crate::protocols::rcp::RcpHeader),
 }
 
 #[derive(Clone, Debug, Default)]

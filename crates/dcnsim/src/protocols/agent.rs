@@ -21,10 +21,12 @@
 //! * [`on_dequeue`](SwitchAgent::on_dequeue): the packet leaves the queue and starts
 //!   serialising onto the link. Rewrites here see the queue as the packet leaves it.
 //! * [`poll_timeout`](SwitchAgent::poll_timeout) / [`handle_timeout`](SwitchAgent::handle_timeout):
-//!   periodic work (RCP's control interval, PDQ's rate controller). The engine keeps one event
-//!   for the agent at `poll_timeout()`, asks again after every `handle_timeout` and only then:
-//!   hooks must not need an earlier wake-up than the one they were last asked for.
-//!   `handle_timeout` sees every port (queue occupancy, rate).
+//!   periodic work (RCP's control interval, PDQ's rate controller). The engine asks
+//!   `poll_timeout()` after every `handle_timeout` and after every `on_enqueue` (so a hook may
+//!   wake a sleeping port), keeps one live event at the earliest answer and ignores superseded
+//!   ones. `poll_timeout` is therefore on the per-packet path: keep it O(1) (a heap's top).
+//!   `handle_timeout` sees every port (queue occupancy, rate) and must tolerate being called
+//!   when nothing is due.
 //!
 //! Every port has the agent, a host's NIC included: the first link of a path is managed like
 //! any other (RCP, D3 and PDQ routers are link controllers; a sender's own NIC is its first
@@ -57,13 +59,18 @@ pub enum Admission {
 }
 
 /// The switch halves of the protocols that have one, each holding the state of every port.
-pub enum SwitchAgent {}
+pub enum SwitchAgent {
+    Rcp(super::rcp::RcpSwitch),
+}
 
 impl SwitchAgent {
     /// The agent of `transport` for this network, if the protocol has switch logic.
     pub fn new(transport: &super::Transport, net: &Network) -> Option<SwitchAgent> {
-        let _ = (transport, net);
-        None
+        use super::Transport;
+        match transport {
+            Transport::Tcp(_) | Transport::Pfabric(_) => None,
+            Transport::Rcp(p) => Some(SwitchAgent::Rcp(super::rcp::RcpSwitch::new(p, net))),
+        }
     }
 
     /// A packet is offered to `port`'s queue (see the module doc).
@@ -74,24 +81,31 @@ impl SwitchAgent {
         at: &Port,
         pkt: &mut Packet,
     ) -> Admission {
-        let _ = (now, port, at, pkt);
-        match *self {}
+        let _ = at;
+        match self {
+            SwitchAgent::Rcp(a) => a.on_enqueue(now, port, pkt),
+        }
     }
 
     /// A packet leaves `port`'s queue and starts serialising.
     pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
         let _ = (now, port, at, pkt);
-        match *self {}
+        match self {
+            SwitchAgent::Rcp(_) => {}
+        }
     }
 
     /// When the agent next wants [`handle_timeout`](Self::handle_timeout).
     pub fn poll_timeout(&self) -> Option<Time> {
-        match *self {}
+        match self {
+            SwitchAgent::Rcp(a) => a.poll_timeout(),
+        }
     }
 
     /// Periodic work due at `now`; `ports` is every port of the network, by index.
     pub fn handle_timeout(&mut self, now: Time, ports: &[Port]) {
-        let _ = (now, ports);
-        match *self {}
+        match self {
+            SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
+        }
     }
 }

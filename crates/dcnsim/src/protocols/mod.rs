@@ -13,7 +13,9 @@
 
 pub mod agent;
 pub mod d2tcp;
+pub(crate) mod paced;
 pub mod pfabric;
+pub mod rcp;
 pub mod tcp;
 
 use crate::error::{ConfigError, ConfigResult};
@@ -81,6 +83,14 @@ pub struct TransportConfig {
     pub pfabric_rto_us: Option<f64>,
     /// pFabric: consecutive timeouts before probe mode.
     pub pfabric_probe_after: Option<u32>,
+    /// RCP: gain α on spare capacity.
+    pub rcp_alpha: Option<f64>,
+    /// RCP: gain β on the queue.
+    pub rcp_beta: Option<f64>,
+    /// RCP: R(0) as a fraction of the link rate.
+    pub rcp_init_rate: Option<f64>,
+    /// RCP: average RTT a link assumes before its first sample.
+    pub rcp_init_rtt_us: Option<f64>,
 }
 
 fn default_protocol() -> String {
@@ -107,6 +117,10 @@ impl Default for TransportConfig {
             pfabric_max_cwnd_pkts: None,
             pfabric_rto_us: None,
             pfabric_probe_after: None,
+            rcp_alpha: None,
+            rcp_beta: None,
+            rcp_init_rate: None,
+            rcp_init_rtt_us: None,
         }
     }
 }
@@ -152,6 +166,10 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "pfabric",
         "pFabric (Alizadeh et al., SIGCOMM 2013): remaining-size priorities, tiny buffers, line-rate start",
     ),
+    (
+        "rcp",
+        "RCP (Dukkipati et al., IWQoS 2005): per-link rate R(t), senders paced at the path minimum",
+    ),
 ];
 
 /// A validated transport choice, from which the engine makes endpoints and switch settings.
@@ -159,6 +177,7 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
 pub enum Transport {
     Tcp(tcp::TcpParams),
     Pfabric(pfabric::PfabricParams),
+    Rcp(rcp::RcpParams),
 }
 
 impl Transport {
@@ -168,6 +187,7 @@ impl Transport {
             "pfabric" => Ok(Transport::Pfabric(pfabric::PfabricParams::from_config(
                 cfg,
             )?)),
+            "rcp" => Ok(Transport::Rcp(rcp::RcpParams::from_config(cfg)?)),
             other => Err(ConfigError::new(
                 "transport.protocol",
                 format!(
@@ -184,6 +204,7 @@ impl Transport {
             Transport::Tcp(p) if p.dctcp => "dctcp",
             Transport::Tcp(_) => "tcp",
             Transport::Pfabric(_) => "pfabric",
+            Transport::Rcp(_) => "rcp",
         }
     }
 
@@ -193,6 +214,7 @@ impl Transport {
         match self {
             Transport::Tcp(p) => (p.mss, p.header),
             Transport::Pfabric(p) => (p.mss, p.header),
+            Transport::Rcp(p) => (p.mss, p.header + rcp::HEADER_BYTES),
         }
     }
 
@@ -201,6 +223,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => crate::net::queue::Discipline::Fifo,
             Transport::Pfabric(_) => crate::net::queue::Discipline::Pfabric,
+            Transport::Rcp(_) => crate::net::queue::Discipline::Fifo,
         }
     }
 
@@ -210,6 +233,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => None,
             Transport::Pfabric(p) => Some(p.default_buffer_pkts()),
+            Transport::Rcp(_) => None,
         }
     }
 
@@ -218,7 +242,7 @@ impl Transport {
     pub fn ecn_threshold_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
         match self {
             Transport::Tcp(p) => p.ecn_threshold_pkts(rate),
-            Transport::Pfabric(_) => None,
+            Transport::Pfabric(_) | Transport::Rcp(_) => None,
         }
     }
 
@@ -226,6 +250,7 @@ impl Transport {
         match self {
             Transport::Tcp(p) => Sender::Tcp(tcp::TcpSender::new(p, flow)),
             Transport::Pfabric(p) => Sender::Pfabric(pfabric::PfabricSender::new(p, flow)),
+            Transport::Rcp(p) => Sender::Rcp(rcp::RcpSender::new(p, flow)),
         }
     }
 
@@ -235,6 +260,10 @@ impl Transport {
             Transport::Pfabric(p) => {
                 Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(p.header, flow))
             }
+            Transport::Rcp(p) => Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(
+                p.header + rcp::HEADER_BYTES,
+                flow,
+            )),
         }
     }
 }
@@ -259,6 +288,7 @@ pub struct FlowSetup {
 pub enum Sender {
     Tcp(tcp::TcpSender),
     Pfabric(pfabric::PfabricSender),
+    Rcp(rcp::RcpSender),
 }
 
 pub enum Receiver {
@@ -270,6 +300,7 @@ macro_rules! dispatch_sender {
         match $self {
             Self::Tcp($e) => $body,
             Self::Pfabric($e) => $body,
+            Self::Rcp($e) => $body,
         }
     };
 }
