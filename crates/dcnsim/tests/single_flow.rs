@@ -25,7 +25,7 @@ file = "flows.csv"
 /// leaves back to back and crosses the two hops store-and-forward.
 #[test]
 fn fct_within_initial_window_is_exact_to_the_picosecond() {
-    for protocol in ["tcp", "dctcp"] {
+    for protocol in ["tcp", "dctcp", "d2tcp"] {
         let dir = flow_dir(
             &format!("exact-{protocol}"),
             "src,dst,size_bytes,start_s\n0,1,14600,0\n",

@@ -10,9 +10,18 @@
 //!   buffer.
 //! * **Rank**: one buffer ordered by `packet.rank` (lower is more urgent, ties by arrival);
 //!   dequeue the best rank; when full, drop the worst-ranked packet, the arriving one included
-//!   (the latest arrival loses a tie). This is the switch of pFabric and MERP; protocols that
-//!   need a different dequeue rule (pFabric's "oldest packet of the most urgent flow") build it
-//!   on top.
+//!   (the latest arrival loses a tie). This is MERP's switch.
+//! * **Pfabric**: the rank queue with pFabric's dequeue rule (Alizadeh et al., SIGCOMM 2013,
+//!   §4.1): find the best-ranked packet, then send the *earliest-arrived packet of that packet's
+//!   flow*. Within a flow later packets carry smaller remaining sizes (better ranks), so
+//!   dequeuing the best packet itself would send each flow's newest packet first and reorder
+//!   every flow. Drops are those of the rank queue: the worst rank in the queue, the arriving
+//!   packet included, the latest arrival losing a tie (§4.1, "drops the lowest priority
+//!   packet"). Both scans are over the few packets a pFabric buffer (~2 BDP) holds.
+//!
+//! A switch agent may mark a packet *protected* ([`Queue::push_forced`]): it is queued even
+//! when the buffer is full (explicit-rate protocols whose router counters must never miss a
+//! control packet; the caller strips the payload first).
 //!
 //! Occupancy is tracked in packets and bytes; a packet being serialised has left the queue.
 
@@ -25,6 +34,7 @@ pub enum Discipline {
     Fifo,
     Priority { classes: u8 },
     Rank,
+    Pfabric,
 }
 
 /// What happened to a packet offered to the queue.
@@ -55,7 +65,7 @@ impl Queue {
         let bands = match discipline {
             Discipline::Fifo => 1,
             Discipline::Priority { classes } => classes.max(1) as usize,
-            Discipline::Rank => 0,
+            Discipline::Rank | Discipline::Pfabric => 0,
         };
         Queue {
             discipline,
@@ -100,7 +110,7 @@ impl Queue {
 
     pub fn enqueue(&mut self, pool: &mut PacketPool, r: PacketRef) -> Enqueued {
         let size = pool.get(r).size as u64;
-        if self.discipline == Discipline::Rank {
+        if matches!(self.discipline, Discipline::Rank | Discipline::Pfabric) {
             return self.enqueue_ranked(pool, r, size);
         }
         if !self.fits(size) {
@@ -171,6 +181,25 @@ impl Queue {
         Enqueued::Accepted { marked }
     }
 
+    /// Queues a packet whatever the buffer holds (a switch agent's protected control packet;
+    /// see the module doc). Occupancy may then exceed the limit until the queue drains.
+    pub fn push_forced(&mut self, pool: &PacketPool, r: PacketRef) {
+        let pkt = pool.get(r);
+        let size = pkt.size as u64;
+        match self.discipline {
+            Discipline::Rank | Discipline::Pfabric => {
+                self.ranked.push((pkt.rank, self.arrivals, r));
+                self.arrivals += 1;
+            }
+            _ => {
+                let band = (pkt.priority as usize).min(self.bands.len() - 1);
+                self.bands[band].push_back(r);
+            }
+        }
+        self.len_pkts += 1;
+        self.len_bytes += size;
+    }
+
     pub fn dequeue(&mut self, pool: &PacketPool) -> Option<PacketRef> {
         let r = match self.discipline {
             Discipline::Rank => {
@@ -179,6 +208,18 @@ impl Queue {
                     .iter()
                     .enumerate()
                     .min_by_key(|(_, &(rk, seq, _))| (rk, seq))?;
+                self.ranked.swap_remove(i).2
+            }
+            Discipline::Pfabric => {
+                let &(_, _, best) = self.ranked.iter().min_by_key(|&&(rk, seq, _)| (rk, seq))?;
+                let flow = pool.get(best).flow;
+                let (i, _) = self
+                    .ranked
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &(_, _, r))| pool.get(r).flow == flow)
+                    .min_by_key(|(_, &(_, seq, _))| seq)
+                    .expect("the best packet's own flow has a packet");
                 self.ranked.swap_remove(i).2
             }
             _ => self.bands.iter_mut().find_map(|b| b.pop_front())?,
@@ -310,5 +351,95 @@ mod tests {
         let tie = pkt(&mut pool, 5, 100, Ecn::NotEct, 0, 30);
         assert_eq!(q.enqueue(&mut pool, tie), Enqueued::Dropped(tie));
         assert_eq!(drain_seqs(&mut q, &pool), vec![1, 3, 2]);
+    }
+
+    fn flow_pkt(pool: &mut PacketPool, flow: u32, seq: u64, rank: u64) -> PacketRef {
+        pool.insert(Packet {
+            flow,
+            seq,
+            size: 1500,
+            rank,
+            ..Default::default()
+        })
+    }
+
+    /// (flow, seq) in dequeue order.
+    fn drain_flows(q: &mut Queue, pool: &PacketPool) -> Vec<(u32, u64)> {
+        std::iter::from_fn(|| q.dequeue(pool))
+            .map(|r| (pool.get(r).flow, pool.get(r).seq))
+            .collect()
+    }
+
+    #[test]
+    fn pfabric_sends_the_oldest_packet_of_the_most_urgent_flow() {
+        let mut pool = PacketPool::default();
+        let mut q = Queue::new(Discipline::Pfabric, BufferSize::Packets(10), None);
+        // Flow 1 (remaining 9000, 7500, 6000) interleaved with flow 2 (remaining 8000, 3000):
+        // flow 2's second packet is the best of all, so flow 2 goes first, oldest packet
+        // first; then flow 1 in sequence order, although its last packet has the best rank.
+        for (flow, seq, rank) in [
+            (1, 0, 9000),
+            (2, 0, 8000),
+            (1, 1, 7500),
+            (2, 1, 3000),
+            (1, 2, 6000),
+        ] {
+            let r = flow_pkt(&mut pool, flow, seq, rank);
+            assert!(matches!(q.enqueue(&mut pool, r), Enqueued::Accepted { .. }));
+        }
+        assert_eq!(
+            drain_flows(&mut q, &pool),
+            vec![(2, 0), (2, 1), (1, 0), (1, 1), (1, 2)]
+        );
+        // The plain rank queue sends the best packets themselves: it reorders both flows.
+        let mut rank = Queue::new(Discipline::Rank, BufferSize::Packets(10), None);
+        for (flow, seq, rk) in [
+            (1, 0, 9000),
+            (2, 0, 8000),
+            (1, 1, 7500),
+            (2, 1, 3000),
+            (1, 2, 6000),
+        ] {
+            let r = flow_pkt(&mut pool, flow, seq, rk);
+            rank.enqueue(&mut pool, r);
+        }
+        assert_eq!(
+            drain_flows(&mut rank, &pool),
+            vec![(2, 1), (1, 2), (1, 1), (2, 0), (1, 0)]
+        );
+    }
+
+    #[test]
+    fn pfabric_drops_the_worst_packet_in_the_queue_arrival_included() {
+        let mut pool = PacketPool::default();
+        let mut q = Queue::new(Discipline::Pfabric, BufferSize::Packets(3), None);
+        for (flow, seq, rank) in [(1, 0, 5000), (2, 0, 9000), (2, 1, 7500)] {
+            let r = flow_pkt(&mut pool, flow, seq, rank);
+            q.enqueue(&mut pool, r);
+        }
+        // A more urgent arrival evicts flow 2's oldest packet (rank 9000, the worst).
+        let urgent = flow_pkt(&mut pool, 3, 0, 1000);
+        let res = q.enqueue(&mut pool, urgent);
+        assert!(
+            matches!(res, Enqueued::Dropped(v) if (pool.get(v).flow, pool.get(v).seq) == (2, 0))
+        );
+        // An arrival worse than everything queued is itself the victim.
+        let lazy = flow_pkt(&mut pool, 4, 0, 8000);
+        assert_eq!(q.enqueue(&mut pool, lazy), Enqueued::Dropped(lazy));
+        // Flow 2's remaining packet still goes out after the more urgent flows.
+        assert_eq!(drain_flows(&mut q, &pool), vec![(3, 0), (1, 0), (2, 1)]);
+    }
+
+    #[test]
+    fn forced_packets_exceed_the_limit() {
+        let mut pool = PacketPool::default();
+        let mut q = Queue::new(Discipline::Fifo, BufferSize::Packets(1), None);
+        let a = pkt(&mut pool, 0, 1500, Ecn::NotEct, 0, 0);
+        let b = pkt(&mut pool, 1, 40, Ecn::NotEct, 0, 0);
+        q.enqueue(&mut pool, a);
+        assert_eq!(q.enqueue(&mut pool, b), Enqueued::Dropped(b));
+        q.push_forced(&pool, b);
+        assert_eq!((q.len_pkts(), q.len_bytes()), (2, 1540));
+        assert_eq!(drain_seqs(&mut q, &pool), vec![0, 1]);
     }
 }

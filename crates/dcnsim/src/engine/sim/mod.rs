@@ -7,6 +7,11 @@
 //! link has at most one pending arrival event (the head of its pipe), so the event queue holds
 //! O(ports + flows) entries, not O(packets).
 //!
+//! A protocol with switch logic installs a [`SwitchAgent`] (see [`crate::protocols::agent`]):
+//! then every port takes the dequeue-time path and the agent sees each packet at enqueue and at
+//! dequeue; its periodic work runs on one `AgentTick` event. Without an agent nothing here calls
+//! it: the eager FIFO path is untouched.
+//!
 //! Endpoint timers are cancelled lazily: each endpoint has a generation number and the time of
 //! its pending timer event; a timer that moved later is rescheduled when the stale event fires,
 //! one that moved earlier gets a new event and the old one is ignored by its generation.
@@ -23,6 +28,7 @@ use crate::net::network::InFlight;
 use crate::net::packet::{Ecn, Packet, PacketPool, PacketRef};
 use crate::net::queue::{Discipline, Enqueued};
 use crate::net::{Network, NodeIdx, PortIdx};
+use crate::protocols::agent::{Admission, SwitchAgent};
 use crate::protocols::{EndpointEvent, FlowSetup, Receiver, Sender, Transport};
 use crate::topo::NodeKind;
 use crate::units::Time;
@@ -56,6 +62,8 @@ enum Event {
     },
     Reroute,
     Sample,
+    /// The switch agent's periodic work.
+    AgentTick,
 }
 
 impl Urgency for Event {
@@ -130,6 +138,9 @@ pub struct Simulation {
     net: Network,
     lb: PathChoice,
     transport: Transport,
+    /// The protocol's switch half, if it has one, and the time of its live tick event.
+    agent: Option<SwitchAgent>,
+    agent_wake: Option<Time>,
     flows: Vec<FlowState>,
     next_flow: usize,
     /// Flows finished or terminated.
@@ -153,8 +164,10 @@ pub struct Simulation {
 }
 
 impl Simulation {
+    /// A simulation whose queues use the discipline the transport asks for.
     pub fn new(p: Prepared) -> Simulation {
-        Simulation::with_discipline(p, Discipline::Fifo)
+        let discipline = p.transport.discipline();
+        Simulation::with_discipline(p, discipline)
     }
 
     /// A simulation whose queues use `discipline` (for protocols that need priority or rank
@@ -167,7 +180,14 @@ impl Simulation {
             flows,
         } = p;
         let ecn = |rate| transport.ecn_threshold_pkts(rate);
-        let net = Network::build(&topo, discipline, &ecn);
+        let mut net = Network::build(&topo, discipline, &ecn);
+        let agent = SwitchAgent::new(&transport, &net);
+        if agent.is_some() {
+            // An agent acts when a packet leaves the queue: no port may fix departures early.
+            for p in &mut net.ports {
+                p.eager = false;
+            }
+        }
         let lb = PathChoice::new(&scenario.routing.lb, net.nodes.len(), scenario.seed)
             .expect("checked in prepare");
         let mut events = EventQueue::default();
@@ -190,6 +210,10 @@ impl Simulation {
             .then(|| Time::from_us_f64(scenario.output.series_interval_us).max(Time(1)));
         if let Some(iv) = series_interval {
             events.schedule(iv, Event::Sample);
+        }
+        let agent_wake = agent.as_ref().and_then(|a| a.poll_timeout());
+        if let Some(t) = agent_wake {
+            events.schedule(t, Event::AgentTick);
         }
         let flows = flows
             .into_iter()
@@ -215,6 +239,8 @@ impl Simulation {
             net,
             lb,
             transport,
+            agent,
+            agent_wake,
             flows,
             next_flow: 0,
             flows_done: 0,
@@ -293,6 +319,7 @@ impl Simulation {
             Event::LinkState { link, up } => self.set_link(link, up),
             Event::Reroute => self.net.recompute_routes(),
             Event::Sample => self.sample(),
+            Event::AgentTick => self.agent_tick(),
         }
     }
 
@@ -329,12 +356,33 @@ impl Simulation {
         if p.eager {
             return self.enqueue_eager(port, r);
         }
+        let admission = match self.agent.as_mut() {
+            Some(a) => {
+                let verdict = a.on_enqueue(self.now, port, p, self.pool.get_mut(r));
+                // A hook may wake a sleeping port: keep the tick event at the earliest need.
+                if let Some(t) = a.poll_timeout() {
+                    if self.agent_wake.is_none_or(|w| t < w) {
+                        self.agent_wake = Some(t.max(self.now));
+                        self.events.schedule(t.max(self.now), Event::AgentTick);
+                    }
+                }
+                verdict
+            }
+            None => Admission::Normal,
+        };
         match p.queue.enqueue(&mut self.pool, r) {
             Enqueued::Accepted { marked } => {
                 if marked {
                     p.counters.ecn_marks += 1;
                     self.counters.ecn_marked += 1;
                 }
+            }
+            Enqueued::Dropped(victim) if victim == r && admission == Admission::Protected => {
+                // Never lost: the header goes on, beyond the buffer limit, without its payload.
+                let pkt = self.pool.get_mut(r);
+                pkt.size -= pkt.payload;
+                pkt.payload = 0;
+                p.queue.push_forced(&self.pool, r);
             }
             Enqueued::Dropped(victim) => {
                 self.drop_packet(victim, Some(port));
@@ -375,6 +423,9 @@ impl Simulation {
     fn start_tx(&mut self, port: PortIdx) {
         let p = &mut self.net.ports[port as usize];
         if let Some(r) = p.queue.dequeue(&self.pool) {
+            if let Some(a) = self.agent.as_mut() {
+                a.on_dequeue(self.now, port, p, self.pool.get_mut(r));
+            }
             p.transmitting = Some(r);
             let done = self.now + p.ser(self.pool.get(r).size as u64);
             self.events.schedule(done, Event::TxDone(port));
@@ -425,6 +476,20 @@ impl Simulation {
         match n.kind {
             NodeKind::Host if n.host == Some(pkt.dst) => self.deliver(r),
             _ => self.forward(node, r),
+        }
+    }
+
+    fn agent_tick(&mut self) {
+        let Some(a) = self.agent.as_mut() else {
+            return;
+        };
+        if self.agent_wake != Some(self.now) {
+            return; // superseded by an earlier wake-up
+        }
+        a.handle_timeout(self.now, &self.net.ports);
+        self.agent_wake = a.poll_timeout().map(|t| t.max(self.now));
+        if let Some(t) = self.agent_wake {
+            self.events.schedule(t, Event::AgentTick);
         }
     }
 

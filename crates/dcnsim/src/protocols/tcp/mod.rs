@@ -110,6 +110,7 @@ mod sender;
 mod tests;
 
 pub use receiver::TcpReceiver;
+pub(crate) use rto::RttEstimator;
 pub use sender::TcpSender;
 
 use crate::error::{ConfigError, ConfigResult};
@@ -125,6 +126,23 @@ pub const DEFAULT_MAX_RTO_US: f64 = 1_000_000.0;
 pub const DEFAULT_DUPACK_THRESHOLD: u32 = 3;
 pub const DEFAULT_DCTCP_G: f64 = 1.0 / 16.0;
 pub const DEFAULT_DCTCP_INIT_ALPHA: f64 = 1.0;
+
+/// Every key the TCP family reads (the DCTCP and D2TCP ones are checked above by protocol).
+const KEYS: &[&str] = &[
+    "mss_bytes",
+    "header_bytes",
+    "init_cwnd_pkts",
+    "min_rto_us",
+    "initial_rto_us",
+    "max_rto_us",
+    "dupack_threshold",
+    "rwnd_pkts",
+    "ecn_k_pkts",
+    "dctcp_g",
+    "dctcp_init_alpha",
+    "d2tcp_d_min",
+    "d2tcp_d_max",
+];
 
 /// Validated parameters of one TCP or DCTCP run, shared by all its endpoints.
 #[derive(Clone, Debug, PartialEq)]
@@ -146,6 +164,9 @@ pub struct TcpParams {
     pub ecn_k_pkts: Option<u32>,
     pub dctcp_g: f64,
     pub dctcp_init_alpha: f64,
+    /// D2TCP (DCTCP with the deadline-imminence penalty α^d): the clamp of d, or `None` for
+    /// DCTCP and NewReno.
+    pub d2tcp: Option<(f64, f64)>,
 }
 
 fn positive(key: &str, v: Option<u32>, default: u32) -> ConfigResult<u32> {
@@ -173,15 +194,46 @@ fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
 
 impl TcpParams {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<TcpParams> {
-        let dctcp = match cfg.protocol.as_str() {
-            "tcp" => false,
-            "dctcp" => true,
+        let (dctcp, d2tcp) = match cfg.protocol.as_str() {
+            "tcp" => (false, false),
+            "dctcp" => (true, false),
+            "d2tcp" => (true, true),
             other => {
                 return Err(ConfigError::new(
                     "transport.protocol",
-                    format!("'{other}' is not a TCP variant (tcp, dctcp)"),
+                    format!("'{other}' is not a TCP variant (tcp, dctcp, d2tcp)"),
                 ))
             }
+        };
+        let d2tcp = if d2tcp {
+            let lo = cfg
+                .d2tcp_d_min
+                .unwrap_or(crate::protocols::d2tcp::DEFAULT_D_MIN);
+            let hi = cfg
+                .d2tcp_d_max
+                .unwrap_or(crate::protocols::d2tcp::DEFAULT_D_MAX);
+            if !(lo.is_finite() && lo > 0.0) {
+                return Err(ConfigError::new(
+                    "transport.d2tcp_d_min",
+                    format!("must be a number > 0 (got {lo}); the paper uses 0.5"),
+                ));
+            }
+            if !(hi.is_finite() && hi >= lo) {
+                return Err(ConfigError::new(
+                    "transport.d2tcp_d_max",
+                    format!("must be ≥ d2tcp_d_min ({lo}) and finite (got {hi}); the paper uses 2"),
+                ));
+            }
+            Some((lo, hi))
+        } else {
+            let d2tcp_only = [
+                ("transport.d2tcp_d_min", cfg.d2tcp_d_min.is_some()),
+                ("transport.d2tcp_d_max", cfg.d2tcp_d_max.is_some()),
+            ];
+            if let Some((key, _)) = d2tcp_only.iter().find(|(_, set)| *set) {
+                return Err(ConfigError::new(*key, "only for d2tcp"));
+            }
+            None
         };
         if !dctcp {
             let dctcp_only = [
@@ -192,10 +244,11 @@ impl TcpParams {
             if let Some((key, _)) = dctcp_only.iter().find(|(_, set)| *set) {
                 return Err(ConfigError::new(
                     *key,
-                    "only for dctcp; protocol 'tcp' (NewReno) sends no ECN-capable packets",
+                    "only for dctcp and d2tcp; protocol 'tcp' (NewReno) sends no ECN-capable packets",
                 ));
             }
         }
+        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
 
         let mss = positive("mss_bytes", cfg.mss_bytes, DEFAULT_MSS_BYTES)?;
         let header = positive("header_bytes", cfg.header_bytes, DEFAULT_HEADER_BYTES)?;
@@ -263,6 +316,7 @@ impl TcpParams {
             ecn_k_pkts: cfg.ecn_k_pkts,
             dctcp_g,
             dctcp_init_alpha,
+            d2tcp,
         })
     }
 
@@ -335,6 +389,12 @@ mod param_tests {
         assert_eq!(k, "transport.dctcp_init_alpha");
         let e = TcpParams::from_config(&cfg("tcp", |c| c.ecn_k_pkts = Some(20))).unwrap_err();
         assert!(e.message.contains("only for dctcp"), "{e}");
+        let k = err_key(&cfg("dctcp", |c| c.d2tcp_d_min = Some(0.3)));
+        assert_eq!(k, "transport.d2tcp_d_min");
+        let k = err_key(&cfg("d2tcp", |c| c.d2tcp_d_max = Some(0.3)));
+        assert_eq!(k, "transport.d2tcp_d_max");
+        let p = TcpParams::from_config(&cfg("d2tcp", |_| {})).unwrap();
+        assert_eq!((p.dctcp, p.d2tcp), (true, Some((0.5, 2.0))));
         assert!(TcpParams::from_config(&cfg("dctcp", |c| c.ecn_k_pkts = Some(20))).is_ok());
     }
 

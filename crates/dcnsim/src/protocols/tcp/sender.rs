@@ -75,6 +75,8 @@ pub struct TcpSender {
     retx_pending: Option<u64>,
     rtt: RttEstimator,
     deadline: Option<Time>,
+    /// D2TCP: the flow's deadline and the clamp of d; `None` for NewReno and DCTCP.
+    d2tcp: Option<crate::protocols::d2tcp::D2tcp>,
     event: Option<EndpointEvent>,
     stats: SenderStats,
 }
@@ -118,6 +120,13 @@ impl TcpSender {
             retx_pending: None,
             rtt: RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto),
             deadline: None,
+            d2tcp: p
+                .d2tcp
+                .map(|(d_min, d_max)| crate::protocols::d2tcp::D2tcp {
+                    deadline: f.deadline,
+                    d_min,
+                    d_max,
+                }),
             event: None,
             stats: SenderStats::default(),
         }
@@ -263,7 +272,7 @@ impl TcpSender {
         if ack > self.snd_una {
             self.on_new_ack(now, ack, pkt);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.on_dupack(ack, pkt.ece);
+            self.on_dupack(now, ack, pkt.ece);
         }
         // ack < snd_una: an old, reordered ACK; it carries nothing new.
     }
@@ -313,7 +322,7 @@ impl TcpSender {
 
         self.dupacks = 0;
         // An ACK that triggers the DCTCP cut does not also grow the window.
-        if !(pkt.ece && self.dctcp_cut()) {
+        if !(pkt.ece && self.dctcp_cut(now)) {
             if self.cwnd < self.ssthresh {
                 // Slow start with Appropriate Byte Counting, L = 1 SMSS (RFC 5681 §3.1, RFC 3465).
                 self.cwnd += newly.min(self.mss);
@@ -325,7 +334,7 @@ impl TcpSender {
         self.restart_timer(now);
     }
 
-    fn on_dupack(&mut self, ack: u64, ece: bool) {
+    fn on_dupack(&mut self, now: Time, ack: u64, ece: bool) {
         self.dupacks += 1;
         if self.in_recovery {
             // Window inflation: each dupACK means a segment has left the network
@@ -336,7 +345,7 @@ impl TcpSender {
         if self.dupacks == self.dupack_threshold && self.rto_recover.is_none_or(|r| ack > r) {
             self.enter_fast_recovery();
         } else if ece {
-            self.dctcp_cut();
+            self.dctcp_cut(now);
         }
     }
 
@@ -457,16 +466,23 @@ impl TcpSender {
     }
 
     /// The ECE reaction: `cwnd ← cwnd·(1 − α/2)` at most once per window, ssthresh set to
-    /// the same but not below 2 SMSS, no retransmission. Returns whether it cut.
-    fn dctcp_cut(&mut self) -> bool {
+    /// the same but not below 2 SMSS, no retransmission. Returns whether it cut. D2TCP uses
+    /// the penalty α^d in place of α (see [`crate::protocols::d2tcp`]).
+    fn dctcp_cut(&mut self, now: Time) -> bool {
         let mss = self.mss;
+        let remaining = self.size - self.snd_una;
+        let srtt = self.rtt.srtt();
         let Some(d) = self.dctcp.as_mut() else {
             return false;
         };
         if d.reduced {
             return false;
         }
-        let target = (self.cwnd as f64 * (1.0 - d.alpha / 2.0)) as u64;
+        let p = match &self.d2tcp {
+            Some(d2) => d2.penalty(d.alpha, now, remaining, self.cwnd, srtt),
+            None => d.alpha,
+        };
+        let target = (self.cwnd as f64 * (1.0 - p / 2.0)) as u64;
         self.ssthresh = target.max(2 * mss);
         self.cwnd = self.cwnd.min(self.ssthresh);
         d.reduced = true;

@@ -1,0 +1,111 @@
+//! Switch agents: the switch half of a protocol, installed on every egress port.
+//!
+//! A protocol with switch logic (RCP, D3, later PDQ, MERP, PACE) reads and rewrites its
+//! packets' [`Header`](crate::net::packet::Header) fields as they pass each port, and keeps
+//! per-port state (an advertised rate, allocation counters, a flow list). One [`SwitchAgent`]
+//! value holds that state for *every* port of the network, in dense vectors indexed by
+//! [`PortIdx`], so an agent can also update another port's state (PDQ commits a flow's state
+//! on the forward link when its ACK passes the reverse link: the forward egress port of the
+//! previous hop is `Port::reverse` of the port the ACK leaves by).
+//!
+//! ## Where the engine calls it
+//!
+//! * [`on_enqueue`](SwitchAgent::on_enqueue): a packet is offered to the port's queue, before
+//!   admission (it may still be dropped). The agent may rewrite the packet and answers an
+//!   [`Admission`]: `Protected` packets are never dropped for lack of buffer — if the queue
+//!   refuses one, the engine strips its payload (`size -= payload`, `payload = 0`) and queues
+//!   the header-only remainder beyond the limit ([`Queue::push_forced`]). The receiver then sees
+//!   a data packet with no payload and answers it like any other (the header survives, the
+//!   bytes are recovered by the sender's loss recovery). This is how an explicit-rate router
+//!   keeps counters that must see every request (D3) from drifting when a queue overflows.
+//! * [`on_dequeue`](SwitchAgent::on_dequeue): the packet leaves the queue and starts
+//!   serialising onto the link. Rewrites here see the queue as the packet leaves it.
+//! * [`poll_timeout`](SwitchAgent::poll_timeout) / [`handle_timeout`](SwitchAgent::handle_timeout):
+//!   periodic work (RCP's control interval, PDQ's rate controller). The engine asks
+//!   `poll_timeout()` after every `handle_timeout` and after every `on_enqueue` (so a hook may
+//!   wake a sleeping port), keeps one live event at the earliest answer and ignores superseded
+//!   ones. `poll_timeout` is therefore on the per-packet path: keep it O(1) (a heap's top).
+//!   `handle_timeout` sees every port (queue occupancy, rate) and must tolerate being called
+//!   when nothing is due.
+//!
+//! Every port has the agent, a host's NIC included: the first link of a path is managed like
+//! any other (RCP, D3 and PDQ routers are link controllers; a sender's own NIC is its first
+//! bottleneck). A packet delivered to its destination host passes no further port. Packets of
+//! the reverse direction (ACKs) pass the agents too; each protocol decides what they mean to
+//! it (RCP and D3 ignore them).
+//!
+//! ## Cost
+//!
+//! With an agent, every port takes the dequeue-time path of the engine (a queue and a
+//! transmit-complete event per hop), because an agent's rewrite at dequeue must happen when
+//! the packet leaves. Without one (TCP, DCTCP, D2TCP, pFabric) the engine never calls into this
+//! module: FIFO ports stay eager (one event per packet per hop).
+//!
+//! Dispatch is by enum, as for endpoints. Like endpoints, an agent is sans-IO: time and
+//! packets in, rewritten fields and a verdict out; unit tests drive it with hand-built packets.
+
+use crate::net::network::{Network, Port};
+use crate::net::packet::Packet;
+use crate::net::PortIdx;
+use crate::units::Time;
+
+/// What the queue should do with a packet the agent has seen at enqueue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// The queue's own rule (drop-tail, rank drop, …).
+    Normal,
+    /// Never dropped for lack of buffer: queued header-only beyond the limit if it does not fit.
+    Protected,
+}
+
+/// The switch halves of the protocols that have one, each holding the state of every port.
+pub enum SwitchAgent {
+    Rcp(super::rcp::RcpSwitch),
+}
+
+impl SwitchAgent {
+    /// The agent of `transport` for this network, if the protocol has switch logic.
+    pub fn new(transport: &super::Transport, net: &Network) -> Option<SwitchAgent> {
+        use super::Transport;
+        match transport {
+            Transport::Tcp(_) | Transport::Pfabric(_) => None,
+            Transport::Rcp(p) => Some(SwitchAgent::Rcp(super::rcp::RcpSwitch::new(p, net))),
+        }
+    }
+
+    /// A packet is offered to `port`'s queue (see the module doc).
+    pub fn on_enqueue(
+        &mut self,
+        now: Time,
+        port: PortIdx,
+        at: &Port,
+        pkt: &mut Packet,
+    ) -> Admission {
+        let _ = at;
+        match self {
+            SwitchAgent::Rcp(a) => a.on_enqueue(now, port, pkt),
+        }
+    }
+
+    /// A packet leaves `port`'s queue and starts serialising.
+    pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
+        let _ = (now, port, at, pkt);
+        match self {
+            SwitchAgent::Rcp(_) => {}
+        }
+    }
+
+    /// When the agent next wants [`handle_timeout`](Self::handle_timeout).
+    pub fn poll_timeout(&self) -> Option<Time> {
+        match self {
+            SwitchAgent::Rcp(a) => a.poll_timeout(),
+        }
+    }
+
+    /// Periodic work due at `now`; `ports` is every port of the network, by index.
+    pub fn handle_timeout(&mut self, now: Time, ports: &[Port]) {
+        match self {
+            SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
+        }
+    }
+}
