@@ -31,15 +31,22 @@ pub trait Urgency {
 }
 
 struct Entry<E> {
-    time: Time,
-    /// Urgency class in the top 8 bits, scheduling counter below.
-    seq: u64,
+    /// `!(time << 64 | seq)`, where `seq` holds the urgency class in its top 8 bits and the
+    /// tie-break key below: the heap is a max-heap, so the largest key is the earliest event,
+    /// and one 128-bit comparison orders two entries.
+    key: u128,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn time(&self) -> Time {
+        Time(!(self.key >> 64) as u64)
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key == o.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -49,9 +56,8 @@ impl<E> PartialOrd for Entry<E> {
     }
 }
 impl<E> Ord for Entry<E> {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+        self.key.cmp(&o.key)
     }
 }
 
@@ -81,7 +87,10 @@ impl<E: Urgency + Copy> EventQueue<E> {
         let key = event.canonical_key(time).unwrap_or(self.next_seq) & ((1 << 56) - 1);
         let seq = ((event.urgency() as u64) << 56) | key;
         self.next_seq += 1;
-        let entry = Entry { time, seq, event };
+        let entry = Entry {
+            key: !(((time.0 as u128) << 64) | seq as u128),
+            event,
+        };
         if self.stale_top {
             self.stale_top = false;
             *self.heap.peek_mut().expect("a stale top is an entry") = entry;
@@ -93,7 +102,7 @@ impl<E: Urgency + Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(Time, E)> {
         self.drop_stale_top();
         let e = self.heap.peek()?;
-        let out = (e.time, e.event);
+        let out = (e.time(), e.event);
         self.stale_top = true;
         self.popped += 1;
         Some(out)
@@ -101,7 +110,7 @@ impl<E: Urgency + Copy> EventQueue<E> {
 
     pub fn peek_time(&mut self) -> Option<Time> {
         self.drop_stale_top();
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| e.time())
     }
 
     fn drop_stale_top(&mut self) {

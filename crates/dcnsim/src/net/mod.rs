@@ -4,6 +4,7 @@ pub mod ideal;
 pub mod network;
 pub mod packet;
 pub mod queue;
+pub mod ring;
 pub mod routing;
 
 pub use network::{Network, NodeIdx, PortIdx};

@@ -8,10 +8,10 @@
 
 use super::packet::{PacketPool, PacketRef};
 use super::queue::{Discipline, Queue};
+use super::ring::Ring;
 use super::routing::{Graph, RoutingTable};
 use crate::topo::{NodeKind, TopoSpec};
 use crate::units::{Rate, Time};
-use std::collections::VecDeque;
 
 pub type NodeIdx = u32;
 pub type PortIdx = u32;
@@ -74,7 +74,7 @@ pub struct Port {
     /// Non-eager: the packet being serialised, if any.
     pub transmitting: Option<PacketRef>,
     /// Packets on the wire (eager: and scheduled onto it), oldest first.
-    pub pipe: VecDeque<InFlight>,
+    pub pipe: Ring<InFlight>,
     /// Serialisation time of one byte when it is a whole number of picoseconds.
     ps_per_byte: Option<u64>,
     pub up: bool,
@@ -153,12 +153,16 @@ impl Port {
         self.queue.drain_all(out);
         if self.eager {
             self.settle(now);
-            out.extend(self.pipe.drain(self.backlog_from..).map(|f| f.packet));
+            out.extend(
+                (self.backlog_from..self.pipe.len())
+                    .map(|i| self.pipe.get(i).expect("in the pipe").packet),
+            );
+            self.pipe.truncate(self.backlog_from);
             self.backlog_pkts = 0;
             self.backlog_bytes = 0;
             self.busy_until = self.pipe.back().map_or(now, |f| f.arrival - self.delay);
         }
-        for f in &self.pipe {
+        for f in self.pipe.iter() {
             pool.get_mut(f.packet).lost = true;
         }
         if let Some(r) = self.transmitting {
@@ -234,7 +238,7 @@ impl Network {
                     backlog_from: 0,
                     ps_per_byte,
                     transmitting: None,
-                    pipe: VecDeque::new(),
+                    pipe: Ring::default(),
                     up: true,
                     counters: PortCounters::default(),
                     sampled_tx_bytes: 0,
