@@ -15,12 +15,13 @@ mod report;
 
 use super::prepare::Prepared;
 use super::queue::{EventQueue, Urgency};
-use crate::lb::PathChoice;
+use crate::lb::resequencer::Resequencer;
+use crate::lb::{Fabric, LbParams, PathChoice};
 use crate::metrics::series::{Series, TraceEvent, TraceRow};
 use crate::metrics::{NetCounters, RunOutput};
 use crate::net::ideal;
 use crate::net::network::InFlight;
-use crate::net::packet::{Ecn, Packet, PacketPool, PacketRef};
+use crate::net::packet::{Ecn, Packet, PacketKind, PacketPool, PacketRef};
 use crate::net::queue::{Discipline, Enqueued};
 use crate::net::{Network, NodeIdx, PortIdx};
 use crate::protocols::{EndpointEvent, FlowSetup, Receiver, Sender, Transport};
@@ -91,6 +92,32 @@ struct Endpoints {
     /// (an event of an older generation is stale).
     timer: [Option<Time>; 2],
     generation: [u32; 2],
+    /// The reordering buffer in front of the receiver (DRB, Presto).
+    reseq: Option<Resequencer>,
+}
+
+/// What a flow saw of reordering and queueing (the reordering columns of `flows.csv`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ReorderStats {
+    /// First transmissions that reached the receiving host below the highest byte already
+    /// there.
+    pub ooo_arrivals: u64,
+    pub dupacks_reorder: u64,
+    pub dupacks_loss: u64,
+    /// Retransmissions driven by duplicate ACKs (fast retransmit, NewReno's partial-ACK
+    /// retransmit) of segments the network had never dropped: caused by reordering.
+    pub spurious_retransmits: u64,
+    /// One past the highest data byte the sender has sent, and its value at the sender's last
+    /// timeout: resends below that are go-back-N after the timeout, not dupACK-driven (RFC 6582
+    /// allows no fast retransmit below it).
+    pub sent_max: u64,
+    pub rto_high: u64,
+    /// Time the flow's data packets waited in switch queues, summed over packets and hops.
+    pub queue_wait: Time,
+    /// One past the highest data byte that reached the receiving host.
+    pub max_end: u64,
+    /// The receiver's previous ACK number (a repeat is a duplicate ACK).
+    pub last_ack: u64,
 }
 
 struct FlowState {
@@ -104,6 +131,10 @@ struct FlowState {
     bytes_delivered: u64,
     /// Bytes delivered at the previous series sample.
     sampled_bytes: u64,
+    data_packets: u64,
+    reorder: ReorderStats,
+    /// First byte of every data segment of this flow that the network dropped (while it runs).
+    dropped: Vec<u64>,
 }
 
 /// Progress reported to the caller about every few hundred milliseconds of wall time.
@@ -143,6 +174,9 @@ pub struct Simulation {
     /// allocation, one copy of each packet).
     scratch: Vec<PacketRef>,
     dropped_scratch: Vec<PacketRef>,
+    /// Non-eager ports: when each queued packet (by pool slot) was accepted, for its queueing
+    /// delay (eager ports know it at once).
+    enqueued_at: Vec<Time>,
     name: Option<String>,
     seed: u64,
     topology_name: String,
@@ -165,8 +199,8 @@ impl Simulation {
         } = p;
         let ecn = |rate| transport.ecn_threshold_pkts(rate);
         let net = Network::build(&topo, discipline, &ecn);
-        let lb = PathChoice::new(&scenario.routing.lb, net.nodes.len(), scenario.seed)
-            .expect("checked in prepare");
+        let lb_params = LbParams::from_config(&scenario.routing).expect("checked in prepare");
+        let lb = PathChoice::new(&lb_params, &net, flows.len(), scenario.seed);
         let mut events = EventQueue::default();
         if let Some(f) = flows.first() {
             events.schedule(f.start, Event::FlowStart(0));
@@ -202,6 +236,9 @@ impl Simulation {
                 timeouts: 0,
                 bytes_delivered: 0,
                 sampled_bytes: 0,
+                data_packets: 0,
+                reorder: ReorderStats::default(),
+                dropped: Vec::new(),
             })
             .collect();
         Simulation {
@@ -223,6 +260,7 @@ impl Simulation {
             trace: Vec::new(),
             scratch: Vec::new(),
             dropped_scratch: Vec::new(),
+            enqueued_at: Vec::new(),
             name: scenario.name.clone(),
             seed: scenario.seed,
             topology_name: topo.description.clone(),
@@ -287,7 +325,10 @@ impl Simulation {
                 generation,
             } => self.timer(flow, side, generation),
             Event::LinkState { link, up } => self.set_link(link, up),
-            Event::Reroute => self.net.recompute_routes(),
+            Event::Reroute => {
+                self.net.recompute_routes();
+                self.lb.on_reroute();
+            }
             Event::Sample => self.sample(),
         }
     }
@@ -295,7 +336,14 @@ impl Simulation {
     // ---------------------------------------------------------------- packets through ports
 
     fn drop_packet(&mut self, r: PacketRef, port: Option<PortIdx>) {
-        let size = self.pool.get(r).size as u64;
+        let pkt = self.pool.get(r);
+        let size = pkt.size as u64;
+        if pkt.kind == PacketKind::Data && pkt.payload > 0 {
+            let f = &mut self.flows[pkt.flow as usize];
+            if f.endpoints.is_some() {
+                f.dropped.push(pkt.seq);
+            }
+        }
         self.counters.dropped_pkts += 1;
         self.counters.dropped_bytes += size;
         if let Some(p) = port {
@@ -306,13 +354,18 @@ impl Simulation {
 
     /// Routes a packet at `node` and queues it at the chosen egress port.
     fn forward(&mut self, node: NodeIdx, r: PacketRef) {
-        let pkt = self.pool.get(r);
+        let pkt = self.pool.get_mut(r);
         let candidates = self.net.routing.next_hops(node, pkt.dst);
         if candidates.is_empty() {
             self.drop_packet(r, None);
             return;
         }
-        let port = self.lb.choose(node, pkt, candidates);
+        let mut fabric = Fabric {
+            now: self.now,
+            routing: &self.net.routing,
+            ports: &mut self.net.ports,
+        };
+        let port = self.lb.choose(node, pkt, candidates, &mut fabric);
         self.enqueue(port, r);
     }
 
@@ -327,6 +380,15 @@ impl Simulation {
         }
         match p.queue.enqueue(&mut self.pool, r) {
             Enqueued::Accepted { marked } => {
+                let pkt = self.pool.get(r);
+                self.lb.on_accept(port, pkt.size as u64, self.now);
+                if p.at_switch && pkt.payload > 0 {
+                    let i = r.index();
+                    if i >= self.enqueued_at.len() {
+                        self.enqueued_at.resize(i + 1, Time::ZERO);
+                    }
+                    self.enqueued_at[i] = self.now;
+                }
                 if marked {
                     p.counters.ecn_marks += 1;
                     self.counters.ecn_marked += 1;
@@ -361,6 +423,11 @@ impl Simulation {
                 self.counters.ecn_marked += 1;
             }
         }
+        if p.at_switch && pkt.payload > 0 {
+            let wait = p.busy_until.saturating_sub(self.now);
+            self.flows[pkt.flow as usize].reorder.queue_wait += wait;
+        }
+        self.lb.on_accept(port, size, self.now);
         let (arrival, was_empty) = p.schedule(self.now, r, size);
         if was_empty {
             self.events.schedule(arrival, Event::Arrive(port));
@@ -372,6 +439,11 @@ impl Simulation {
         let p = &mut self.net.ports[port as usize];
         if let Some(r) = p.queue.dequeue(&self.pool) {
             p.transmitting = Some(r);
+            let pkt = self.pool.get(r);
+            if p.at_switch && pkt.payload > 0 {
+                let wait = self.now - self.enqueued_at[r.index()];
+                self.flows[pkt.flow as usize].reorder.queue_wait += wait;
+            }
             let done = self.now + p.ser(self.pool.get(r).size as u64);
             self.events.schedule(done, Event::TxDone(port));
         }
@@ -444,7 +516,25 @@ impl Simulation {
                             .push(trace_row(self.now, TraceEvent::Receive, pkt, cwnd));
                     }
                 }
-                Side::Receiver => ep.receiver.handle_packet(self.now, pkt),
+                Side::Receiver => {
+                    let st = &mut self.flows[flow].reorder;
+                    if pkt.kind == PacketKind::Data && pkt.payload > 0 {
+                        if !pkt.retransmit && pkt.seq < st.max_end {
+                            st.ooo_arrivals += 1;
+                        }
+                        st.max_end = st.max_end.max(pkt.seq + pkt.payload as u64);
+                    }
+                    let ep = self.flows[flow].endpoints.as_mut().expect("checked above");
+                    match ep.reseq.as_mut() {
+                        None => ep.receiver.handle_packet(self.now, pkt),
+                        Some(rs) => {
+                            if rs.handle_packet(self.now, pkt, ep.receiver.bytes_delivered()) {
+                                ep.receiver.handle_packet(self.now, pkt);
+                            }
+                            release_held(rs, &mut ep.receiver, self.now);
+                        }
+                    }
+                }
             }
             self.pool.release(r);
             self.after_endpoint(flow as u32, side);
@@ -477,6 +567,7 @@ impl Simulation {
         let ideal_fct = ideal::ideal_fct(&self.net, &path, setup.size, mss, header);
         let mut sender = self.transport.new_sender(&setup);
         let receiver = self.transport.new_receiver(&setup);
+        let reseq = self.lb.resequencer();
         sender.start(self.now);
         let f = &mut self.flows[idx];
         f.ideal_fct = ideal_fct;
@@ -486,6 +577,7 @@ impl Simulation {
             sender_done: false,
             timer: [None, None],
             generation: [0, 0],
+            reseq,
         }));
         self.after_endpoint(i, Side::Sender);
     }
@@ -502,12 +594,18 @@ impl Simulation {
         ep.timer[s] = None;
         let due = match side {
             Side::Sender => ep.sender.poll_timeout(),
-            Side::Receiver => ep.receiver.poll_timeout(),
+            Side::Receiver => receiver_timeout(ep),
         };
         if due.is_some_and(|t| t <= now) {
             match side {
                 Side::Sender => {
+                    let before = ep.sender.stats().timeouts;
                     ep.sender.handle_timeout(now);
+                    if ep.sender.stats().timeouts > before {
+                        let st = &mut self.flows[flow as usize].reorder;
+                        st.rto_high = st.sent_max;
+                    }
+                    let ep = self.flows[flow as usize].endpoints.as_mut().expect("alive");
                     if self.trace_flow == Some(flow) {
                         let cwnd = ep.sender.cwnd_bytes();
                         self.trace.push(trace_row(
@@ -518,7 +616,15 @@ impl Simulation {
                         ));
                     }
                 }
-                Side::Receiver => ep.receiver.handle_timeout(now),
+                Side::Receiver => {
+                    if ep.receiver.poll_timeout().is_some_and(|t| t <= now) {
+                        ep.receiver.handle_timeout(now);
+                    }
+                    if let Some(rs) = ep.reseq.as_mut() {
+                        rs.handle_timeout(now);
+                        release_held(rs, &mut ep.receiver, now);
+                    }
+                }
             }
         }
         self.after_endpoint(flow, side);
@@ -535,6 +641,13 @@ impl Simulation {
         match side {
             Side::Sender => {
                 while let Some(p) = ep.sender.poll_transmit(now) {
+                    if p.kind == PacketKind::Data {
+                        let st = &mut f.reorder;
+                        if p.retransmit && p.seq >= st.rto_high && !f.dropped.contains(&p.seq) {
+                            st.spurious_retransmits += 1;
+                        }
+                        st.sent_max = st.sent_max.max(p.seq + p.payload as u64);
+                    }
                     out.push(admit(&mut self.pool, &mut self.counters, p));
                 }
                 while let Some(e) = ep.sender.poll_event() {
@@ -545,6 +658,9 @@ impl Simulation {
             }
             Side::Receiver => {
                 while let Some(p) = ep.receiver.poll_transmit(now) {
+                    if p.kind == PacketKind::Ack {
+                        count_dupack(&mut f.reorder, &f.dropped, p.ack, f.spec.size_bytes);
+                    }
                     out.push(admit(&mut self.pool, &mut self.counters, p));
                 }
                 while let Some(e) = ep.receiver.poll_event() {
@@ -563,7 +679,7 @@ impl Simulation {
         let s = side as usize;
         let due = match side {
             Side::Sender => ep.sender.poll_timeout(),
-            Side::Receiver => ep.receiver.poll_timeout(),
+            Side::Receiver => receiver_timeout(ep),
         };
         if let Some(t) = due {
             let t = t.max(now);
@@ -587,7 +703,9 @@ impl Simulation {
             let stats = ep.sender.stats();
             f.retransmits = stats.retransmits;
             f.timeouts = stats.timeouts;
+            f.data_packets = stats.data_packets_sent;
             f.endpoints = None;
+            f.dropped = Vec::new();
         }
         let host = self.net.hosts[match side {
             Side::Sender => self.flows[flow as usize].spec.src,
@@ -638,6 +756,35 @@ fn trace_row(now: Time, event: TraceEvent, p: &Packet, cwnd_bytes: u64) -> Trace
         retransmit: p.retransmit,
         cwnd_bytes,
     }
+}
+
+/// The receiver side's next timer: the transport's or its reordering buffer's.
+fn receiver_timeout(ep: &Endpoints) -> Option<Time> {
+    let hold = ep.reseq.as_ref().and_then(|rs| rs.poll_timeout());
+    match (ep.receiver.poll_timeout(), hold) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Hands the receiver every held packet that is in order now (or all, after a timeout).
+fn release_held(rs: &mut Resequencer, receiver: &mut Receiver, now: Time) {
+    while let Some(p) = rs.pop_ready(receiver.bytes_delivered()) {
+        receiver.handle_packet(now, &p);
+    }
+}
+
+/// Classifies the receiver's ACK: a repeat of the previous ACK number is a duplicate ACK,
+/// caused by loss when the segment it asks for was dropped in the network, else by reordering.
+fn count_dupack(st: &mut ReorderStats, dropped: &[u64], ack: u64, size: u64) {
+    if ack == st.last_ack && ack < size {
+        if dropped.contains(&ack) {
+            st.dupacks_loss += 1;
+        } else {
+            st.dupacks_reorder += 1;
+        }
+    }
+    st.last_ack = ack;
 }
 
 /// Puts a packet an endpoint emitted into the pool, counted as sent.
