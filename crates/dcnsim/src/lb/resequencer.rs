@@ -15,8 +15,9 @@
 //!   inside the current cell means loss and the packet goes up at once, so TCP sees the
 //!   duplicate ACKs it needs for fast retransmit.
 //!
-//! A hold ends when the gap fills (the held packets go up in sequence order) or at the latest
-//! `timeout` after the first packet of the current hold was held: then everything held goes up.
+//! A held packet waits until the gap below it fills or until it has been held `timeout`; when
+//! that expires, the buffer gives up on the gaps below it: it and every held packet below it go
+//! up in sequence order (held packets above it keep waiting, each for its own full hold).
 //! Packets without payload, and data at or below the next expected byte, pass at once. The
 //! buffer has no size limit (the timeout bounds it). Nothing allocates per packet once the
 //! buffer has reached its working size.
@@ -34,11 +35,17 @@ pub enum Mode {
 pub struct Resequencer {
     mode: Mode,
     timeout: Time,
-    /// Held packets in sequence order.
-    held: VecDeque<Packet>,
+    /// Held packets in sequence order, with the time each was held.
+    held: VecDeque<(Time, Packet)>,
+    /// When the oldest held packet's hold expires.
     deadline: Option<Time>,
-    /// The hold timed out: release everything.
-    flushing: bool,
+    /// Set by the timer: held packets up to this sequence number go up (cleared when the
+    /// release stops).
+    release_upto: Option<u64>,
+    /// Data handed to the receiver above its next expected byte (expired holds, Presto's
+    /// in-cell gaps): sorted, disjoint byte ranges, so that [`Resequencer::extend`] knows
+    /// where the receiver will stand once a gap below them fills.
+    released: Vec<(u64, u64)>,
     /// Presto: flowcell of the last packet delivered in order.
     cell: Option<u16>,
     /// Packets ever held (for the per-flow statistics).
@@ -52,7 +59,8 @@ impl Resequencer {
             timeout,
             held: VecDeque::new(),
             deadline: None,
-            flushing: false,
+            release_upto: None,
+            released: Vec::new(),
             cell: None,
             held_total: 0,
         }
@@ -72,10 +80,11 @@ impl Resequencer {
             Mode::FlowcellBoundary => self.cell != Some(pkt.lb.cell),
         };
         if !hold {
+            self.note_released(pkt);
             return true;
         }
-        let at = self.held.partition_point(|p| p.seq <= pkt.seq);
-        self.held.insert(at, pkt.clone());
+        let at = self.held.partition_point(|(_, p)| p.seq <= pkt.seq);
+        self.held.insert(at, (now, pkt.clone()));
         self.held_total += 1;
         self.deadline.get_or_insert(now + self.timeout);
         false
@@ -83,29 +92,68 @@ impl Resequencer {
 
     /// The next held packet to deliver, given the receiver's next expected byte now.
     pub fn pop_ready(&mut self, next: u64) -> Option<Packet> {
+        let upto = self.release_upto;
         let ready = self
             .held
             .front()
-            .is_some_and(|p| self.flushing || p.seq <= next);
-        let p = if ready { self.held.pop_front() } else { None };
-        if let Some(p) = &p {
-            self.cell = Some(p.lb.cell);
+            .is_some_and(|(_, p)| p.seq <= next || upto.is_some_and(|u| p.seq <= u));
+        if !ready {
+            // Nothing more goes up now: the next expiry is that of the oldest remaining hold.
+            self.release_upto = None;
+            self.deadline = self
+                .held
+                .iter()
+                .map(|h| h.0)
+                .min()
+                .map(|t| t + self.timeout);
+            return None;
         }
-        if self.held.is_empty() {
-            self.deadline = None;
-            self.flushing = false;
+        let (_, p) = self.held.pop_front().expect("checked");
+        if p.seq > next {
+            self.note_released(&p);
         }
-        p
+        self.cell = Some(p.lb.cell);
+        Some(p)
+    }
+
+    /// The receiver's next expected byte once everything up to `next` is in: `next` carried
+    /// through the data already handed up out of order.
+    pub fn extend(&mut self, mut next: u64) -> u64 {
+        let k = self.released.partition_point(|r| r.0 <= next);
+        if k > 0 {
+            next = next.max(self.released[k - 1].1);
+            self.released.drain(..k);
+        }
+        next
+    }
+
+    fn note_released(&mut self, p: &Packet) {
+        let (seq, end) = (p.seq, p.seq + p.payload as u64);
+        let i = self.released.partition_point(|r| r.1 < seq);
+        let j = self.released.partition_point(|r| r.0 <= end);
+        if i == j {
+            self.released.insert(i, (seq, end));
+        } else {
+            let merged = (seq.min(self.released[i].0), end.max(self.released[j - 1].1));
+            self.released[i] = merged;
+            self.released.drain(i + 1..j);
+        }
     }
 
     pub fn poll_timeout(&self) -> Option<Time> {
         self.deadline
     }
 
-    /// The hold timer fired: the next `pop_ready` calls release everything held.
+    /// The hold timer fired: the next `pop_ready` calls release the expired holds (and what is
+    /// in order behind them).
     pub fn handle_timeout(&mut self, now: Time) {
         if self.deadline.is_some_and(|d| d <= now) {
-            self.flushing = true;
+            self.release_upto = self
+                .held
+                .iter()
+                .filter(|(t, _)| *t + self.timeout <= now)
+                .map(|(_, p)| p.seq)
+                .max();
             self.deadline = None;
         }
     }
@@ -175,6 +223,40 @@ mod tests {
         // Inside cell 1, segment 7 is missing (lost): 8 goes up at once and makes a dupACK.
         let acks = run(&mut rs, &[seg(6, 1), seg(8, 1)], Time::ZERO, &mut next);
         assert_eq!(acks, [700, 700]);
+    }
+
+    #[test]
+    fn a_younger_hold_keeps_its_full_time() {
+        let mut rs = Resequencer::new(Mode::HoldEveryGap, Time::from_us(100));
+        let mut next = 0;
+        run(&mut rs, &[seg(0, 0), seg(2, 0)], Time::ZERO, &mut next);
+        run(&mut rs, &[seg(5, 0)], Time::from_us(60), &mut next);
+        assert_eq!(rs.poll_timeout(), Some(Time::from_us(100)));
+        rs.handle_timeout(Time::from_us(100));
+        let released: Vec<u64> = std::iter::from_fn(|| rs.pop_ready(next))
+            .map(|p| p.seq)
+            .collect();
+        assert_eq!(released, [200], "segment 5 was held only 40 µs");
+        assert_eq!(rs.poll_timeout(), Some(Time::from_us(160)));
+    }
+
+    #[test]
+    fn an_expired_hold_releases_the_younger_ones_below_it() {
+        let mut rs = Resequencer::new(Mode::HoldEveryGap, Time::from_us(100));
+        let mut next = 0;
+        run(&mut rs, &[seg(0, 0), seg(5, 0)], Time::ZERO, &mut next);
+        run(
+            &mut rs,
+            &[seg(3, 0), seg(7, 0)],
+            Time::from_us(60),
+            &mut next,
+        );
+        rs.handle_timeout(Time::from_us(100));
+        let released: Vec<u64> = std::iter::from_fn(|| rs.pop_ready(next))
+            .map(|p| p.seq)
+            .collect();
+        assert_eq!(released, [300, 500]);
+        assert_eq!(rs.poll_timeout(), Some(Time::from_us(160)));
     }
 
     #[test]

@@ -116,8 +116,6 @@ pub(super) struct ReorderStats {
     pub queue_wait: Time,
     /// One past the highest data byte that reached the receiving host.
     pub max_end: u64,
-    /// The receiver's previous ACK number (a repeat is a duplicate ACK).
-    pub last_ack: u64,
 }
 
 struct FlowState {
@@ -524,14 +522,20 @@ impl Simulation {
                         }
                         st.max_end = st.max_end.max(pkt.seq + pkt.payload as u64);
                     }
-                    let ep = self.flows[flow].endpoints.as_mut().expect("checked above");
+                    let f = &mut self.flows[flow];
+                    let ep = f.endpoints.as_mut().expect("checked above");
+                    let mut rx = ReceiverInput {
+                        stats: &mut f.reorder,
+                        dropped: &f.dropped,
+                        size: f.spec.size_bytes,
+                        now: self.now,
+                    };
                     match ep.reseq.as_mut() {
-                        None => ep.receiver.handle_packet(self.now, pkt),
+                        None => rx.feed(&mut ep.receiver, pkt),
                         Some(rs) => {
-                            if rs.handle_packet(self.now, pkt, ep.receiver.bytes_delivered()) {
-                                ep.receiver.handle_packet(self.now, pkt);
-                            }
-                            release_held(rs, &mut ep.receiver, self.now);
+                            let pass =
+                                rs.handle_packet(self.now, pkt, ep.receiver.bytes_delivered());
+                            rx.release_held(rs, &mut ep.receiver, pass.then_some(pkt));
                         }
                     }
                 }
@@ -620,9 +624,17 @@ impl Simulation {
                     if ep.receiver.poll_timeout().is_some_and(|t| t <= now) {
                         ep.receiver.handle_timeout(now);
                     }
+                    let f = &mut self.flows[flow as usize];
+                    let ep = f.endpoints.as_mut().expect("alive");
                     if let Some(rs) = ep.reseq.as_mut() {
                         rs.handle_timeout(now);
-                        release_held(rs, &mut ep.receiver, now);
+                        let mut rx = ReceiverInput {
+                            stats: &mut f.reorder,
+                            dropped: &f.dropped,
+                            size: f.spec.size_bytes,
+                            now,
+                        };
+                        rx.release_held(rs, &mut ep.receiver, None);
                     }
                 }
             }
@@ -658,9 +670,6 @@ impl Simulation {
             }
             Side::Receiver => {
                 while let Some(p) = ep.receiver.poll_transmit(now) {
-                    if p.kind == PacketKind::Ack {
-                        count_dupack(&mut f.reorder, &f.dropped, p.ack, f.spec.size_bytes);
-                    }
                     out.push(admit(&mut self.pool, &mut self.counters, p));
                 }
                 while let Some(e) = ep.receiver.poll_event() {
@@ -767,24 +776,88 @@ fn receiver_timeout(ep: &Endpoints) -> Option<Time> {
     }
 }
 
-/// Hands the receiver every held packet that is in order now (or all, after a timeout).
-fn release_held(rs: &mut Resequencer, receiver: &mut Receiver, now: Time) {
-    while let Some(p) = rs.pop_ready(receiver.bytes_delivered()) {
-        receiver.handle_packet(now, &p);
-    }
+/// What the receiver is fed with, and where its duplicate ACKs are counted.
+struct ReceiverInput<'a> {
+    stats: &'a mut ReorderStats,
+    dropped: &'a [u64],
+    size: u64,
+    now: Time,
 }
 
-/// Classifies the receiver's ACK: a repeat of the previous ACK number is a duplicate ACK,
-/// caused by loss when the segment it asks for was dropped in the network, else by reordering.
-fn count_dupack(st: &mut ReorderStats, dropped: &[u64], ack: u64, size: u64) {
-    if ack == st.last_ack && ack < size {
-        if dropped.contains(&ack) {
-            st.dupacks_loss += 1;
-        } else {
-            st.dupacks_reorder += 1;
+impl ReceiverInput<'_> {
+    /// Hands `pkt` to the receiver. A data packet that does not advance the receiver's next
+    /// expected byte makes a duplicate ACK. Its cause is loss when the segment missing below
+    /// it was dropped, or, for a second copy of a segment, when the copies come from a
+    /// timeout's go-back-N; otherwise reordering (a late segment, or a copy of a segment that
+    /// reordering made the sender retransmit).
+    fn feed(&mut self, receiver: &mut Receiver, pkt: &Packet) {
+        let before = receiver.bytes_delivered();
+        receiver.handle_packet(self.now, pkt);
+        let data = pkt.kind == PacketKind::Data && pkt.payload > 0;
+        if data && before < self.size && receiver.bytes_delivered() == before {
+            let loss = if pkt.seq > before {
+                self.dropped.contains(&before)
+            } else {
+                // A second copy: one sent before a timeout was resent by its go-back-N.
+                pkt.seq < self.stats.rto_high
+            };
+            if loss {
+                self.stats.dupacks_loss += 1;
+            } else {
+                self.stats.dupacks_reorder += 1;
+            }
         }
     }
-    st.last_ack = ack;
+
+    /// Hands the receiver `first` (a packet the buffer let through) and every held packet that
+    /// is in order now (or expired). Like GRO, contiguous data with the same ECN codepoint goes
+    /// up as one merged segment, so TCP answers a released run with one ACK rather than a burst
+    /// of partial ACKs.
+    fn release_held(
+        &mut self,
+        rs: &mut Resequencer,
+        receiver: &mut Receiver,
+        first: Option<&Packet>,
+    ) {
+        let mut run: Option<Packet> = None;
+        if let Some(p) = first {
+            if p.payload > 0 {
+                run = Some(p.clone());
+            } else {
+                self.feed(receiver, p);
+            }
+        }
+        loop {
+            // Where the receiver will stand once the run is in, counting what the buffer let
+            // through out of order earlier.
+            let delivered = rs.extend(receiver.bytes_delivered());
+            let next = match &run {
+                Some(r) if r.seq <= delivered => rs.extend(delivered.max(r.seq + r.payload as u64)),
+                _ => delivered,
+            };
+            let Some(p) = rs.pop_ready(next) else {
+                if let Some(r) = run.take() {
+                    self.feed(receiver, &r);
+                }
+                break;
+            };
+            match run.as_mut() {
+                // Contiguous with the run (through data the receiver already holds): one
+                // merged segment from the run's start to the packet's end.
+                Some(r) if r.seq <= delivered && p.seq <= next && r.ecn == p.ecn => {
+                    let end = next.max(p.seq + p.payload as u64);
+                    r.payload = (end - r.seq) as u32;
+                    r.ts = p.ts;
+                    r.retransmit |= p.retransmit;
+                }
+                _ => {
+                    if let Some(r) = run.replace(p) {
+                        self.feed(receiver, &r);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Puts a packet an endpoint emitted into the pool, counted as sent.
