@@ -430,7 +430,7 @@ mod tests {
         let step = Time::from_ns(2400); // 1500 B every 2.4 µs = 5 Gb/s
         while t < Time::from_ms(2) {
             c.on_accept(port, 1500, t);
-            t = t + step;
+            t += step;
         }
         let m = c.metric(port, t);
         assert!((3..=4).contains(&m), "{m}");
@@ -439,7 +439,7 @@ mod tests {
         // Twice the line rate saturates at 2^Q − 1 = 7.
         for _ in 0..2000 {
             c.on_accept(port, 3000, t);
-            t = t + step;
+            t += step;
         }
         assert_eq!(c.metric(port, t), 7);
         // Idle for 10 τ: decays to 0.

@@ -140,7 +140,7 @@ mod tests {
             };
             assert_eq!(drill.choose(leaf0, 1, &cands, &mut fabric), cands[1]);
         }
-        let slot = (leaf0 as usize * 2 + 1) * 1;
+        let slot = leaf0 as usize * 2 + 1; // (node · hosts + dst) · m, m = 1
         assert_eq!(drill.memory[slot], cands[1]);
     }
 

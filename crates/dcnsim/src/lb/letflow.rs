@@ -104,7 +104,7 @@ mod tests {
         let mut t = Time::from_us(400 * 19);
         let mut paths = std::collections::BTreeSet::new();
         for _ in 0..40 {
-            t = t + Time::from_us(501);
+            t += Time::from_us(501);
             paths.insert(send(&mut lf, t));
         }
         assert_eq!(lf.flowlets_started, 41);
