@@ -54,7 +54,9 @@ impl Drb {
 
     #[inline]
     pub fn choose(&mut self, node: NodeIdx, pkt: &mut Packet, candidates: &[PortIdx]) -> PortIdx {
-        if candidates.len() > 1 && self.edge.is_source(node, pkt) {
+        // The path is set at the source edge even when it has one uplink: later choice points
+        // (an aggregation switch after a failure) still read its digits.
+        if self.edge.is_source(node, pkt) {
             let c = &mut self.counters[flow_dir(pkt)];
             let n = *c;
             *c = n.wrapping_add(1);

@@ -59,7 +59,7 @@ impl LetFlow {
         candidates: &[PortIdx],
         now: Time,
     ) -> PortIdx {
-        if candidates.len() == 1 || !self.edge.is_source(node, pkt) {
+        if !self.edge.is_source(node, pkt) {
             return self.edge.follow(node, pkt, candidates);
         }
         let f = &mut self.flowlets[flow_dir(pkt)];

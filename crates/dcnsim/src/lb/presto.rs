@@ -90,9 +90,6 @@ impl Presto {
         }
         pkt.lb.cell = c.id;
         let path = c.start.wrapping_add(c.id);
-        if candidates.len() == 1 {
-            return candidates[0];
-        }
         start_path(pkt, path as u32, candidates)
     }
 }

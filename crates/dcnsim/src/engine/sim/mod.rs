@@ -112,8 +112,6 @@ pub(super) struct ReorderStats {
     /// allows no fast retransmit below it).
     pub sent_max: u64,
     pub rto_high: u64,
-    /// Time the flow's data packets waited in switch queues, summed over packets and hops.
-    pub queue_wait: Time,
     /// One past the highest data byte that reached the receiving host.
     pub max_end: u64,
 }
@@ -175,6 +173,9 @@ pub struct Simulation {
     /// Non-eager ports: when each queued packet (by pool slot) was accepted, for its queueing
     /// delay (eager ports know it at once).
     enqueued_at: Vec<Time>,
+    /// Per flow: time its data packets waited in switch queues, summed over packets and hops
+    /// (a dense array apart from the flow table: it is touched at every congested hop).
+    queue_wait: Vec<Time>,
     name: Option<String>,
     seed: u64,
     topology_name: String,
@@ -220,6 +221,7 @@ impl Simulation {
         if let Some(iv) = series_interval {
             events.schedule(iv, Event::Sample);
         }
+        let n_flows = flows.len();
         let flows = flows
             .into_iter()
             .enumerate()
@@ -259,6 +261,7 @@ impl Simulation {
             scratch: Vec::new(),
             dropped_scratch: Vec::new(),
             enqueued_at: Vec::new(),
+            queue_wait: vec![Time::ZERO; n_flows],
             name: scenario.name.clone(),
             seed: scenario.seed,
             topology_name: topo.description.clone(),
@@ -421,9 +424,8 @@ impl Simulation {
                 self.counters.ecn_marked += 1;
             }
         }
-        if p.at_switch && pkt.payload > 0 {
-            let wait = p.busy_until.saturating_sub(self.now);
-            self.flows[pkt.flow as usize].reorder.queue_wait += wait;
+        if p.busy_until > self.now && p.at_switch && pkt.payload > 0 {
+            self.queue_wait[pkt.flow as usize] += p.busy_until - self.now;
         }
         self.lb.on_accept(port, size, self.now);
         let (arrival, was_empty) = p.schedule(self.now, r, size);
@@ -439,8 +441,7 @@ impl Simulation {
             p.transmitting = Some(r);
             let pkt = self.pool.get(r);
             if p.at_switch && pkt.payload > 0 {
-                let wait = self.now - self.enqueued_at[r.index()];
-                self.flows[pkt.flow as usize].reorder.queue_wait += wait;
+                self.queue_wait[pkt.flow as usize] += self.now - self.enqueued_at[r.index()];
             }
             let done = self.now + p.ser(self.pool.get(r).size as u64);
             self.events.schedule(done, Event::TxDone(port));

@@ -60,7 +60,7 @@ impl Simulation {
                 for f in p.pipe.iter().filter(|f| f.start > now) {
                     let pkt = self.pool.get(f.packet);
                     if pkt.payload > 0 {
-                        let w = &mut self.flows[pkt.flow as usize].reorder.queue_wait;
+                        let w = &mut self.queue_wait[pkt.flow as usize];
                         *w = w.saturating_sub(f.start - now);
                     }
                 }
@@ -70,8 +70,7 @@ impl Simulation {
                 for &r in &queued {
                     let pkt = self.pool.get(r);
                     if pkt.payload > 0 {
-                        self.flows[pkt.flow as usize].reorder.queue_wait +=
-                            now - self.enqueued_at[r.index()];
+                        self.queue_wait[pkt.flow as usize] += now - self.enqueued_at[r.index()];
                     }
                 }
             }
@@ -126,7 +125,7 @@ impl Simulation {
                 ooo_arrivals: f.reorder.ooo_arrivals,
                 dupacks_reorder: f.reorder.dupacks_reorder,
                 dupacks_loss: f.reorder.dupacks_loss,
-                queue_wait: f.reorder.queue_wait,
+                queue_wait: self.queue_wait[i],
             })
             .collect();
         let ports = self
