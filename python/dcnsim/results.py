@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 #: The per-flow columns, in order, with their dtypes. Times are seconds; NaN marks "not
-#: finished" (finish_s, fct_s, slowdown), "no deadline" (deadline_s, met_deadline) or "not
-#: terminated by its protocol" (terminated_s).
+#: finished" (finish_s, fct_s, slowdown), "no deadline" (deadline_s, met_deadline), "not
+#: terminated by its protocol" (terminated_s) or "no data packet sent" (queue_delay_mean_s).
 FLOW_COLUMNS: dict[str, str] = {
     "flow_id": "uint64",
     "src": "uint32",
@@ -34,6 +34,12 @@ FLOW_COLUMNS: dict[str, str] = {
     "timeouts": "uint64",
     "bytes_delivered": "uint64",
     "terminated_s": "float64",
+    "data_packets": "uint64",
+    "spurious_retransmits": "uint64",
+    "ooo_arrivals": "uint64",
+    "dupacks_reorder": "uint64",
+    "dupacks_loss": "uint64",
+    "queue_delay_mean_s": "float64",
 }
 
 #: The time-series columns: ``kind`` is "flow_goodput_bps", "queue_bytes" or "link_util", and

@@ -154,6 +154,12 @@ def _flows(s) -> dict[str, np.ndarray]:
         "timeouts": np.zeros(n, dtype=np.uint64),
         "bytes_delivered": np.where(unfinished, size // 2, size).astype(np.uint64),
         "terminated_s": np.full(n, np.nan),
+        "data_packets": (size // 1460 + 1).astype(np.uint64),
+        "spurious_retransmits": np.zeros(n, dtype=np.uint64),
+        "ooo_arrivals": np.zeros(n, dtype=np.uint64),
+        "dupacks_reorder": np.zeros(n, dtype=np.uint64),
+        "dupacks_loss": np.zeros(n, dtype=np.uint64),
+        "queue_delay_mean_s": np.full(n, 1e-5),
     }
 
 

@@ -157,6 +157,18 @@ fn flow_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, Py
     col!("timeouts", f.iter().map(|r| r.timeouts));
     col!("bytes_delivered", f.iter().map(|r| r.bytes_delivered));
     col!("terminated_s", f.iter().map(|r| secs(r.terminated)));
+    col!("data_packets", f.iter().map(|r| r.data_packets));
+    col!(
+        "spurious_retransmits",
+        f.iter().map(|r| r.spurious_retransmits)
+    );
+    col!("ooo_arrivals", f.iter().map(|r| r.ooo_arrivals));
+    col!("dupacks_reorder", f.iter().map(|r| r.dupacks_reorder));
+    col!("dupacks_loss", f.iter().map(|r| r.dupacks_loss));
+    col!(
+        "queue_delay_mean_s",
+        f.iter().map(|r| r.queue_delay_mean().unwrap_or(nan))
+    );
     debug_assert_eq!(d.len(), FLOW_COLUMNS.split(',').count());
     Ok(d)
 }

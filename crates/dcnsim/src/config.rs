@@ -44,12 +44,30 @@ fn default_seed() -> u64 {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RoutingConfig {
-    /// Path choice at switches: `ecmp`.
+    /// Path choice at switches: `ecmp`, `rps`, `drb`, `presto`, `letflow`, `conga`, `drill`.
     #[serde(default = "default_lb")]
     pub lb: String,
     /// Time between a link failing (or recovering) and the routing tables reflecting it.
     #[serde(default)]
     pub reroute_delay_us: f64,
+    // Parameters of the path choices; each is refused for a choice that does not use it.
+    // Defaults and meaning: the table in [`crate::lb`].
+    #[serde(default)]
+    pub flowlet_gap_us: Option<f64>,
+    #[serde(default)]
+    pub flowcell_bytes: Option<u64>,
+    #[serde(default)]
+    pub reorder_timeout_us: Option<f64>,
+    #[serde(default)]
+    pub conga_tau_us: Option<f64>,
+    #[serde(default)]
+    pub conga_metric_bits: Option<u32>,
+    #[serde(default)]
+    pub conga_aging_us: Option<f64>,
+    #[serde(default)]
+    pub drill_samples: Option<u32>,
+    #[serde(default)]
+    pub drill_memory: Option<u32>,
 }
 
 fn default_lb() -> String {
@@ -61,6 +79,14 @@ impl Default for RoutingConfig {
         RoutingConfig {
             lb: default_lb(),
             reroute_delay_us: 0.0,
+            flowlet_gap_us: None,
+            flowcell_bytes: None,
+            reorder_timeout_us: None,
+            conga_tau_us: None,
+            conga_metric_bits: None,
+            conga_aging_us: None,
+            drill_samples: None,
+            drill_memory: None,
         }
     }
 }

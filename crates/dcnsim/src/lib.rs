@@ -9,7 +9,7 @@
 //! - [`units`]: integer picosecond [`units::Time`], [`units::Rate`] in bit/s.
 //! - [`net`]: packets in a pool, egress queues (drop-tail/ECN, priority, rank), ports and links,
 //!   routing tables of equal-cost next hops.
-//! - [`lb`]: path choice among those next hops (ECMP).
+//! - [`lb`]: path choice among those next hops (ECMP, RPS, DRB, Presto, LetFlow, CONGA, DRILL).
 //! - [`protocols`]: transports as sans-IO state machines (TCP NewReno, DCTCP).
 //! - [`topo`], [`workload`]: builders of networks and flows from the scenario.
 //! - [`engine`]: the event loop; [`metrics`]: what comes out.

@@ -3,7 +3,7 @@
 
 use crate::config::Scenario;
 use crate::error::{ConfigError, ConfigResult};
-use crate::lb::PathChoice;
+use crate::lb::LbParams;
 use crate::protocols::Transport;
 use crate::topo::{self, BufferSize, TopoSpec};
 use crate::workload::{self, FlowSpec, HostInfo};
@@ -28,7 +28,7 @@ pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared
     }
     let topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
     check_marking_below_buffer(&topo, &transport)?;
-    PathChoice::new(&scenario.routing.lb, topo.nodes.len(), scenario.seed)?;
+    LbParams::from_config(&scenario.routing)?;
     let host_rate = topo
         .hosts
         .first()

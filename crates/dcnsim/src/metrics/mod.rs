@@ -27,9 +27,34 @@ pub struct FlowRecord {
     pub retransmits: u64,
     pub timeouts: u64,
     pub bytes_delivered: u64,
+    /// Data packets the sender put on the wire, retransmissions included.
+    pub data_packets: u64,
+    /// Retransmitted data packets whose segment the network had never dropped (reordering or
+    /// a premature timeout made them).
+    pub spurious_retransmits: u64,
+    /// First transmissions that reached the receiving host after a later byte of the flow.
+    pub ooo_arrivals: u64,
+    /// Duplicate ACKs the receiver sent, by cause: the segment asked for was late
+    /// (reordering) or had been dropped (loss).
+    pub dupacks_reorder: u64,
+    pub dupacks_loss: u64,
+    /// Time the flow's data packets waited in switch egress queues, summed over its packets
+    /// and their hops (FIFO ports only).
+    pub queue_wait: Time,
 }
 
 impl FlowRecord {
+    /// Mean switch queueing delay of the flow's data packets (summed over hops).
+    pub fn queue_delay_mean(&self) -> Option<f64> {
+        (self.data_packets > 0).then(|| self.queue_wait.as_secs_f64() / self.data_packets as f64)
+    }
+
+    /// Share of the flow's data packets that were spurious retransmissions: the TR paper's
+    /// "retransmission ratio caused by reordering".
+    pub fn reorder_retx_ratio(&self) -> Option<f64> {
+        (self.data_packets > 0).then(|| self.spurious_retransmits as f64 / self.data_packets as f64)
+    }
+
     pub fn fct(&self) -> Option<Time> {
         self.finish.map(|f| f - self.start)
     }

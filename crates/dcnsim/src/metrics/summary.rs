@@ -65,6 +65,33 @@ fn finished(flows: &[&FlowRecord]) -> (Vec<f64>, Vec<f64>) {
         .unzip()
 }
 
+/// Reordering and queueing totals of `flows`; the ratios are over their data packets, so the
+/// TR paper's "retransmission ratio caused by reordering" reads directly.
+fn reordering(flows: &[&FlowRecord]) -> Value {
+    let sum = |g: fn(&FlowRecord) -> u64| flows.iter().map(|f| g(f)).sum::<u64>();
+    let data = sum(|f| f.data_packets);
+    let spurious = sum(|f| f.spurious_retransmits);
+    let retx = sum(|f| f.retransmits);
+    let wait: f64 = flows.iter().map(|f| f.queue_wait.as_secs_f64()).sum();
+    let ratio = |x: u64| {
+        if data > 0 {
+            json!(x as f64 / data as f64)
+        } else {
+            Value::Null
+        }
+    };
+    json!({
+        "data_packets": data,
+        "ooo_arrivals": sum(|f| f.ooo_arrivals),
+        "dupacks_reorder": sum(|f| f.dupacks_reorder),
+        "dupacks_loss": sum(|f| f.dupacks_loss),
+        "spurious_retransmits": spurious,
+        "reorder_retx_ratio": ratio(spurious),
+        "loss_retx_ratio": ratio(retx.saturating_sub(spurious)),
+        "queue_delay_mean_s": if data > 0 { json!(wait / data as f64) } else { Value::Null },
+    })
+}
+
 pub fn summarize(out: &RunOutput) -> Value {
     let all: Vec<&FlowRecord> = out.flows.iter().collect();
     let (fct, slow) = finished(&all);
@@ -80,6 +107,7 @@ pub fn summarize(out: &RunOutput) -> Value {
             let (fct, slow) = finished(&in_class);
             let fct = stats(fct);
             let slow = stats(slow);
+            let reorder = reordering(&in_class);
             json!({
                 "class": class,
                 "lo_bytes": lo,
@@ -90,6 +118,8 @@ pub fn summarize(out: &RunOutput) -> Value {
                 "fct_p99_s": fct["p99"],
                 "slowdown_mean": slow["mean"],
                 "slowdown_p99": slow["p99"],
+                "reorder_retx_ratio": reorder["reorder_retx_ratio"],
+                "queue_delay_mean_s": reorder["queue_delay_mean_s"],
             })
         })
         .collect();
@@ -134,6 +164,7 @@ pub fn summarize(out: &RunOutput) -> Value {
         "goodput_bps": if sim_s > 0.0 { json!(delivered_payload as f64 * 8.0 / sim_s) } else { Value::Null },
         "retransmits": out.flows.iter().map(|f| f.retransmits).sum::<u64>(),
         "timeouts": out.flows.iter().map(|f| f.timeouts).sum::<u64>(),
+        "reordering": reordering(&all),
         "packets": {
             "sent": c.sent_pkts,
             "delivered": c.delivered_pkts,

@@ -78,6 +78,8 @@ pub struct Port {
     /// Serialisation time of one byte when it is a whole number of picoseconds.
     ps_per_byte: Option<u64>,
     pub up: bool,
+    /// The port is a switch's egress (not a host NIC): queueing delay is measured here.
+    pub at_switch: bool,
     pub counters: PortCounters,
     /// `counters.tx_bytes` at the previous series sample.
     pub sampled_tx_bytes: u64,
@@ -240,6 +242,7 @@ impl Network {
                     transmitting: None,
                     pipe: Ring::default(),
                     up: true,
+                    at_switch: spec.nodes[from].kind == NodeKind::Switch,
                     counters: PortCounters::default(),
                     sampled_tx_bytes: 0,
                 });

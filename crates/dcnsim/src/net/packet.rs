@@ -53,6 +53,44 @@ pub enum Header {
     Rcp(crate::protocols::rcp::RcpHeader),
 }
 
+/// Fields of the path choices in `lb/` (8 bytes; the packet's budget is in `packet_stays_small`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LbFields {
+    /// The path chosen at the source edge switch, as mixed-radix digits that the later choice
+    /// points of the packet's path consume, least significant first (DRB's bouncing switch,
+    /// Presto's flowcell path, LetFlow's flowlet path, CONGA's path beyond the first uplink).
+    pub path: u16,
+    /// Presto: flowcell number within the flow's direction (wraps), read by the receiver's
+    /// reordering buffer.
+    pub cell: u16,
+    /// CONGA overlay header (SIGCOMM 2014 §3.2): the path tag chosen at the source leaf
+    /// ([`LbFields::NONE`] outside the overlay), the path's congestion extent (max of the
+    /// quantised DRE over its hops), and one piggybacked feedback entry (tag and metric) for
+    /// the reverse direction.
+    pub tag: u8,
+    pub ce: u8,
+    pub fb_tag: u8,
+    pub fb_metric: u8,
+}
+
+impl LbFields {
+    /// "No tag": the packet is outside CONGA's overlay / carries no feedback.
+    pub const NONE: u8 = u8::MAX;
+}
+
+impl Default for LbFields {
+    fn default() -> Self {
+        LbFields {
+            path: 0,
+            cell: 0,
+            tag: LbFields::NONE,
+            ce: 0,
+            fb_tag: LbFields::NONE,
+            fb_metric: 0,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Packet {
     // --- addressing
@@ -84,6 +122,8 @@ pub struct Packet {
     pub ts: Time,
     pub ts_echo: Time,
     pub header: Header,
+    /// Load-balancing fields written by switches (`lb/`); untouched by transports.
+    pub lb: LbFields,
 
     // --- queueing
     /// Strict-priority class: 0 is served first.
@@ -210,5 +250,11 @@ mod tests {
         assert_eq!(pool.get(c).seq, 3);
         assert_eq!(pool.get(b).seq, 2);
         assert_eq!((pool.live(), pool.peak()), (2, 2));
+    }
+
+    /// The packet is copied into and out of the pool on every hop's path; keep it small.
+    #[test]
+    fn lb_fields_take_8_bytes() {
+        assert_eq!(std::mem::size_of::<LbFields>(), 8);
     }
 }

@@ -20,12 +20,13 @@ mod report;
 
 use super::prepare::Prepared;
 use super::queue::{EventQueue, Urgency};
-use crate::lb::PathChoice;
+use crate::lb::resequencer::Resequencer;
+use crate::lb::{Fabric, LbParams, PathChoice};
 use crate::metrics::series::{Series, TraceEvent, TraceRow};
 use crate::metrics::{NetCounters, RunOutput};
 use crate::net::ideal;
 use crate::net::network::InFlight;
-use crate::net::packet::{Ecn, Packet, PacketPool, PacketRef};
+use crate::net::packet::{Ecn, Packet, PacketKind, PacketPool, PacketRef};
 use crate::net::queue::{Discipline, Enqueued};
 use crate::net::{Network, NodeIdx, PortIdx};
 use crate::protocols::agent::{Admission, SwitchAgent};
@@ -99,6 +100,28 @@ struct Endpoints {
     /// (an event of an older generation is stale).
     timer: [Option<Time>; 2],
     generation: [u32; 2],
+    /// The reordering buffer in front of the receiver (DRB, Presto).
+    reseq: Option<Resequencer>,
+}
+
+/// What a flow saw of reordering and queueing (the reordering columns of `flows.csv`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ReorderStats {
+    /// First transmissions that reached the receiving host below the highest byte already
+    /// there.
+    pub ooo_arrivals: u64,
+    pub dupacks_reorder: u64,
+    pub dupacks_loss: u64,
+    /// Retransmissions driven by duplicate ACKs (fast retransmit, NewReno's partial-ACK
+    /// retransmit) of segments the network had never dropped: caused by reordering.
+    pub spurious_retransmits: u64,
+    /// One past the highest data byte the sender has sent, and its value at the sender's last
+    /// timeout: resends below that are go-back-N after the timeout, not dupACK-driven (RFC 6582
+    /// allows no fast retransmit below it).
+    pub sent_max: u64,
+    pub rto_high: u64,
+    /// One past the highest data byte that reached the receiving host.
+    pub max_end: u64,
 }
 
 struct FlowState {
@@ -114,6 +137,10 @@ struct FlowState {
     bytes_delivered: u64,
     /// Bytes delivered at the previous series sample.
     sampled_bytes: u64,
+    data_packets: u64,
+    reorder: ReorderStats,
+    /// First byte of every data segment of this flow that the network dropped (while it runs).
+    dropped: Vec<u64>,
 }
 
 /// Progress reported to the caller about every few hundred milliseconds of wall time.
@@ -157,6 +184,12 @@ pub struct Simulation {
     /// allocation, one copy of each packet).
     scratch: Vec<PacketRef>,
     dropped_scratch: Vec<PacketRef>,
+    /// Non-eager ports: when each queued packet (by pool slot) was accepted, for its queueing
+    /// delay (eager ports know it at once).
+    enqueued_at: Vec<Time>,
+    /// Per flow: time its data packets waited in switch queues, summed over packets and hops
+    /// (a dense array apart from the flow table: it is touched at every congested hop).
+    queue_wait: Vec<Time>,
     name: Option<String>,
     seed: u64,
     topology_name: String,
@@ -188,8 +221,8 @@ impl Simulation {
                 p.eager = false;
             }
         }
-        let lb = PathChoice::new(&scenario.routing.lb, net.nodes.len(), scenario.seed)
-            .expect("checked in prepare");
+        let lb_params = LbParams::from_config(&scenario.routing).expect("checked in prepare");
+        let lb = PathChoice::new(&lb_params, &net, flows.len(), scenario.seed);
         let mut events = EventQueue::default();
         if let Some(f) = flows.first() {
             events.schedule(f.start, Event::FlowStart(0));
@@ -215,6 +248,7 @@ impl Simulation {
         if let Some(t) = agent_wake {
             events.schedule(t, Event::AgentTick);
         }
+        let n_flows = flows.len();
         let flows = flows
             .into_iter()
             .enumerate()
@@ -230,6 +264,9 @@ impl Simulation {
                 timeouts: 0,
                 bytes_delivered: 0,
                 sampled_bytes: 0,
+                data_packets: 0,
+                reorder: ReorderStats::default(),
+                dropped: Vec::new(),
             })
             .collect();
         Simulation {
@@ -253,6 +290,8 @@ impl Simulation {
             trace: Vec::new(),
             scratch: Vec::new(),
             dropped_scratch: Vec::new(),
+            enqueued_at: Vec::new(),
+            queue_wait: vec![Time::ZERO; n_flows],
             name: scenario.name.clone(),
             seed: scenario.seed,
             topology_name: topo.description.clone(),
@@ -317,7 +356,10 @@ impl Simulation {
                 generation,
             } => self.timer(flow, side, generation),
             Event::LinkState { link, up } => self.set_link(link, up),
-            Event::Reroute => self.net.recompute_routes(),
+            Event::Reroute => {
+                self.net.recompute_routes();
+                self.lb.on_reroute();
+            }
             Event::Sample => self.sample(),
             Event::AgentTick => self.agent_tick(),
         }
@@ -326,7 +368,14 @@ impl Simulation {
     // ---------------------------------------------------------------- packets through ports
 
     fn drop_packet(&mut self, r: PacketRef, port: Option<PortIdx>) {
-        let size = self.pool.get(r).size as u64;
+        let pkt = self.pool.get(r);
+        let size = pkt.size as u64;
+        if pkt.kind == PacketKind::Data && pkt.payload > 0 {
+            let f = &mut self.flows[pkt.flow as usize];
+            if f.endpoints.is_some() {
+                f.dropped.push(pkt.seq);
+            }
+        }
         self.counters.dropped_pkts += 1;
         self.counters.dropped_bytes += size;
         if let Some(p) = port {
@@ -337,13 +386,18 @@ impl Simulation {
 
     /// Routes a packet at `node` and queues it at the chosen egress port.
     fn forward(&mut self, node: NodeIdx, r: PacketRef) {
-        let pkt = self.pool.get(r);
+        let pkt = self.pool.get_mut(r);
         let candidates = self.net.routing.next_hops(node, pkt.dst);
         if candidates.is_empty() {
             self.drop_packet(r, None);
             return;
         }
-        let port = self.lb.choose(node, pkt, candidates);
+        let mut fabric = Fabric {
+            now: self.now,
+            routing: &self.net.routing,
+            ports: &mut self.net.ports,
+        };
+        let port = self.lb.choose(node, pkt, candidates, &mut fabric);
         self.enqueue(port, r);
     }
 
@@ -370,8 +424,19 @@ impl Simulation {
             }
             None => Admission::Normal,
         };
+        // Stamped before the queue decides: a rank queue may accept this packet and drop
+        // another one instead.
+        if p.at_switch && self.pool.get(r).payload > 0 {
+            let i = r.index();
+            if i >= self.enqueued_at.len() {
+                self.enqueued_at.resize(i + 1, Time::ZERO);
+            }
+            self.enqueued_at[i] = self.now;
+        }
         match p.queue.enqueue(&mut self.pool, r) {
             Enqueued::Accepted { marked } => {
+                let pkt = self.pool.get(r);
+                self.lb.on_accept(port, pkt.size as u64, self.now);
                 if marked {
                     p.counters.ecn_marks += 1;
                     self.counters.ecn_marked += 1;
@@ -413,6 +478,10 @@ impl Simulation {
                 self.counters.ecn_marked += 1;
             }
         }
+        if p.busy_until > self.now && p.at_switch && pkt.payload > 0 {
+            self.queue_wait[pkt.flow as usize] += p.busy_until - self.now;
+        }
+        self.lb.on_accept(port, size, self.now);
         let (arrival, was_empty) = p.schedule(self.now, r, size);
         if was_empty {
             self.events.schedule(arrival, Event::Arrive(port));
@@ -427,6 +496,10 @@ impl Simulation {
                 a.on_dequeue(self.now, port, p, self.pool.get_mut(r));
             }
             p.transmitting = Some(r);
+            let pkt = self.pool.get(r);
+            if p.at_switch && pkt.payload > 0 {
+                self.queue_wait[pkt.flow as usize] += self.now - self.enqueued_at[r.index()];
+            }
             let done = self.now + p.ser(self.pool.get(r).size as u64);
             self.events.schedule(done, Event::TxDone(port));
         }
@@ -515,7 +588,31 @@ impl Simulation {
                             .push(trace_row(self.now, TraceEvent::Receive, pkt, cwnd));
                     }
                 }
-                Side::Receiver => ep.receiver.handle_packet(self.now, pkt),
+                Side::Receiver => {
+                    let st = &mut self.flows[flow].reorder;
+                    if pkt.kind == PacketKind::Data && pkt.payload > 0 {
+                        if !pkt.retransmit && pkt.seq < st.max_end {
+                            st.ooo_arrivals += 1;
+                        }
+                        st.max_end = st.max_end.max(pkt.seq + pkt.payload as u64);
+                    }
+                    let f = &mut self.flows[flow];
+                    let ep = f.endpoints.as_mut().expect("checked above");
+                    let mut rx = ReceiverInput {
+                        stats: &mut f.reorder,
+                        dropped: &f.dropped,
+                        size: f.spec.size_bytes,
+                        now: self.now,
+                    };
+                    match ep.reseq.as_mut() {
+                        None => rx.feed(&mut ep.receiver, pkt),
+                        Some(rs) => {
+                            let pass =
+                                rs.handle_packet(self.now, pkt, ep.receiver.bytes_delivered());
+                            rx.release_held(rs, &mut ep.receiver, pass.then_some(pkt));
+                        }
+                    }
+                }
             }
             self.pool.release(r);
             self.after_endpoint(flow as u32, side);
@@ -548,6 +645,7 @@ impl Simulation {
         let ideal_fct = ideal::ideal_fct(&self.net, &path, setup.size, mss, header);
         let mut sender = self.transport.new_sender(&setup);
         let receiver = self.transport.new_receiver(&setup);
+        let reseq = self.lb.resequencer();
         sender.start(self.now);
         let f = &mut self.flows[idx];
         f.ideal_fct = ideal_fct;
@@ -557,6 +655,7 @@ impl Simulation {
             sender_done: false,
             timer: [None, None],
             generation: [0, 0],
+            reseq,
         }));
         self.after_endpoint(i, Side::Sender);
     }
@@ -573,12 +672,18 @@ impl Simulation {
         ep.timer[s] = None;
         let due = match side {
             Side::Sender => ep.sender.poll_timeout(),
-            Side::Receiver => ep.receiver.poll_timeout(),
+            Side::Receiver => receiver_timeout(ep),
         };
         if due.is_some_and(|t| t <= now) {
             match side {
                 Side::Sender => {
+                    let before = ep.sender.stats().timeouts;
                     ep.sender.handle_timeout(now);
+                    if ep.sender.stats().timeouts > before {
+                        let st = &mut self.flows[flow as usize].reorder;
+                        st.rto_high = st.sent_max;
+                    }
+                    let ep = self.flows[flow as usize].endpoints.as_mut().expect("alive");
                     if self.trace_flow == Some(flow) {
                         let cwnd = ep.sender.cwnd_bytes();
                         self.trace.push(trace_row(
@@ -589,7 +694,23 @@ impl Simulation {
                         ));
                     }
                 }
-                Side::Receiver => ep.receiver.handle_timeout(now),
+                Side::Receiver => {
+                    if ep.receiver.poll_timeout().is_some_and(|t| t <= now) {
+                        ep.receiver.handle_timeout(now);
+                    }
+                    let f = &mut self.flows[flow as usize];
+                    let ep = f.endpoints.as_mut().expect("alive");
+                    if let Some(rs) = ep.reseq.as_mut() {
+                        rs.handle_timeout(now);
+                        let mut rx = ReceiverInput {
+                            stats: &mut f.reorder,
+                            dropped: &f.dropped,
+                            size: f.spec.size_bytes,
+                            now,
+                        };
+                        rx.release_held(rs, &mut ep.receiver, None);
+                    }
+                }
             }
         }
         self.after_endpoint(flow, side);
@@ -607,6 +728,13 @@ impl Simulation {
         match side {
             Side::Sender => {
                 while let Some(p) = ep.sender.poll_transmit(now) {
+                    if p.kind == PacketKind::Data {
+                        let st = &mut f.reorder;
+                        if p.retransmit && p.seq >= st.rto_high && !f.dropped.contains(&p.seq) {
+                            st.spurious_retransmits += 1;
+                        }
+                        st.sent_max = st.sent_max.max(p.seq + p.payload as u64);
+                    }
                     out.push(admit(&mut self.pool, &mut self.counters, p));
                 }
                 while let Some(e) = ep.sender.poll_event() {
@@ -642,7 +770,7 @@ impl Simulation {
         let s = side as usize;
         let due = match side {
             Side::Sender => ep.sender.poll_timeout(),
-            Side::Receiver => ep.receiver.poll_timeout(),
+            Side::Receiver => receiver_timeout(ep),
         };
         if let Some(t) = due {
             let t = t.max(now);
@@ -667,7 +795,9 @@ impl Simulation {
             let stats = ep.sender.stats();
             f.retransmits = stats.retransmits;
             f.timeouts = stats.timeouts;
+            f.data_packets = stats.data_packets_sent;
             f.endpoints = None;
+            f.dropped = Vec::new();
         }
         let host = self.net.hosts[match side {
             Side::Sender => self.flows[flow as usize].spec.src,
@@ -717,6 +847,99 @@ fn trace_row(now: Time, event: TraceEvent, p: &Packet, cwnd_bytes: u64) -> Trace
         payload: p.payload,
         retransmit: p.retransmit,
         cwnd_bytes,
+    }
+}
+
+/// The receiver side's next timer: the transport's or its reordering buffer's.
+fn receiver_timeout(ep: &Endpoints) -> Option<Time> {
+    let hold = ep.reseq.as_ref().and_then(|rs| rs.poll_timeout());
+    match (ep.receiver.poll_timeout(), hold) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// What the receiver is fed with, and where its duplicate ACKs are counted.
+struct ReceiverInput<'a> {
+    stats: &'a mut ReorderStats,
+    dropped: &'a [u64],
+    size: u64,
+    now: Time,
+}
+
+impl ReceiverInput<'_> {
+    /// Hands `pkt` to the receiver. A data packet that does not advance the receiver's next
+    /// expected byte makes a duplicate ACK. Its cause is loss when the segment missing below
+    /// it was dropped, or, for a second copy of a segment, when the copies come from a
+    /// timeout's go-back-N; otherwise reordering (a late segment, or a copy of a segment that
+    /// reordering made the sender retransmit).
+    fn feed(&mut self, receiver: &mut Receiver, pkt: &Packet) {
+        let before = receiver.bytes_delivered();
+        receiver.handle_packet(self.now, pkt);
+        let data = pkt.kind == PacketKind::Data && pkt.payload > 0;
+        if data && before < self.size && receiver.bytes_delivered() == before {
+            let loss = if pkt.seq > before {
+                self.dropped.contains(&before)
+            } else {
+                // A second copy: one sent before a timeout was resent by its go-back-N.
+                pkt.seq < self.stats.rto_high
+            };
+            if loss {
+                self.stats.dupacks_loss += 1;
+            } else {
+                self.stats.dupacks_reorder += 1;
+            }
+        }
+    }
+
+    /// Hands the receiver `first` (a packet the buffer let through) and every held packet that
+    /// is in order now (or expired). Like GRO, contiguous data with the same ECN codepoint goes
+    /// up as one merged segment, so TCP answers a released run with one ACK rather than a burst
+    /// of partial ACKs.
+    fn release_held(
+        &mut self,
+        rs: &mut Resequencer,
+        receiver: &mut Receiver,
+        first: Option<&Packet>,
+    ) {
+        let mut run: Option<Packet> = None;
+        if let Some(p) = first {
+            if p.payload > 0 {
+                run = Some(p.clone());
+            } else {
+                self.feed(receiver, p);
+            }
+        }
+        loop {
+            // Where the receiver will stand once the run is in, counting what the buffer let
+            // through out of order earlier.
+            let delivered = rs.extend(receiver.bytes_delivered());
+            let next = match &run {
+                Some(r) if r.seq <= delivered => rs.extend(delivered.max(r.seq + r.payload as u64)),
+                _ => delivered,
+            };
+            let Some(p) = rs.pop_ready(next) else {
+                if let Some(r) = run.take() {
+                    self.feed(receiver, &r);
+                }
+                break;
+            };
+            match run.as_mut() {
+                // Contiguous with the run (through data the receiver already holds): one
+                // merged segment from the run's start to the packet's end.
+                Some(r) if r.seq <= delivered && p.seq <= next && r.ecn == p.ecn => {
+                    let end = next.max(p.seq + p.payload as u64);
+                    r.payload = (end - r.seq) as u32;
+                    r.ts = p.ts;
+                    r.retransmit |= p.retransmit;
+                }
+                _ => {
+                    if let Some(r) = run.replace(p) {
+                        self.feed(receiver, &r);
+                    }
+                }
+            }
+        }
     }
 }
 

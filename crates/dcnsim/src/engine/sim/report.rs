@@ -46,6 +46,37 @@ impl Simulation {
 
     // ---------------------------------------------------------------- the end
 
+    /// Queueing delay of packets still waiting when the run stops counts up to the stop, on
+    /// both kinds of port: eager ports counted it to the packet's (future) start, queued ports
+    /// not at all yet.
+    fn settle_queue_waits(&mut self) {
+        let now = self.now;
+        let mut queued = Vec::new();
+        for p in &mut self.net.ports {
+            if !p.at_switch {
+                continue;
+            }
+            if p.eager {
+                for f in p.pipe.iter().filter(|f| f.start > now) {
+                    let pkt = self.pool.get(f.packet);
+                    if pkt.payload > 0 {
+                        let w = &mut self.queue_wait[pkt.flow as usize];
+                        *w = w.saturating_sub(f.start - now);
+                    }
+                }
+            } else {
+                queued.clear();
+                p.queue.drain_all(&mut queued);
+                for &r in &queued {
+                    let pkt = self.pool.get(r);
+                    if pkt.payload > 0 {
+                        self.queue_wait[pkt.flow as usize] += now - self.enqueued_at[r.index()];
+                    }
+                }
+            }
+        }
+    }
+
     pub(super) fn finish(mut self, wall_s: f64) -> RunOutput {
         let mut in_flight_bytes = 0;
         let mut in_flight_pkts = 0;
@@ -57,11 +88,13 @@ impl Simulation {
                 in_flight_pkts += 1;
             }
         }
+        self.settle_queue_waits();
         for f in &mut self.flows {
             if let Some(ep) = &f.endpoints {
                 let stats = ep.sender.stats();
                 f.retransmits = stats.retransmits;
                 f.timeouts = stats.timeouts;
+                f.data_packets = stats.data_packets_sent;
             }
         }
         let flows = self
@@ -88,6 +121,12 @@ impl Simulation {
                 retransmits: f.retransmits,
                 timeouts: f.timeouts,
                 bytes_delivered: f.bytes_delivered,
+                data_packets: f.data_packets,
+                spurious_retransmits: f.reorder.spurious_retransmits,
+                ooo_arrivals: f.reorder.ooo_arrivals,
+                dupacks_reorder: f.reorder.dupacks_reorder,
+                dupacks_loss: f.reorder.dupacks_loss,
+                queue_wait: self.queue_wait[i],
             })
             .collect();
         let ports = self
