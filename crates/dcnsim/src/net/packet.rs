@@ -50,6 +50,16 @@ pub enum Ecn {
 pub enum Header {
     #[default]
     None,
+    /// PDQ's scheduling header; fields and units in [`crate::protocols::pdq::header`].
+    Pdq {
+        rate_kbps: u32,
+        pause_by: u32,
+        deadline: u32,
+        expected_ns: u32,
+        rtt_ns: u32,
+        inter_probe: u16,
+        subflow: u8,
+    },
 }
 
 #[derive(Clone, Debug, Default)]
