@@ -19,9 +19,14 @@ pub struct Prepared {
 
 /// Parses nothing, checks everything: builds the topology, the transport and the flows, and
 /// resolves failure links, so that every error surfaces before a run starts.
-pub fn prepare(scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
-    let topo = topo::build(&scenario.topology, base_dir)?;
+pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
     let transport = Transport::from_config(&scenario.transport)?;
+    // A protocol's own buffer default (pFabric's 2 BDP) applies when the scenario sets none.
+    let t = &mut scenario.topology;
+    if t.buffer_pkts.is_none() && t.buffer_kb.is_none() {
+        t.buffer_pkts = transport.default_buffer_pkts();
+    }
+    let topo = topo::build(&scenario.topology, base_dir)?;
     check_marking_below_buffer(&topo, &transport)?;
     PathChoice::new(&scenario.routing.lb, topo.nodes.len(), scenario.seed)?;
     let host_rate = topo

@@ -13,6 +13,7 @@
 
 pub mod agent;
 pub mod d2tcp;
+pub mod pfabric;
 pub mod tcp;
 
 use crate::error::{ConfigError, ConfigResult};
@@ -74,6 +75,12 @@ pub struct TransportConfig {
     pub d2tcp_d_min: Option<f64>,
     /// D2TCP: upper clamp of d.
     pub d2tcp_d_max: Option<f64>,
+    /// pFabric: window cap, in segments.
+    pub pfabric_max_cwnd_pkts: Option<u32>,
+    /// pFabric: the fixed retransmission timeout.
+    pub pfabric_rto_us: Option<f64>,
+    /// pFabric: consecutive timeouts before probe mode.
+    pub pfabric_probe_after: Option<u32>,
 }
 
 fn default_protocol() -> String {
@@ -97,8 +104,34 @@ impl Default for TransportConfig {
             dctcp_init_alpha: None,
             d2tcp_d_min: None,
             d2tcp_d_max: None,
+            pfabric_max_cwnd_pkts: None,
+            pfabric_rto_us: None,
+            pfabric_probe_after: None,
         }
     }
+}
+
+/// Refuses the first key of `cfg` that is set but not among `used` (the protocol's own keys).
+pub(crate) fn refuse_unused_keys(cfg: &TransportConfig, used: &[&str]) -> ConfigResult<()> {
+    let value = serde_json::to_value(cfg).expect("a transport table always serialises");
+    let set = value
+        .as_object()
+        .expect("a struct serialises to an object")
+        .iter()
+        .filter(|(k, v)| *k != "protocol" && !v.is_null());
+    for (key, _) in set {
+        if !used.contains(&key.as_str()) {
+            return Err(ConfigError::new(
+                format!("transport.{key}"),
+                format!(
+                    "not used by protocol '{}'; its keys are: {}",
+                    cfg.protocol,
+                    used.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The protocols this build knows, with one line each (for `dcnsim list`).
@@ -115,18 +148,26 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "d2tcp",
         "D2TCP (Vamanan et al., SIGCOMM 2012): DCTCP with the deadline-imminence penalty alpha^d",
     ),
+    (
+        "pfabric",
+        "pFabric (Alizadeh et al., SIGCOMM 2013): remaining-size priorities, tiny buffers, line-rate start",
+    ),
 ];
 
 /// A validated transport choice, from which the engine makes endpoints and switch settings.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Transport {
     Tcp(tcp::TcpParams),
+    Pfabric(pfabric::PfabricParams),
 }
 
 impl Transport {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<Transport> {
         match cfg.protocol.as_str() {
             "tcp" | "dctcp" | "d2tcp" => Ok(Transport::Tcp(tcp::TcpParams::from_config(cfg)?)),
+            "pfabric" => Ok(Transport::Pfabric(pfabric::PfabricParams::from_config(
+                cfg,
+            )?)),
             other => Err(ConfigError::new(
                 "transport.protocol",
                 format!(
@@ -142,6 +183,7 @@ impl Transport {
             Transport::Tcp(p) if p.d2tcp.is_some() => "d2tcp",
             Transport::Tcp(p) if p.dctcp => "dctcp",
             Transport::Tcp(_) => "tcp",
+            Transport::Pfabric(_) => "pfabric",
         }
     }
 
@@ -150,6 +192,7 @@ impl Transport {
     pub fn data_packet_sizes(&self) -> (u32, u32) {
         match self {
             Transport::Tcp(p) => (p.mss, p.header),
+            Transport::Pfabric(p) => (p.mss, p.header),
         }
     }
 
@@ -157,6 +200,16 @@ impl Transport {
     pub fn discipline(&self) -> crate::net::queue::Discipline {
         match self {
             Transport::Tcp(_) => crate::net::queue::Discipline::Fifo,
+            Transport::Pfabric(_) => crate::net::queue::Discipline::Pfabric,
+        }
+    }
+
+    /// Buffer of every port, in packets, when the scenario sets none (`None`: the topology's
+    /// default).
+    pub fn default_buffer_pkts(&self) -> Option<u64> {
+        match self {
+            Transport::Tcp(_) => None,
+            Transport::Pfabric(p) => Some(p.default_buffer_pkts()),
         }
     }
 
@@ -165,18 +218,23 @@ impl Transport {
     pub fn ecn_threshold_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
         match self {
             Transport::Tcp(p) => p.ecn_threshold_pkts(rate),
+            Transport::Pfabric(_) => None,
         }
     }
 
     pub fn new_sender(&self, flow: &FlowSetup) -> Sender {
         match self {
             Transport::Tcp(p) => Sender::Tcp(tcp::TcpSender::new(p, flow)),
+            Transport::Pfabric(p) => Sender::Pfabric(pfabric::PfabricSender::new(p, flow)),
         }
     }
 
     pub fn new_receiver(&self, flow: &FlowSetup) -> Receiver {
         match self {
             Transport::Tcp(p) => Receiver::Tcp(tcp::TcpReceiver::new(p, flow)),
+            Transport::Pfabric(p) => {
+                Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(p.header, flow))
+            }
         }
     }
 }
@@ -200,13 +258,23 @@ pub struct FlowSetup {
 
 pub enum Sender {
     Tcp(tcp::TcpSender),
+    Pfabric(pfabric::PfabricSender),
 }
 
 pub enum Receiver {
     Tcp(tcp::TcpReceiver),
 }
 
-macro_rules! dispatch {
+macro_rules! dispatch_sender {
+    ($self:ident, $e:ident => $body:expr) => {
+        match $self {
+            Self::Tcp($e) => $body,
+            Self::Pfabric($e) => $body,
+        }
+    };
+}
+
+macro_rules! dispatch_receiver {
     ($self:ident, $e:ident => $body:expr) => {
         match $self {
             Self::Tcp($e) => $body,
@@ -217,54 +285,54 @@ macro_rules! dispatch {
 impl Sender {
     /// Called once at the flow's start time.
     pub fn start(&mut self, now: Time) {
-        dispatch!(self, s => s.start(now))
+        dispatch_sender!(self, s => s.start(now))
     }
     pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
-        dispatch!(self, s => s.handle_packet(now, pkt))
+        dispatch_sender!(self, s => s.handle_packet(now, pkt))
     }
     pub fn handle_timeout(&mut self, now: Time) {
-        dispatch!(self, s => s.handle_timeout(now))
+        dispatch_sender!(self, s => s.handle_timeout(now))
     }
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, s => s.poll_transmit(now))
+        dispatch_sender!(self, s => s.poll_transmit(now))
     }
     pub fn poll_timeout(&self) -> Option<Time> {
-        dispatch!(self, s => s.poll_timeout())
+        dispatch_sender!(self, s => s.poll_timeout())
     }
     pub fn poll_event(&mut self) -> Option<EndpointEvent> {
-        dispatch!(self, s => s.poll_event())
+        dispatch_sender!(self, s => s.poll_event())
     }
     pub fn stats(&self) -> SenderStats {
-        dispatch!(self, s => s.stats())
+        dispatch_sender!(self, s => s.stats())
     }
     /// Congestion window in bytes, for traces (protocols without one report 0).
     pub fn cwnd_bytes(&self) -> u64 {
-        dispatch!(self, s => s.cwnd())
+        dispatch_sender!(self, s => s.cwnd())
     }
     /// Bytes sent but not yet acknowledged (for conservation checks and series).
     pub fn bytes_in_flight(&self) -> u64 {
-        dispatch!(self, s => s.bytes_in_flight())
+        dispatch_sender!(self, s => s.bytes_in_flight())
     }
 }
 
 impl Receiver {
     pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
-        dispatch!(self, r => r.handle_packet(now, pkt))
+        dispatch_receiver!(self, r => r.handle_packet(now, pkt))
     }
     pub fn handle_timeout(&mut self, now: Time) {
-        dispatch!(self, r => r.handle_timeout(now))
+        dispatch_receiver!(self, r => r.handle_timeout(now))
     }
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch!(self, r => r.poll_transmit(now))
+        dispatch_receiver!(self, r => r.poll_transmit(now))
     }
     pub fn poll_timeout(&self) -> Option<Time> {
-        dispatch!(self, r => r.poll_timeout())
+        dispatch_receiver!(self, r => r.poll_timeout())
     }
     pub fn poll_event(&mut self) -> Option<EndpointEvent> {
-        dispatch!(self, r => r.poll_event())
+        dispatch_receiver!(self, r => r.poll_event())
     }
     /// Payload bytes delivered in order to the application so far.
     pub fn bytes_delivered(&self) -> u64 {
-        dispatch!(self, r => r.bytes_delivered())
+        dispatch_receiver!(self, r => r.bytes_delivered())
     }
 }

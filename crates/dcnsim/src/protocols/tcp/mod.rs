@@ -126,6 +126,23 @@ pub const DEFAULT_DUPACK_THRESHOLD: u32 = 3;
 pub const DEFAULT_DCTCP_G: f64 = 1.0 / 16.0;
 pub const DEFAULT_DCTCP_INIT_ALPHA: f64 = 1.0;
 
+/// Every key the TCP family reads (the DCTCP and D2TCP ones are checked above by protocol).
+const KEYS: &[&str] = &[
+    "mss_bytes",
+    "header_bytes",
+    "init_cwnd_pkts",
+    "min_rto_us",
+    "initial_rto_us",
+    "max_rto_us",
+    "dupack_threshold",
+    "rwnd_pkts",
+    "ecn_k_pkts",
+    "dctcp_g",
+    "dctcp_init_alpha",
+    "d2tcp_d_min",
+    "d2tcp_d_max",
+];
+
 /// Validated parameters of one TCP or DCTCP run, shared by all its endpoints.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpParams {
@@ -230,6 +247,7 @@ impl TcpParams {
                 ));
             }
         }
+        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
 
         let mss = positive("mss_bytes", cfg.mss_bytes, DEFAULT_MSS_BYTES)?;
         let header = positive("header_bytes", cfg.header_bytes, DEFAULT_HEADER_BYTES)?;

@@ -2,7 +2,9 @@
 //!
 //! One ACK per data packet (no delayed ACK, see the module doc), carrying the cumulative next
 //! expected byte, `ece` = CE of *that* data packet (DCTCP per-packet echo, never latched) and
-//! the packet's `ts` in `ts_echo`.
+//! the packet's `ts` in `ts_echo`. The reply echoes the packet's protocol
+//! [`Header`](crate::net::packet::Header) (always `None` for TCP), so explicit-rate protocols
+//! reuse this receiver.
 
 use super::TcpParams;
 use crate::net::packet::{Ecn, FlowId, HostId, Packet, PacketKind};
@@ -33,12 +35,19 @@ pub struct TcpReceiver {
 
 impl TcpReceiver {
     pub fn new(p: &TcpParams, f: &FlowSetup) -> TcpReceiver {
+        TcpReceiver::with_header_bytes(p.header, f)
+    }
+
+    /// A receiver whose replies are `header` bytes on the wire: the cumulative-ACK receiver of
+    /// other protocols (pFabric, RCP, D3), whose replies also echo the data packet's
+    /// [`Header`](crate::net::packet::Header) fields.
+    pub fn with_header_bytes(header: u32, f: &FlowSetup) -> TcpReceiver {
         TcpReceiver {
             flow: f.flow,
             host: f.dst,
             peer: f.src,
             path_key: f.path_key,
-            header: p.header,
+            header,
             size: f.size,
             rcv_nxt: 0,
             ooo: Vec::new(),
@@ -132,6 +141,8 @@ impl TcpReceiver {
             ece: to.ecn == Ecn::Ce,
             ts: now,
             ts_echo: to.ts,
+            // Protocol header fields travel back to the sender (nothing for TCP).
+            header: to.header,
             ..Default::default()
         });
     }

@@ -1,0 +1,146 @@
+//! # pFabric
+//!
+//! M. Alizadeh, S. Yang, M. Sharif, S. Katti, N. McKeown, B. Prabhakar, S. Shenker, "pFabric:
+//! Minimal Near-Optimal Datacenter Transport", SIGCOMM 2013. Scheduling is in the switches,
+//! rate control at the hosts is minimal:
+//!
+//! * **Packets carry a priority** (§4.1): the flow's remaining size. Here `Packet::rank` =
+//!   flow size − `snd_una` when the packet is sent (remaining *unacknowledged* bytes, as YAPS
+//!   `get_priority` computes it; without SACK nothing else is known to be delivered). ACKs
+//!   carry rank 0, the top priority.
+//! * **Switches** (§4.1) run [`Discipline::Pfabric`](crate::net::queue::Discipline::Pfabric) on
+//!   every port, host NICs included (the ns-2 script puts priority queues on NICs too): send the
+//!   oldest packet of the flow that has the best-ranked packet; when the buffer is full drop the
+//!   worst-ranked packet in the queue, the arriving one included. No switch agent: the rank is
+//!   all the switch reads.
+//! * **Hosts** (§4.2): start at line rate (initial window = BDP), grow as TCP (slow start, then
+//!   one MSS per RTT), capped at a maximum window; no fast retransmit; a fixed retransmission
+//!   timeout of about 3 RTT; on timeout go back to the first unacknowledged byte with
+//!   cwnd = 1 MSS and ssthresh = max(cwnd/2, 2 MSS); after `pfabric_probe_after` consecutive
+//!   timeouts enter *probe mode*: one header-only probe per RTO instead of data, until any ACK
+//!   comes back.
+//!
+//! ## Parameters (`[transport]` keys)
+//!
+//! | key | default | source |
+//! |---|---|---|
+//! | `mss_bytes` | 1460 | as TCP |
+//! | `header_bytes` | 40 | as TCP (pFabric adds no header: the priority rides in existing fields) |
+//! | `init_cwnd_pkts` | 12 | BDP at 10 Gb/s with the paper's ~14.4 µs fabric RTT (§5; YAPS `init_cwnd` 12) |
+//! | `pfabric_max_cwnd_pkts` | 2·`init_cwnd_pkts` − 1 = 23 | the ns-2 script's 2·BDP − 1 |
+//! | `pfabric_rto_us` | 45 | fixed RTO ≈ 3 RTT of the paper's fabric (YAPS `retx_timeout` 45 µs) |
+//! | `pfabric_probe_after` | 5 | consecutive timeouts before probe mode (`prob_cap_` of the ns-2 scripts) |
+//!
+//! **Buffers.** pFabric's results depend on small buffers (~2 BDP, 36 KB at 10 Gb/s). When the
+//! scenario sets neither `topology.buffer_pkts` nor `topology.buffer_kb`, every port gets
+//! 2·`init_cwnd_pkts` packets (24 by default) instead of the topology default of 100; a buffer
+//! the scenario sets (globally or per link) is kept as given.
+//!
+//! The defaults describe the paper's 10/40 Gb/s fabric; for another fabric set
+//! `init_cwnd_pkts` to its BDP and `pfabric_rto_us` to about 3 RTT. Other TCP keys (RTO
+//! estimator bounds, dupACK threshold, ECN) mean nothing here and are refused.
+//!
+//! ## Choices where the sources are silent
+//!
+//! * **No handshake.** Data starts at the flow's start time, a full initial window at line
+//!   rate (§4.2 "flows start at line rate"; YAPS sends data at once). The receiver is the TCP
+//!   receiver (cumulative ACK per packet); it needs no SYN.
+//! * **No SACK**: losses are repaired by the fixed-RTO go-back-N (YAPS's reading); a cumulative
+//!   ACK that jumps forward skips what the receiver already holds.
+//! * **Probe mode.** A probe is a header-only data packet at `snd_una` (payload 0, so it is the
+//!   minimum-size packet; the paper's probes carry one byte), rank = remaining bytes; the
+//!   receiver answers it with its cumulative ACK. The first ACK received in probe mode ends
+//!   it; sending resumes at cwnd = 1 MSS (the window the timeouts left) in slow start.
+//! * **The RTO is not backed off**: every timeout re-arms the same fixed value.
+//! * Window growth per ACK as the TCP sender (ABC with L = 1 MSS in slow start,
+//!   MSS²/cwnd in congestion avoidance), then capped at the maximum window.
+
+mod sender;
+#[cfg(test)]
+mod tests;
+
+pub use sender::PfabricSender;
+
+use crate::error::{ConfigError, ConfigResult};
+use crate::protocols::tcp::{DEFAULT_HEADER_BYTES, DEFAULT_MSS_BYTES};
+use crate::protocols::TransportConfig;
+use crate::units::Time;
+
+pub const DEFAULT_INIT_CWND_PKTS: u32 = 12;
+pub const DEFAULT_RTO_US: f64 = 45.0;
+pub const DEFAULT_PROBE_AFTER: u32 = 5;
+
+/// Keys `pfabric` reads; any other set key is refused.
+const KEYS: &[&str] = &[
+    "mss_bytes",
+    "header_bytes",
+    "init_cwnd_pkts",
+    "pfabric_max_cwnd_pkts",
+    "pfabric_rto_us",
+    "pfabric_probe_after",
+];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PfabricParams {
+    pub mss: u32,
+    pub header: u32,
+    pub init_cwnd_pkts: u32,
+    pub max_cwnd_pkts: u32,
+    pub rto: Time,
+    pub probe_after: u32,
+}
+
+fn at_least_one(key: &str, v: Option<u32>, default: u32) -> ConfigResult<u32> {
+    match v.unwrap_or(default) {
+        0 => Err(ConfigError::new(
+            format!("transport.{key}"),
+            "must be at least 1",
+        )),
+        v => Ok(v),
+    }
+}
+
+impl PfabricParams {
+    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<PfabricParams> {
+        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
+        let init = at_least_one("init_cwnd_pkts", cfg.init_cwnd_pkts, DEFAULT_INIT_CWND_PKTS)?;
+        let max = at_least_one(
+            "pfabric_max_cwnd_pkts",
+            cfg.pfabric_max_cwnd_pkts,
+            2 * init - 1,
+        )?;
+        if max < init {
+            return Err(ConfigError::new(
+                "transport.pfabric_max_cwnd_pkts",
+                format!("must be ≥ init_cwnd_pkts ({init})"),
+            ));
+        }
+        let rto_us = cfg.pfabric_rto_us.unwrap_or(DEFAULT_RTO_US);
+        let rto = Time::from_us_f64(rto_us);
+        if !(rto_us.is_finite() && rto > Time::ZERO) {
+            return Err(ConfigError::new(
+                "transport.pfabric_rto_us",
+                format!(
+                    "must be a finite time > 0 µs (got {rto_us}); the paper uses 45 µs ≈ 3 RTT"
+                ),
+            ));
+        }
+        Ok(PfabricParams {
+            mss: at_least_one("mss_bytes", cfg.mss_bytes, DEFAULT_MSS_BYTES)?,
+            header: at_least_one("header_bytes", cfg.header_bytes, DEFAULT_HEADER_BYTES)?,
+            init_cwnd_pkts: init,
+            max_cwnd_pkts: max,
+            rto,
+            probe_after: at_least_one(
+                "pfabric_probe_after",
+                cfg.pfabric_probe_after,
+                DEFAULT_PROBE_AFTER,
+            )?,
+        })
+    }
+
+    /// Buffer of every port when the scenario sets none: 2 BDP = 2 initial windows.
+    pub fn default_buffer_pkts(&self) -> u64 {
+        2 * self.init_cwnd_pkts as u64
+    }
+}
