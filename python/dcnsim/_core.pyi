@@ -19,7 +19,8 @@ class _RunOutput(TypedDict):
     # flow_id u64, src u32, dst u32, size_bytes u64, start_s f64, finish_s f64 (NaN if
     # unfinished), fct_s f64 (NaN), ideal_fct_s f64, slowdown f64 (NaN), deadline_s f64 (NaN if
     # none; relative to start), met_deadline f64 (1.0 / 0.0, NaN if no deadline),
-    # retransmits u64, timeouts u64, bytes_delivered u64
+    # retransmits u64, timeouts u64, bytes_delivered u64, terminated_s f64 (NaN unless the
+    # protocol terminated the flow)
     flows: dict[str, npt.NDArray[np.generic]]
     # the summary as JSON text
     summary: str

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 #: The per-flow columns, in order, with their dtypes. Times are seconds; NaN marks "not
-#: finished" (finish_s, fct_s, slowdown) or "no deadline" (deadline_s, met_deadline).
+#: finished" (finish_s, fct_s, slowdown), "no deadline" (deadline_s, met_deadline) or "not
+#: terminated by its protocol" (terminated_s).
 FLOW_COLUMNS: dict[str, str] = {
     "flow_id": "uint64",
     "src": "uint32",
@@ -32,6 +33,7 @@ FLOW_COLUMNS: dict[str, str] = {
     "retransmits": "uint64",
     "timeouts": "uint64",
     "bytes_delivered": "uint64",
+    "terminated_s": "float64",
 }
 
 #: The time-series columns: ``kind`` is "flow_goodput_bps", "queue_bytes" or "link_util", and

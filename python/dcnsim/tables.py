@@ -72,6 +72,7 @@ def summary_table(summary: Mapping[str, Any]) -> str:
         lines.append(
             f"deadlines  {dl.get('met', '-')} / {dl['with_deadline']} met"
             f"   miss rate {fmt_num(100 * dl.get('miss_rate', float('nan')))} %"
+            + (f"   ({dl['terminated']} terminated)" if dl.get("terminated") else "")
         )
     lines.append(
         f"run        wall {fmt_time(run.get('wall_s'))}   {run.get('events', '-')} events"

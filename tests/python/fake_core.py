@@ -153,6 +153,7 @@ def _flows(s) -> dict[str, np.ndarray]:
         "retransmits": rng.integers(0, 3, n).astype(np.uint64),
         "timeouts": np.zeros(n, dtype=np.uint64),
         "bytes_delivered": np.where(unfinished, size // 2, size).astype(np.uint64),
+        "terminated_s": np.full(n, np.nan),
     }
 
 

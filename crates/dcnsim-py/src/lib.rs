@@ -156,6 +156,7 @@ fn flow_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, Py
     col!("retransmits", f.iter().map(|r| r.retransmits));
     col!("timeouts", f.iter().map(|r| r.timeouts));
     col!("bytes_delivered", f.iter().map(|r| r.bytes_delivered));
+    col!("terminated_s", f.iter().map(|r| secs(r.terminated)));
     debug_assert_eq!(d.len(), FLOW_COLUMNS.split(',').count());
     Ok(d)
 }

@@ -26,7 +26,7 @@ pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared
     if t.buffer_pkts.is_none() && t.buffer_kb.is_none() {
         t.buffer_pkts = transport.default_buffer_pkts();
     }
-    let topo = topo::build(&scenario.topology, base_dir)?;
+    let topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
     check_marking_below_buffer(&topo, &transport)?;
     PathChoice::new(&scenario.routing.lb, topo.nodes.len(), scenario.seed)?;
     let host_rate = topo

@@ -16,6 +16,9 @@ pub struct FlowRecord {
     pub size_bytes: u64,
     pub start: Time,
     pub finish: Option<Time>,
+    /// When the protocol gave up on the flow (`EndpointEvent::Terminated`); such a flow has
+    /// no `finish` and missed its deadline.
+    pub terminated: Option<Time>,
     /// FCT of this flow alone on an idle network, sent at line rate with no handshake: the
     /// store-and-forward pipeline of its data packets along the best of its shortest paths.
     pub ideal_fct: Time,
@@ -37,10 +40,12 @@ impl FlowRecord {
             .map(|f| f.ps() as f64 / self.ideal_fct.ps().max(1) as f64)
     }
 
-    /// `None` for flows without a deadline; unfinished flows missed theirs.
+    /// `None` for flows without a deadline. A deadline is met when the last byte reached the
+    /// receiver at or before `start + deadline`; terminated flows and flows still unfinished
+    /// when the run ended missed theirs.
     pub fn met_deadline(&self) -> Option<bool> {
         let d = self.deadline?;
-        Some(self.fct().is_some_and(|f| f <= d))
+        Some(self.terminated.is_none() && self.fct().is_some_and(|f| f <= d))
     }
 }
 

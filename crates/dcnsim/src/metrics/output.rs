@@ -13,7 +13,7 @@ use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-pub const FLOW_COLUMNS: &str = "flow_id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,met_deadline,retransmits,timeouts,bytes_delivered";
+pub const FLOW_COLUMNS: &str = "flow_id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,met_deadline,retransmits,timeouts,bytes_delivered,terminated_s";
 
 /// `flows.csv` as text. Floats print in Rust's shortest round-trip form, so equal runs give
 /// byte-identical files.
@@ -25,7 +25,7 @@ pub fn flows_csv(out: &RunOutput) -> String {
     for f in &out.flows {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             f.flow_id,
             f.src,
             f.dst,
@@ -40,6 +40,7 @@ pub fn flows_csv(out: &RunOutput) -> String {
             f.retransmits,
             f.timeouts,
             f.bytes_delivered,
+            opt(f.terminated.map(|t| t.as_secs_f64())),
         );
     }
     s

@@ -1,6 +1,12 @@
 //! The run summary (`summary.json`): counts, FCT and slowdown statistics overall and by
 //! flow-size class, deadline results, packet counters and the run's own cost.
 //!
+//! Deadlines: `deadlines.with_deadline` flows have one; `met` of them finished (last byte at
+//! the receiver) at or before start + deadline, see [`FlowRecord::met_deadline`];
+//! `terminated` of them were given up by their protocol (they count as missed);
+//! `application_throughput` = met / with_deadline (D3's and PDQ's metric) and `miss_rate` =
+//! 1 − application_throughput, both null without deadline flows.
+//!
 //! Percentiles interpolate linearly between order statistics (numpy's default), so a summary
 //! agrees with what pandas computes from `flows.csv`.
 
@@ -93,6 +99,12 @@ pub fn summarize(out: &RunOutput) -> Value {
         .iter()
         .filter(|f| f.met_deadline() == Some(true))
         .count();
+    let terminated = out.flows.iter().filter(|f| f.terminated.is_some()).count();
+    let deadline_terminated = out
+        .flows
+        .iter()
+        .filter(|f| f.deadline.is_some() && f.terminated.is_some())
+        .count();
     let sim_s = out.cost.sim_time.as_secs_f64();
     let delivered_payload: u64 = out.flows.iter().map(|f| f.bytes_delivered).sum();
     let c = &out.counters;
@@ -106,6 +118,7 @@ pub fn summarize(out: &RunOutput) -> Value {
             "total": out.flows.len(),
             "finished": n_finished,
             "unfinished": out.flows.len() - n_finished,
+            "terminated": terminated,
         },
         "fct_s": stats(fct),
         "slowdown": stats(slow),
@@ -113,6 +126,9 @@ pub fn summarize(out: &RunOutput) -> Value {
         "deadlines": {
             "with_deadline": with_deadline,
             "met": met,
+            "terminated": deadline_terminated,
+            // Application throughput (D3, PDQ): the fraction of deadline flows that met theirs.
+            "application_throughput": if with_deadline > 0 { json!(met as f64 / with_deadline as f64) } else { Value::Null },
             "miss_rate": if with_deadline > 0 { json!(1.0 - met as f64 / with_deadline as f64) } else { Value::Null },
         },
         "goodput_bps": if sim_s > 0.0 { json!(delivered_payload as f64 * 8.0 / sim_s) } else { Value::Null },

@@ -175,6 +175,9 @@ pub struct Network {
     pub routing: RoutingTable,
     /// (port a→b, port b→a) of each topology link.
     pub links: Vec<(PortIdx, PortIdx)>,
+    /// Hosts forward packets addressed to other hosts (server-centric topologies such as
+    /// BCube); they route them with the same tables and path choice as switches.
+    pub hosts_relay: bool,
 }
 
 impl Network {
@@ -246,6 +249,7 @@ impl Network {
             hosts,
             routing: RoutingTable::empty(),
             links,
+            hosts_relay: spec.hosts_relay,
         };
         net.recompute_routes();
         net
@@ -272,6 +276,7 @@ impl Network {
             adjacency: &adjacency,
             hosts: &self.hosts,
             is_host: &is_host,
+            hosts_relay: self.hosts_relay,
         });
     }
 

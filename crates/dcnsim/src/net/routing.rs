@@ -2,8 +2,9 @@
 //! next-hop ports. Path choice (`lb/`) picks one of them per packet.
 //!
 //! Tables are computed by a breadth-first search from each destination host over the links
-//! that are up. Hosts do not relay traffic for others (they are leaves of the search), which
-//! holds for every switch-centric topology. The table is a flat array of port indices with one
+//! that are up. In switch-centric topologies hosts do not relay traffic for others (they are
+//! leaves of the search); in server-centric ones (BCube) they do, and a relaying host's table
+//! is built and used exactly as a switch's. The table is a flat array of port indices with one
 //! (start, len) slice per (node, destination): a lookup is two index operations.
 
 use super::network::{NodeIdx, PortIdx};
@@ -22,6 +23,8 @@ pub struct Graph<'a> {
     /// Node index of each host id.
     pub hosts: &'a [NodeIdx],
     pub is_host: &'a [bool],
+    /// Hosts relay packets addressed to other hosts (server-centric topologies).
+    pub hosts_relay: bool,
 }
 
 impl RoutingTable {
@@ -50,14 +53,15 @@ impl RoutingTable {
         }
         let mut dist = vec![u32::MAX; n];
         let mut queue = std::collections::VecDeque::new();
+        let relays = |m: NodeIdx| g.hosts_relay || !g.is_host[m as usize];
         for (dst, &dst_node) in g.hosts.iter().enumerate() {
             dist.iter_mut().for_each(|d| *d = u32::MAX);
             dist[dst_node as usize] = 0;
             queue.clear();
             queue.push_back(dst_node);
             while let Some(m) = queue.pop_front() {
-                if m != dst_node && g.is_host[m as usize] {
-                    continue; // hosts do not relay
+                if m != dst_node && !relays(m) {
+                    continue; // a host that does not relay is a leaf
                 }
                 for &(_, prev) in &into[m as usize] {
                     if dist[prev as usize] == u32::MAX {
@@ -72,7 +76,7 @@ impl RoutingTable {
                 }
                 let start = ports.len() as u32;
                 for &(port, peer, up) in &g.adjacency[node] {
-                    let relay_ok = peer == dst_node || !g.is_host[peer as usize];
+                    let relay_ok = peer == dst_node || relays(peer);
                     if up && relay_ok && dist[peer as usize].checked_add(1) == Some(dist[node]) {
                         ports.push(port);
                     }
@@ -117,6 +121,7 @@ mod tests {
             adjacency: &adj,
             hosts: &hosts,
             is_host: &is_host,
+            hosts_relay: false,
         });
         assert_eq!(t.next_hops(0, 1), &[0, 1]);
         assert_eq!(t.next_hops(2, 1), &[5]);
@@ -129,7 +134,18 @@ mod tests {
             adjacency: &adj,
             hosts: &hosts,
             is_host: &is_host,
+            hosts_relay: false,
         });
         assert_eq!(t.next_hops(0, 1), &[1]);
+        // Server-centric: hosts relay, so s3 reaches h4 through h0 or h1 and then s2.
+        adj[2][1].2 = true;
+        let t = RoutingTable::compute(&Graph {
+            adjacency: &adj,
+            hosts: &hosts,
+            is_host: &is_host,
+            hosts_relay: true,
+        });
+        assert_eq!(t.next_hops(3, 2), &[7, 8]);
+        assert_eq!(t.next_hops(0, 2), &[0], "the direct path beats relaying");
     }
 }

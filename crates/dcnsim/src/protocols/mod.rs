@@ -28,6 +28,12 @@ pub enum EndpointEvent {
     Completed,
     /// Sender: every byte has been acknowledged; the sender holds no more timers.
     SenderDone,
+    /// Either side: the protocol gave up on the flow (D3 and PDQ terminate a flow that can no
+    /// longer meet its deadline). The flow ends now, unfinished, and counts as having missed
+    /// its deadline; the engine frees both endpoints at once, so neither side is called again
+    /// and packets still in flight are absorbed. Report it once, after the packets the
+    /// endpoint still wants sent (e.g. a termination notice) are queued in `poll_transmit`.
+    Terminated,
 }
 
 /// Counters a sender keeps for the per-flow output.

@@ -30,6 +30,7 @@ pub(super) struct Builder {
     index: HashMap<String, usize>,
     /// Host id of each node; `u32::MAX` for switches.
     host_id: Vec<u32>,
+    hosts_relay: bool,
 }
 
 impl Builder {
@@ -71,6 +72,11 @@ impl Builder {
                 self.add(NodeKind::Host, format!("h{id}"))
             })
             .collect()
+    }
+
+    /// Makes the layout server-centric: hosts relay for other hosts.
+    pub fn hosts_relay(&mut self) {
+        self.hosts_relay = true;
     }
 
     pub fn switch(&mut self, name: String) -> usize {
@@ -199,6 +205,7 @@ impl Builder {
             hosts: self.hosts,
             racks: self.racks,
             description,
+            hosts_relay: self.hosts_relay,
         })
     }
 

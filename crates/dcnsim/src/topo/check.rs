@@ -18,7 +18,8 @@ const KEY_KINDS: &[(&str, &[&str])] = &[
     ("tors", &["tree"]),
     ("hosts_per_tor", &["tree"]),
     ("core_gbps", &["tree", "fattree"]),
-    ("k", &["fattree"]),
+    ("k", &["fattree", "bcube"]),
+    ("n", &["bcube"]),
     ("agg_gbps", &["fattree"]),
     ("leaves", &["leafspine"]),
     ("spines", &["leafspine"]),
@@ -27,11 +28,14 @@ const KEY_KINDS: &[(&str, &[&str])] = &[
     ("forwarders", &["parkinglot"]),
     ("hosts_per_group", &["parkinglot"]),
     ("cross_receivers", &["parkinglot"]),
+    ("switches", &["jellyfish"]),
+    ("ports_per_switch", &["jellyfish"]),
+    ("hosts_per_switch", &["jellyfish"]),
     ("file", &["file"]),
 ];
 
 /// Which kind-specific keys the table sets, in [`KEY_KINDS`] order.
-fn given(cfg: &TopologyConfig) -> [(&'static str, bool); 17] {
+fn given(cfg: &TopologyConfig) -> [(&'static str, bool); 21] {
     [
         ("hosts", cfg.hosts.is_some()),
         ("senders", cfg.senders.is_some()),
@@ -41,6 +45,7 @@ fn given(cfg: &TopologyConfig) -> [(&'static str, bool); 17] {
         ("hosts_per_tor", cfg.hosts_per_tor.is_some()),
         ("core_gbps", cfg.core_gbps.is_some()),
         ("k", cfg.k.is_some()),
+        ("n", cfg.n.is_some()),
         ("agg_gbps", cfg.agg_gbps.is_some()),
         ("leaves", cfg.leaves.is_some()),
         ("spines", cfg.spines.is_some()),
@@ -49,6 +54,9 @@ fn given(cfg: &TopologyConfig) -> [(&'static str, bool); 17] {
         ("forwarders", cfg.forwarders.is_some()),
         ("hosts_per_group", cfg.hosts_per_group.is_some()),
         ("cross_receivers", cfg.cross_receivers.is_some()),
+        ("switches", cfg.switches.is_some()),
+        ("ports_per_switch", cfg.ports_per_switch.is_some()),
+        ("hosts_per_switch", cfg.hosts_per_switch.is_some()),
         ("file", cfg.file.is_some()),
     ]
 }

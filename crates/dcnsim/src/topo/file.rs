@@ -265,7 +265,7 @@ mod tests {
         let mut cfg = TopologyConfig::of_kind("file");
         cfg.file = Some("example.topo".into());
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/topo");
-        let t = build(&cfg, &dir).unwrap();
+        let t = build(&cfg, &dir, 1).unwrap();
         assert_eq!(t.hosts.len(), 4);
         assert_eq!(t.nodes.len(), 7);
         assert_eq!(t.links.len(), 7);
@@ -418,18 +418,18 @@ mod tests {
         )
         .unwrap();
         cfg.file = Some("split.topo".into());
-        let e = build(&cfg, &dir).unwrap_err();
+        let e = build(&cfg, &dir, 1).unwrap_err();
         assert_eq!(e.path, "split.topo");
         assert!(
             e.message.contains("not connected") && e.message.contains("'b'"),
             "{e}"
         );
         cfg.file = Some("missing.topo".into());
-        let e = build(&cfg, &dir).unwrap_err();
+        let e = build(&cfg, &dir, 1).unwrap_err();
         assert_eq!(e.path, "topology.file");
         assert!(e.message.contains("cannot read"), "{e}");
         cfg.file = None;
-        assert_eq!(build(&cfg, &dir).unwrap_err().path, "topology.file");
+        assert_eq!(build(&cfg, &dir, 1).unwrap_err().path, "topology.file");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

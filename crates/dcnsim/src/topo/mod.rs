@@ -26,8 +26,9 @@
 //! # Kinds
 //!
 //! Unless stated otherwise hosts are named `h0`…`hN-1` in host-id order, each host has one
-//! link, and host links use `link_gbps`. Nodes are listed hosts first, so in the generated kinds
-//! a host's node index equals its host id (the `file` kind lists nodes as they appear).
+//! link (BCube's have k+1), and host links use `link_gbps`. Nodes are listed hosts first, so
+//! in the generated kinds a host's node index equals its host id (the `file` kind lists nodes
+//! as they appear).
 //!
 //! - **`star`** — `hosts` (8) hosts on one switch `sw`. One rack. For single-switch tests
 //!   (MERP's flow switching and incast, Figs 13–14).
@@ -54,18 +55,28 @@
 //!   `cross_receivers` (16, may be 0) hosts at F(n-1); the last chain link F(n-1)–Fn runs at
 //!   `bottleneck_gbps` (= link_gbps). Host ids: group a, b, …, receivers, cross receivers.
 //!   Racks: one per group in that order.
+//! - **`bcube`** — BCube(`n`, `k`) (2, 3), server-centric: n^(k+1) hosts with k+1 links each,
+//!   k+1 levels of n^k switches `sw{level}_{j}`; hosts relay. Host id = the address read as a
+//!   base-n number. Racks: one per level-0 switch. See [`bcube`] for the routing.
+//! - **`jellyfish`** — `switches` (20) switches `sw{i}` with `ports_per_switch` (8) ports,
+//!   `hosts_per_switch` (4) hosts each, the other ports in a random regular graph drawn from
+//!   the seed. Host ids switch by switch. Racks: one per switch. See [`jellyfish`].
 //! - **`file`** — `file = "net.topo"`, read relative to the scenario's folder; see [`file`](mod@file)
 //!   for the format. Host ids in order of appearance; racks group the hosts by the switch of
 //!   their first link.
 
+pub mod bcube;
 mod builder;
 mod check;
 pub mod file;
 mod generated;
+pub mod jellyfish;
 pub mod parkinglot;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_bcube_jellyfish;
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::units::{Rate, Time};
@@ -118,6 +129,8 @@ pub struct TopoSpec {
     pub racks: Vec<Vec<u32>>,
     /// One line describing the layout, for `dcnsim list` and run logs.
     pub description: String,
+    /// Server-centric layouts (BCube): hosts relay packets addressed to other hosts.
+    pub hosts_relay: bool,
 }
 
 impl TopoSpec {
@@ -163,9 +176,12 @@ pub struct TopologyConfig {
     /// tree (ToR–root), fattree (aggregation–core)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core_gbps: Option<f64>,
-    /// fattree
+    /// fattree, bcube
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<usize>,
+    /// bcube: ports per switch (and servers per level-0 switch)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<usize>,
     /// fattree (edge–aggregation)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agg_gbps: Option<f64>,
@@ -190,6 +206,15 @@ pub struct TopologyConfig {
     /// parkinglot
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cross_receivers: Option<usize>,
+    /// jellyfish
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switches: Option<usize>,
+    /// jellyfish
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ports_per_switch: Option<usize>,
+    /// jellyfish
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts_per_switch: Option<usize>,
     /// file: path of the topology file, relative to the scenario's folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
@@ -234,6 +259,7 @@ impl TopologyConfig {
             hosts_per_tor: None,
             core_gbps: None,
             k: None,
+            n: None,
             agg_gbps: None,
             leaves: None,
             spines: None,
@@ -242,6 +268,9 @@ impl TopologyConfig {
             forwarders: None,
             hosts_per_group: None,
             cross_receivers: None,
+            switches: None,
+            ports_per_switch: None,
+            hosts_per_switch: None,
             file: None,
             link_overrides: Vec::new(),
         }
@@ -282,14 +311,27 @@ pub const TOPOLOGIES: &[(&str, &str)] = &[
         "PACE's chain of forwarders F1..Fn, sender groups with different RTTs, bottleneck at the end",
     ),
     (
+        "bcube",
+        "BCube(n,k): n^(k+1) servers with k+1 ports, k+1 levels of n^k n-port switches; servers relay",
+    ),
+    (
+        "jellyfish",
+        "random regular graph of switches from the seed, hosts on every switch, ECMP over shortest paths",
+    ),
+    (
         "file",
         "read from a text file of host / switch / link lines",
     ),
 ];
 
 /// Builds the topology. Relative file paths (kind = "file") are resolved against `base_dir`,
-/// the scenario file's folder. Call once per run, before building the network.
-pub fn build(cfg: &TopologyConfig, base_dir: &std::path::Path) -> ConfigResult<TopoSpec> {
+/// the scenario file's folder; random layouts (jellyfish) draw from the scenario `seed`'s
+/// `topology.jellyfish` stream. Call once per run, before building the network.
+pub fn build(
+    cfg: &TopologyConfig,
+    base_dir: &std::path::Path,
+    seed: u64,
+) -> ConfigResult<TopoSpec> {
     if !TOPOLOGIES.iter().any(|(name, _)| *name == cfg.kind) {
         let kinds: Vec<&str> = TOPOLOGIES.iter().map(|(n, _)| *n).collect();
         return Err(ConfigError::new(
@@ -310,6 +352,8 @@ pub fn build(cfg: &TopologyConfig, base_dir: &std::path::Path) -> ConfigResult<T
         "fattree" => generated::fattree(cfg, &common)?,
         "leafspine" => generated::leafspine(cfg, &common)?,
         "parkinglot" => parkinglot::build(cfg, &common)?,
+        "bcube" => bcube::build(cfg, &common)?,
+        "jellyfish" => jellyfish::build(cfg, &common, seed)?,
         "file" => file::build(cfg, base_dir, &common)?,
         _ => unreachable!("kind checked against TOPOLOGIES above"),
     };

@@ -10,11 +10,11 @@ fn cfg(text: &str) -> TopologyConfig {
 }
 
 pub(super) fn topo(text: &str) -> TopoSpec {
-    build(&cfg(text), Path::new(".")).unwrap_or_else(|e| panic!("{text:?}: {e}"))
+    build(&cfg(text), Path::new("."), 1).unwrap_or_else(|e| panic!("{text:?}: {e}"))
 }
 
-fn topo_err(text: &str) -> ConfigError {
-    match build(&cfg(text), Path::new(".")) {
+pub(super) fn topo_err(text: &str) -> ConfigError {
+    match build(&cfg(text), Path::new("."), 1) {
         Ok(t) => panic!("expected an error for {text:?}, got {}", t.description),
         Err(e) => e,
     }
@@ -324,7 +324,7 @@ fn keys_of_other_kinds_are_refused() {
         (
             "kind = 'leafspine'\nk = 8",
             "topology.k",
-            "applies only to kind fattree, not to kind leafspine",
+            "applies only to kinds fattree and bcube, not to kind leafspine",
         ),
         (
             "kind = 'star'\nreceivers = 2",
@@ -374,6 +374,8 @@ fn every_kind_is_listed_and_serialises_back() {
             "fattree",
             "leafspine",
             "parkinglot",
+            "bcube",
+            "jellyfish",
             "file"
         ]
     );

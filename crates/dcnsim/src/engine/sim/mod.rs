@@ -106,6 +106,8 @@ struct FlowState {
     path_key: u32,
     endpoints: Option<Box<Endpoints>>,
     finish: Option<Time>,
+    /// When the protocol terminated the flow ([`EndpointEvent::Terminated`]), if it did.
+    terminated: Option<Time>,
     ideal_fct: Time,
     retransmits: u64,
     timeouts: u64,
@@ -140,6 +142,7 @@ pub struct Simulation {
     agent: Option<SwitchAgent>,
     flows: Vec<FlowState>,
     next_flow: usize,
+    /// Flows finished or terminated.
     flows_done: usize,
     stop: Option<Time>,
     counters: NetCounters,
@@ -219,6 +222,7 @@ impl Simulation {
                 path_key: crate::rng::derive_u64(scenario.seed, "path_key", i as u64) as u32,
                 endpoints: None,
                 finish: None,
+                terminated: None,
                 ideal_fct: Time::ZERO,
                 retransmits: 0,
                 timeouts: 0,
@@ -454,6 +458,8 @@ impl Simulation {
         self.counters.link_transmissions += 1;
         let node = p.peer;
         let n = &self.net.nodes[node as usize];
+        // A host that is not the destination relays (server-centric layouts such as BCube;
+        // the routing tables send packets through hosts only there).
         match n.kind {
             NodeKind::Host if n.host == Some(pkt.dst) => self.deliver(r),
             _ => self.forward(node, r),
@@ -580,14 +586,17 @@ impl Simulation {
         let f = &mut self.flows[flow as usize];
         let ep = f.endpoints.as_mut().expect("endpoint alive");
         let mut completed = false;
+        let mut terminated = false;
         match side {
             Side::Sender => {
                 while let Some(p) = ep.sender.poll_transmit(now) {
                     out.push(admit(&mut self.pool, &mut self.counters, p));
                 }
                 while let Some(e) = ep.sender.poll_event() {
-                    if e == EndpointEvent::SenderDone {
-                        ep.sender_done = true;
+                    match e {
+                        EndpointEvent::SenderDone => ep.sender_done = true,
+                        EndpointEvent::Terminated => terminated = true,
+                        EndpointEvent::Completed => {}
                     }
                 }
             }
@@ -596,8 +605,10 @@ impl Simulation {
                     out.push(admit(&mut self.pool, &mut self.counters, p));
                 }
                 while let Some(e) = ep.receiver.poll_event() {
-                    if e == EndpointEvent::Completed {
-                        completed = true;
+                    match e {
+                        EndpointEvent::Completed => completed = true,
+                        EndpointEvent::Terminated => terminated = true,
+                        EndpointEvent::SenderDone => {}
                     }
                 }
                 f.bytes_delivered = ep.receiver.bytes_delivered();
@@ -605,6 +616,9 @@ impl Simulation {
         }
         if completed && f.finish.is_none() {
             f.finish = Some(now);
+            self.flows_done += 1;
+        } else if terminated && f.finish.is_none() && f.terminated.is_none() {
+            f.terminated = Some(now);
             self.flows_done += 1;
         }
         // Schedule the endpoint's timer if it is earlier than the pending one.
@@ -630,8 +644,9 @@ impl Simulation {
         }
         let traced_cwnd =
             (side == Side::Sender && self.trace_flow == Some(flow)).then(|| ep.sender.cwnd_bytes());
-        // Free the endpoints once both are finished; late packets are then absorbed.
-        if ep.sender_done && f.finish.is_some() {
+        // Free the endpoints once both are finished, or the flow was terminated; late packets
+        // are then absorbed.
+        if (ep.sender_done && f.finish.is_some()) || f.terminated.is_some() {
             let stats = ep.sender.stats();
             f.retransmits = stats.retransmits;
             f.timeouts = stats.timeouts;

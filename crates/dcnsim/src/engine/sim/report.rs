@@ -75,6 +75,7 @@ impl Simulation {
                 size_bytes: f.spec.size_bytes,
                 start: f.spec.start,
                 finish: f.finish,
+                terminated: f.terminated,
                 ideal_fct: if i >= self.next_flow {
                     // Never started (the run stopped first): compute it now for the record.
                     let (mss, header) = self.transport.data_packet_sizes();

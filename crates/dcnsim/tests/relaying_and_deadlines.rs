@@ -1,0 +1,120 @@
+//! Server-centric forwarding (BCube servers relay) and deadline outcomes, end to end.
+
+mod common;
+use common::{flow_dir, run_in, run_toml};
+use dcnsim::metrics::summary::summarize;
+use dcnsim::units::Time;
+
+/// 10 Gb/s links, 1 µs each: one hop of a packet of `bytes`.
+fn hop(bytes: u64) -> Time {
+    Time::from_ps(bytes * 8 * 100) + Time::from_us(1)
+}
+
+/// BCube(2,1): h0 = 00 and h3 = 11 differ in both digits, so every packet crosses four links
+/// and is relayed by h1 or h2. The flow fits the initial window: handshake both ways over
+/// four hops, then ten segments store-and-forward, exactly as through a switch.
+#[test]
+fn bcube_servers_relay_and_the_fct_is_exact() {
+    let scenario = r#"
+[topology]
+kind = "bcube"
+n = 2
+k = 1
+[transport]
+protocol = "tcp"
+[workload]
+kind = "flows"
+file = "flows.csv"
+"#;
+    let dir = flow_dir(
+        "bcube-relay",
+        "src,dst,size_bytes,start_s\n0,3,14600,0\n0,1,14600,0.001\n",
+    );
+    let out = run_in(scenario, &[], &dir);
+    let ser = Time::from_ps(1500 * 8 * 100);
+    let far = &out.flows[0];
+    let data = hop(1500) * 4 + ser * 9;
+    assert_eq!(far.ideal_fct, data);
+    assert_eq!(far.fct(), Some(hop(40) * 8 + data));
+    // Same rack (one level-0 switch): two hops, no relay.
+    let near = &out.flows[1];
+    assert_eq!(near.fct(), Some(hop(40) * 4 + hop(1500) * 2 + ser * 9));
+    // The relayed packets crossed a server's ports: h1 or h2 sent on a link to a switch.
+    let relayed: u64 = out
+        .ports
+        .iter()
+        .filter(|p| (p.node == "h1" || p.node == "h2") && p.tx_packets > 0)
+        .map(|p| p.tx_packets)
+        .sum();
+    assert!(relayed >= 10, "no server relayed: {relayed}");
+}
+
+#[test]
+fn a_permutation_on_jellyfish_and_bcube_finishes() {
+    for topology in [
+        "kind = \"jellyfish\"\nswitches = 8\nports_per_switch = 5\nhosts_per_switch = 2",
+        "kind = \"bcube\"\nn = 2\nk = 3",
+    ] {
+        let scenario = format!(
+            "seed = 3\n[topology]\n{topology}\n[workload]\nkind = \"permutation\"\nsizes = {{ dist = \"fixed\", kb = 50 }}\n"
+        );
+        let out = run_toml(&scenario, &[]);
+        assert!(!out.flows.is_empty());
+        for f in &out.flows {
+            let fct = f
+                .fct()
+                .unwrap_or_else(|| panic!("{topology}: flow {} unfinished", f.flow_id));
+            assert!(fct >= f.ideal_fct, "{topology}: flow {}", f.flow_id);
+        }
+    }
+}
+
+/// Two identical flows on disjoint host pairs of a star each take 19.328 µs (handshake 4 ×
+/// 1.032 µs, data 2 × 2.2 µs + 9 × 1.2 µs). With deadlines of 20 µs and 19 µs the first meets
+/// its deadline and the second misses it; a third flow has none; a fourth, of 1 MB with a
+/// 100 µs deadline, cannot make it (1 MB alone takes 800 µs at 10 Gb/s).
+#[test]
+fn deadlines_met_and_missed_and_application_throughput() {
+    let scenario = r#"
+[topology]
+kind = "star"
+hosts = 8
+[transport]
+protocol = "tcp"
+[workload]
+kind = "flows"
+file = "flows.csv"
+"#;
+    let dir = flow_dir(
+        "deadlines",
+        "src,dst,size_bytes,start_s,deadline_s\n\
+         0,1,14600,0,20e-6\n\
+         2,3,14600,0,19e-6\n\
+         4,5,14600,0,\n\
+         6,7,1000000,0,100e-6\n",
+    );
+    let out = run_in(scenario, &[], &dir);
+    let fct = hop(40) * 4 + hop(1500) * 2 + Time::from_ps(1500 * 8 * 100) * 9;
+    assert_eq!(fct, Time::from_ps(19_328_000));
+    let met: Vec<Option<bool>> = out.flows.iter().map(|f| f.met_deadline()).collect();
+    assert_eq!(met, [Some(true), Some(false), None, Some(false)]);
+    assert_eq!(out.flows[1].fct(), Some(fct), "missed although it finished");
+    assert!(out.flows.iter().all(|f| f.terminated.is_none()));
+    let s = summarize(&out);
+    let d = &s["deadlines"];
+    assert_eq!(d["with_deadline"], 3);
+    assert_eq!(d["met"], 1);
+    assert_eq!(d["terminated"], 0);
+    assert!((d["application_throughput"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-12);
+    assert!((d["miss_rate"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+    assert_eq!(s["flows"]["terminated"], 0);
+    let csv = dcnsim::metrics::output::flows_csv(&out);
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows[0].ends_with(",met_deadline,retransmits,timeouts,bytes_delivered,terminated_s"));
+    assert!(
+        rows[1].contains(",0.00002,true,") && rows[1].ends_with(','),
+        "{}",
+        rows[1]
+    );
+    assert!(rows[2].contains(",false,"), "{}", rows[2]);
+}
