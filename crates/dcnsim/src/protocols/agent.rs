@@ -57,13 +57,21 @@ pub enum Admission {
 }
 
 /// The switch halves of the protocols that have one, each holding the state of every port.
-pub enum SwitchAgent {}
+pub enum SwitchAgent {
+    Pdq(super::pdq::PdqAgent),
+}
 
 impl SwitchAgent {
     /// The agent of `transport` for this network, if the protocol has switch logic.
     pub fn new(transport: &super::Transport, net: &Network) -> Option<SwitchAgent> {
-        let _ = (transport, net);
-        None
+        match transport {
+            super::Transport::Pdq(p) => Some(SwitchAgent::Pdq(super::pdq::PdqAgent::new(
+                p.switch,
+                p.subflows,
+                net,
+            ))),
+            _ => None,
+        }
     }
 
     /// A packet is offered to `port`'s queue (see the module doc).
@@ -74,24 +82,40 @@ impl SwitchAgent {
         at: &Port,
         pkt: &mut Packet,
     ) -> Admission {
-        let _ = (now, port, at, pkt);
-        match *self {}
+        match self {
+            SwitchAgent::Pdq(a) => a.on_enqueue(now, port, at, pkt),
+        }
+    }
+
+    /// The egress port a packet must take at `node` when the agent decides its route (PDQ's
+    /// ACKs retrace their data's path), or `None` for the routing table and path choice.
+    #[inline]
+    pub fn route(&self, node: crate::net::NodeIdx, pkt: &Packet) -> Option<PortIdx> {
+        match self {
+            SwitchAgent::Pdq(a) => a.reverse_route(node, pkt),
+        }
     }
 
     /// A packet leaves `port`'s queue and starts serialising.
     pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
         let _ = (now, port, at, pkt);
-        match *self {}
+        match self {
+            SwitchAgent::Pdq(_) => {}
+        }
     }
 
     /// When the agent next wants [`handle_timeout`](Self::handle_timeout).
     pub fn poll_timeout(&self) -> Option<Time> {
-        match *self {}
+        match self {
+            SwitchAgent::Pdq(_) => None, // the rate controller runs lazily (see protocols::pdq)
+        }
     }
 
     /// Periodic work due at `now`; `ports` is every port of the network, by index.
     pub fn handle_timeout(&mut self, now: Time, ports: &[Port]) {
         let _ = (now, ports);
-        match *self {}
+        match self {
+            SwitchAgent::Pdq(_) => {}
+        }
     }
 }
