@@ -37,7 +37,8 @@ struct Subflow {
     pending: VecDeque<u32>,
     /// Segments sent and not yet acknowledged, with their send times, oldest first.
     outstanding: VecDeque<(u32, Time)>,
-    next_send: Time,
+    /// The last data packet: when it left and its wire size (pacing at the current rate).
+    last_data: Option<(Time, u32)>,
     next_probe: Time,
     /// Flow aging: when the current pause began, and the pause time accumulated before it.
     paused_since: Option<Time>,
@@ -51,6 +52,15 @@ impl Subflow {
 
     fn sending(&self) -> bool {
         self.phase == Phase::Open && self.rate_bps > 0
+    }
+
+    /// When the next data packet may leave: one packet time at the current rate after the
+    /// last one (so a new rate applies at once, not after a gap paced at the old one).
+    fn next_send(&self) -> Time {
+        match self.last_data {
+            Some((t, size)) if self.rate_bps > 0 => t + Rate::bps(self.rate_bps).tx_time(size as u64),
+            _ => Time::ZERO,
+        }
     }
 
     fn probe_interval(&self) -> Time {
@@ -109,7 +119,7 @@ impl PdqSender {
                     rtt: None,
                     pending: (lo..hi).collect(),
                     outstanding: VecDeque::new(),
-                    next_send: Time::ZERO,
+                    last_data: None,
                     next_probe: Time::MAX,
                     paused_since: None,
                     waited: Time::ZERO,
@@ -224,7 +234,6 @@ impl PdqSender {
                     return;
                 }
                 s.phase = Phase::Open;
-                s.next_send = now;
             }
             PacketKind::Ack if s.phase == Phase::Open => {}
             _ => return,
@@ -243,11 +252,10 @@ impl PdqSender {
         if s.rate_bps > 0 && !was_sending {
             s.waited = s.waited(now);
             s.paused_since = None;
-            s.next_send = s.next_send.max(now);
         } else if s.rate_bps == 0 && (was_sending || pkt.kind == PacketKind::SynAck) {
             s.paused_since.get_or_insert(now);
             s.next_probe = now + s.probe_interval();
-        } else if s.rate_bps == 0 && pkt.seq == PROBE_SEQ {
+        } else if pkt.seq == PROBE_SEQ {
             s.next_probe = now + s.probe_interval();
         }
         if pkt.kind == PacketKind::Ack && pkt.seq != PROBE_SEQ {
@@ -344,11 +352,15 @@ impl PdqSender {
         }
     }
 
-    /// M-PDQ (§6): moves the unsent load of paused subflows to the sending subflow with the
-    /// least remaining load, once per RTT; closes subflows left with nothing to do.
+    /// M-PDQ (§6): once per RTT, moves unsent load of every paused subflow to the sending
+    /// subflow with the least remaining load, half the difference between the two; closes
+    /// subflows left with nothing to do.
     fn shift_load(&mut self, now: Time) {
         let rtt = self.subs.iter().filter_map(|s| s.rtt).min();
         self.next_shift = now + rtt.unwrap_or(Time::ZERO);
+        if std::env::var_os("MPDQ_TRACE").is_some() {
+            eprintln!("{:.2} {:?}", now.as_us_f64(), self.subs.iter().map(|s| (s.phase, s.rate_bps / 1_000_000, s.pause_by, s.pending.len(), s.outstanding.len())).collect::<Vec<_>>());
+        }
         for k in 0..self.subs.len() {
             let s = &self.subs[k];
             if s.phase != Phase::Open || s.rate_bps > 0 || s.pending.is_empty() {
@@ -358,7 +370,14 @@ impl PdqSender {
                 .filter(|&j| self.subs[j].sending())
                 .min_by_key(|&j| (self.subs[j].remaining_segments(), j));
             if let Some(j) = target {
-                let moved = std::mem::take(&mut self.subs[k].pending);
+                // Enough to even the two out (from the paused subflow's tail): repeated every
+                // RTT this spreads a paused subflow's load over the sending ones without ever
+                // leaving the receiving subflow with more than the paused one had.
+                let gap = self.subs[k].remaining_segments() as isize
+                    - self.subs[j].remaining_segments() as isize;
+                let pending = &mut self.subs[k].pending;
+                let n = (gap.max(0) as usize).div_ceil(2).min(pending.len());
+                let moved: Vec<u32> = pending.drain(pending.len() - n..).collect();
                 self.subs[j].pending.extend(moved);
             }
         }
@@ -385,18 +404,19 @@ impl PdqSender {
                     self.subs[k].phase = Phase::Opening(Some(now));
                     return Some(syn);
                 }
-                Phase::Open if s.rate_bps > 0 && now >= s.next_send && !s.pending.is_empty() => {
+                Phase::Open if s.rate_bps > 0 && now >= s.next_send() && !s.pending.is_empty() => {
                     let seg = s.pending[0];
                     let payload = self.seg_bytes(seg);
                     let pkt = self.packet(s, now, PacketKind::Data, seg as u64 * self.p.mss as u64, payload);
                     let s = &mut self.subs[k];
                     s.pending.pop_front();
                     s.outstanding.push_back((seg, now));
-                    s.next_send = now + Rate::bps(s.rate_bps).tx_time(pkt.size as u64);
+                    s.last_data = Some((now, pkt.size));
+                    s.next_probe = now + s.probe_interval();
                     self.stats.data_packets_sent += 1;
                     return Some(pkt);
                 }
-                Phase::Open if s.rate_bps == 0 && now >= s.next_probe && !s.pending.is_empty() => {
+                Phase::Open if now >= s.next_probe && !s.pending.is_empty() => {
                     let probe = self.packet(s, now, PacketKind::Data, PROBE_SEQ, 0);
                     let s = &mut self.subs[k];
                     s.next_probe = now + s.probe_interval();
@@ -419,11 +439,10 @@ impl PdqSender {
                 Phase::Opening(None) => due = self.last_call,
                 Phase::Open => {
                     if !s.pending.is_empty() {
-                        due = due.min(if s.rate_bps > 0 {
-                            s.next_send
-                        } else {
-                            s.next_probe
-                        });
+                        due = due.min(s.next_probe);
+                        if s.rate_bps > 0 {
+                            due = due.min(s.next_send());
+                        }
                     }
                     if let Some(&(_, t)) = s.outstanding.front() {
                         due = due.min(t + self.rto(s));

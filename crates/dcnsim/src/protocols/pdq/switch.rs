@@ -61,8 +61,8 @@ pub struct LinkState {
     pub capacity_bps: u64,
     /// The most critical flows, most critical first; at most 2·max(κ, 1).
     pub list: Vec<Entry>,
-    /// When this link last accepted a paused flow (Dampening).
-    pub last_paused_accept: Option<Time>,
+    /// When this link last accepted a paused flow, and which (Dampening).
+    pub last_paused_accept: Option<(Time, PdqFlowId)>,
     next_rate_update: Time,
 }
 
@@ -196,20 +196,22 @@ impl LinkState {
                 i
             }
         };
-        let offered = self.availbw(i, cfg).min(kbps_to_bps(h.rate_kbps));
+        // Rates travel in whole kbit/s: less than one is nothing.
+        let offered = (self.availbw(i, cfg) / 1000).min(h.rate_kbps as u64) as u32;
         let entry = &mut self.list[i];
         if offered > 0 {
-            let was_paused = entry.pause_by != 0;
+            // Paused here: paused by this link, or not yet sending (a new flow starts paused).
+            let was_paused = entry.pause_by != 0 || entry.rate_bps == 0;
             let damped = was_paused
                 && cfg.dampening.is_some_and(|gap| {
                     self.last_paused_accept
-                        .is_some_and(|t| now.saturating_sub(t) < gap)
+                        .is_some_and(|(t, other)| other != id && now.saturating_sub(t) < gap)
                 });
             if !damped {
                 h.pause_by = 0;
-                h.rate_kbps = (offered / 1000) as u32;
+                h.rate_kbps = offered;
                 if was_paused {
-                    self.last_paused_accept = Some(now);
+                    self.last_paused_accept = Some((now, id));
                 }
                 return;
             }
@@ -284,7 +286,7 @@ impl PdqAgent {
         };
         let id = flow_id(pkt.flow, h.subflow);
         let requests = match pkt.kind {
-            PacketKind::Data => true,
+            PacketKind::Data | PacketKind::Ack => true,
             PacketKind::Syn | PacketKind::SynAck => self.cfg.syn_requests_rate,
             _ => false,
         };
@@ -308,6 +310,10 @@ impl PdqAgent {
                 }
                 link.forward(now, &self.cfg, id, &mut h);
             }
+        }
+        if std::env::var("PDQ_TRACE").is_ok_and(|v| v == at.peer.to_string()) || std::env::var_os("PDQ_TRACE_ALL").is_some() {
+            let l = &self.links[if pkt.kind.is_reverse() { at.reverse } else { port } as usize];
+            eprintln!("{:.3} port {} {:?} flow {} seq {} -> R {} P {} I {} T {} | C {} q {} list {:?}", now.as_us_f64(), port, pkt.kind, pkt.flow, pkt.seq as i64, h.rate_kbps, h.pause_by, h.inter_probe, h.expected_ns, l.capacity_bps/1000000, at.queue.len_bytes(), l.list.iter().map(|e| (e.id>>8, e.rate_bps/1000000, e.pause_by)).collect::<Vec<_>>());
         }
         h.write(pkt);
         if pkt.payload == 0 {
@@ -449,6 +455,7 @@ mod tests {
         let mut l = link();
         let c = SwitchConfig {
             early_start_k: None,
+            dampening: None,
             ..cfg()
         };
         round(&mut l, 0, 1, hdr(NO_DEADLINE, 1000), &c);
@@ -470,7 +477,10 @@ mod tests {
 
     #[test]
     fn early_start_lets_the_next_flow_in_k_rtts_before_the_end() {
-        let c = cfg();
+        let c = SwitchConfig {
+            dampening: None,
+            ..cfg()
+        };
         let off = SwitchConfig {
             early_start_k: None,
             ..c
@@ -516,7 +526,7 @@ mod tests {
         let mut h = hdr(NO_DEADLINE, 200);
         l.forward(Time::from_us(20), &c, 2, &mut h);
         assert_eq!((h.pause_by, h.rate_kbps), (0, 5_000_000));
-        assert_eq!(l.last_paused_accept, Some(Time::from_us(20)));
+        assert_eq!(l.last_paused_accept, Some((Time::from_us(20), 2)));
         // Flow 3, 5 µs later, is held back although half the link is free (flow 2's
         // acceptance is not committed yet).
         let before = l.clone();
@@ -527,7 +537,7 @@ mod tests {
         let mut h = hdr(NO_DEADLINE, 300);
         l.forward(Time::from_us(30), &c, 3, &mut h);
         assert_eq!(h.rate_kbps, 5_000_000);
-        assert_eq!(l.last_paused_accept, Some(Time::from_us(30)));
+        assert_eq!(l.last_paused_accept, Some((Time::from_us(30), 3)));
         // Without dampening there is no spacing.
         let mut l = before;
         let no = SwitchConfig {
