@@ -45,7 +45,10 @@ fn lone_flow_runs_at_line_rate_after_one_handshake() {
     let expected = hop(CTRL) * 4 + hop(DATA) * 2 + ser(DATA) * 99;
     assert_eq!(f.fct(), Some(expected));
     assert_eq!(f.fct().unwrap() - f.ideal_fct, hop(CTRL) * 4);
-    assert_eq!((f.retransmits, f.timeouts, out.counters.dropped_pkts), (0, 0, 0));
+    assert_eq!(
+        (f.retransmits, f.timeouts, out.counters.dropped_pkts),
+        (0, 0, 0)
+    );
 }
 
 /// Four flows of 2000, 4000, 6000 and 8000 packets to one receiver, started together (the
@@ -88,9 +91,18 @@ fn earliest_deadline_first_meets_both_deadlines() {
     let dir = flow_dir("pdq-edf", csv);
     let out = run_in(&star(3, "pdq"), &[], &dir);
     for f in &out.flows {
-        assert_eq!(f.met_deadline(), Some(true), "flow {}: {:?}", f.flow_id, f.fct());
+        assert_eq!(
+            f.met_deadline(),
+            Some(true),
+            "flow {}: {:?}",
+            f.flow_id,
+            f.fct()
+        );
     }
-    assert!(fct_us(&out, 1) < fct_us(&out, 0), "the earlier deadline goes first");
+    assert!(
+        fct_us(&out, 1) < fct_us(&out, 0),
+        "the earlier deadline goes first"
+    );
     // The same flows without deadlines: SJF sends flow 0 first and flow 1 ends too late.
     let csv = "src,dst,size_bytes,start_s\n0,2,73000,0\n1,2,146000,0\n";
     let dir = flow_dir("pdq-sjf", csv);
@@ -116,18 +128,32 @@ fn early_termination_frees_the_link_for_others() {
     // At termination its remaining bytes no longer fit before the deadline, and it gave up
     // well before the deadline itself (while flow 0 held the link).
     let remaining = Time::from_ps((146_000 - f[1].bytes_delivered) * 800);
-    assert!(t + remaining > Time::from_us(150) && t < Time::from_us(100), "{t:?}");
+    assert!(
+        t + remaining > Time::from_us(150) && t < Time::from_us(100),
+        "{t:?}"
+    );
     // Flow 2 runs right after flow 0: 150 packets' time plus the handshake (188 µs), and up
     // to 15 % more for the first round trips, when the three simultaneous SYNs are sorted
     // out (dampening holds all but one back, ~20 µs).
     let back_to_back = 4.0 * 1.0448 + 2.0 * 2.2128 + 149.0 * 1.2128;
     let fct2 = fct_us(&out, 2);
-    assert!(fct2 > back_to_back && fct2 < 1.15 * back_to_back, "{fct2} vs {back_to_back}");
+    assert!(
+        fct2 > back_to_back && fct2 < 1.15 * back_to_back,
+        "{fct2} vs {back_to_back}"
+    );
     // Without Early Termination flow 1 holds the link for its 100 packets first.
-    let late = run_in(&star(4, "pdq"), &["transport.pdq_early_termination=false"], &dir);
+    let late = run_in(
+        &star(4, "pdq"),
+        &["transport.pdq_early_termination=false"],
+        &dir,
+    );
     assert!(late.flows[1].terminated.is_none());
     assert_eq!(late.flows[1].met_deadline(), Some(false));
-    assert!(fct_us(&late, 2) > fct2 + 100.0, "{} vs {fct2}", fct_us(&late, 2));
+    assert!(
+        fct_us(&late, 2) > fct2 + 100.0,
+        "{} vs {fct2}",
+        fct_us(&late, 2)
+    );
 }
 
 /// Flow 0 (50 packets) and flow 1 (100 packets) start together. With Early Start flow 1 is

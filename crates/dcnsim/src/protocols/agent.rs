@@ -66,9 +66,7 @@ impl SwitchAgent {
     pub fn new(transport: &super::Transport, net: &Network) -> Option<SwitchAgent> {
         match transport {
             super::Transport::Pdq(p) => Some(SwitchAgent::Pdq(super::pdq::PdqAgent::new(
-                p.switch,
-                p.subflows,
-                net,
+                p.switch, p.subflows, net,
             ))),
             _ => None,
         }

@@ -165,14 +165,19 @@ impl PdqParams {
                 if !(1..=64).contains(&n) {
                     return Err(ConfigError::new(
                         "transport.subflows",
-                        format!("must be between 1 and 64 (got {n}); the paper uses 3 and sweeps 2–8"),
+                        format!(
+                            "must be between 1 and 64 (got {n}); the paper uses 3 and sweeps 2–8"
+                        ),
                     ));
                 }
                 n
             }
         };
         let positive = |key: &str, v: Option<u32>, default: u32| match v.unwrap_or(default) {
-            0 => Err(ConfigError::new(format!("transport.{key}"), "must be at least 1")),
+            0 => Err(ConfigError::new(
+                format!("transport.{key}"),
+                "must be at least 1",
+            )),
             v => Ok(v),
         };
         let min_rto_us = cfg.min_rto_us.unwrap_or(DEFAULT_MIN_RTO_US);

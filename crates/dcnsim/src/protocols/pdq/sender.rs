@@ -58,7 +58,9 @@ impl Subflow {
     /// last one (so a new rate applies at once, not after a gap paced at the old one).
     fn next_send(&self) -> Time {
         match self.last_data {
-            Some((t, size)) if self.rate_bps > 0 => t + Rate::bps(self.rate_bps).tx_time(size as u64),
+            Some((t, size)) if self.rate_bps > 0 => {
+                t + Rate::bps(self.rate_bps).tx_time(size as u64)
+            }
             _ => Time::ZERO,
         }
     }
@@ -70,7 +72,10 @@ impl Subflow {
     }
 
     fn waited(&self, now: Time) -> Time {
-        self.waited + self.paused_since.map_or(Time::ZERO, |t| now.saturating_sub(t))
+        self.waited
+            + self
+                .paused_since
+                .map_or(Time::ZERO, |t| now.saturating_sub(t))
     }
 }
 
@@ -205,7 +210,8 @@ impl PdqSender {
     }
 
     fn rto(&self, s: &Subflow) -> Time {
-        s.rtt.map_or(self.p.min_rto, |r| (r * 4).max(self.p.min_rto))
+        s.rtt
+            .map_or(self.p.min_rto, |r| (r * 4).max(self.p.min_rto))
     }
 
     pub fn start(&mut self, now: Time) {
@@ -324,9 +330,8 @@ impl PdqSender {
         let remaining = self.nic.tx_time(self.unacked_bytes());
         let paused = self.subs.iter().all(|s| !s.sending());
         let rtt = self.subs.iter().filter_map(|s| s.rtt).min();
-        let hopeless = now >= d
-            || now + remaining > d
-            || (paused && rtt.is_some_and(|r| now + r > d));
+        let hopeless =
+            now >= d || now + remaining > d || (paused && rtt.is_some_and(|r| now + r > d));
         if hopeless {
             self.finish(now, EndpointEvent::Terminated);
         }
@@ -358,9 +363,6 @@ impl PdqSender {
     fn shift_load(&mut self, now: Time) {
         let rtt = self.subs.iter().filter_map(|s| s.rtt).min();
         self.next_shift = now + rtt.unwrap_or(Time::ZERO);
-        if std::env::var_os("MPDQ_TRACE").is_some() {
-            eprintln!("{:.2} {:?}", now.as_us_f64(), self.subs.iter().map(|s| (s.phase, s.rate_bps / 1_000_000, s.pause_by, s.pending.len(), s.outstanding.len())).collect::<Vec<_>>());
-        }
         for k in 0..self.subs.len() {
             let s = &self.subs[k];
             if s.phase != Phase::Open || s.rate_bps > 0 || s.pending.is_empty() {
@@ -407,7 +409,13 @@ impl PdqSender {
                 Phase::Open if s.rate_bps > 0 && now >= s.next_send() && !s.pending.is_empty() => {
                     let seg = s.pending[0];
                     let payload = self.seg_bytes(seg);
-                    let pkt = self.packet(s, now, PacketKind::Data, seg as u64 * self.p.mss as u64, payload);
+                    let pkt = self.packet(
+                        s,
+                        now,
+                        PacketKind::Data,
+                        seg as u64 * self.p.mss as u64,
+                        payload,
+                    );
                     let s = &mut self.subs[k];
                     s.pending.pop_front();
                     s.outstanding.push_back((seg, now));

@@ -280,7 +280,13 @@ impl PdqAgent {
         &mut self.paths[i]
     }
 
-    pub fn on_enqueue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) -> Admission {
+    pub fn on_enqueue(
+        &mut self,
+        now: Time,
+        port: PortIdx,
+        at: &Port,
+        pkt: &mut Packet,
+    ) -> Admission {
         let Some(mut h) = PdqHeader::read(pkt) else {
             return Admission::Normal;
         };
@@ -310,10 +316,6 @@ impl PdqAgent {
                 }
                 link.forward(now, &self.cfg, id, &mut h);
             }
-        }
-        if std::env::var("PDQ_TRACE").is_ok_and(|v| v == at.peer.to_string()) || std::env::var_os("PDQ_TRACE_ALL").is_some() {
-            let l = &self.links[if pkt.kind.is_reverse() { at.reverse } else { port } as usize];
-            eprintln!("{:.3} port {} {:?} flow {} seq {} -> R {} P {} I {} T {} | C {} q {} list {:?}", now.as_us_f64(), port, pkt.kind, pkt.flow, pkt.seq as i64, h.rate_kbps, h.pause_by, h.inter_probe, h.expected_ns, l.capacity_bps/1000000, at.queue.len_bytes(), l.list.iter().map(|e| (e.id>>8, e.rate_bps/1000000, e.pause_by)).collect::<Vec<_>>());
         }
         h.write(pkt);
         if pkt.payload == 0 {
@@ -375,7 +377,13 @@ mod tests {
     }
 
     /// One round trip on a one-link path: forward proposal, then the ACK commits it.
-    fn round(l: &mut LinkState, now_us: u64, id: PdqFlowId, h: PdqHeader, c: &SwitchConfig) -> PdqHeader {
+    fn round(
+        l: &mut LinkState,
+        now_us: u64,
+        id: PdqFlowId,
+        h: PdqHeader,
+        c: &SwitchConfig,
+    ) -> PdqHeader {
         let mut h = h;
         l.forward(Time::from_us(now_us), c, id, &mut h);
         l.reverse(c, id, &mut h);
@@ -442,7 +450,10 @@ mod tests {
         let mut ack = PdqHeader { pause_by: 77, ..h };
         l.reverse(&c, 1, &mut ack);
         assert_eq!(ack.rate_kbps, 0);
-        assert!(l.position(1).is_none(), "paused by another link: forgotten here");
+        assert!(
+            l.position(1).is_none(),
+            "paused by another link: forgotten here"
+        );
         // Accepted everywhere: committed.
         let mut h = hdr(NO_DEADLINE, 100);
         l.forward(Time::ZERO, &c, 1, &mut h);
@@ -493,7 +504,10 @@ mod tests {
         assert_eq!(h.pause_by, ME, "without Early Start the link is full");
         let mut h = hdr(NO_DEADLINE, 500);
         l.forward(Time::ZERO, &c, 2, &mut h);
-        assert_eq!(h.rate_kbps, 10_000_000, "with K = 2 the ending flow is not counted");
+        assert_eq!(
+            h.rate_kbps, 10_000_000,
+            "with K = 2 the ending flow is not counted"
+        );
         // 2.5 RTTs left: not yet.
         l.list[0].expected_ns = 25_000;
         assert_eq!(l.availbw(1, &c), 0);
