@@ -60,6 +60,7 @@ pub enum Header {
         inter_probe: u16,
         subflow: u8,
     },
+    Rcp(crate::protocols::rcp::RcpHeader),
 }
 
 #[derive(Clone, Debug, Default)]

@@ -21,10 +21,12 @@
 //! * [`on_dequeue`](SwitchAgent::on_dequeue): the packet leaves the queue and starts
 //!   serialising onto the link. Rewrites here see the queue as the packet leaves it.
 //! * [`poll_timeout`](SwitchAgent::poll_timeout) / [`handle_timeout`](SwitchAgent::handle_timeout):
-//!   periodic work (RCP's control interval, PDQ's rate controller). The engine keeps one event
-//!   for the agent at `poll_timeout()`, asks again after every `handle_timeout` and only then:
-//!   hooks must not need an earlier wake-up than the one they were last asked for.
-//!   `handle_timeout` sees every port (queue occupancy, rate).
+//!   periodic work (RCP's control interval, PDQ's rate controller). The engine asks
+//!   `poll_timeout()` after every `handle_timeout` and after every `on_enqueue` (so a hook may
+//!   wake a sleeping port), keeps one live event at the earliest answer and ignores superseded
+//!   ones. `poll_timeout` is therefore on the per-packet path: keep it O(1) (a heap's top).
+//!   `handle_timeout` sees every port (queue occupancy, rate) and must tolerate being called
+//!   when nothing is due.
 //!
 //! Every port has the agent, a host's NIC included: the first link of a path is managed like
 //! any other (RCP, D3 and PDQ routers are link controllers; a sender's own NIC is its first
@@ -59,16 +61,19 @@ pub enum Admission {
 /// The switch halves of the protocols that have one, each holding the state of every port.
 pub enum SwitchAgent {
     Pdq(super::pdq::PdqAgent),
+    Rcp(super::rcp::RcpSwitch),
 }
 
 impl SwitchAgent {
     /// The agent of `transport` for this network, if the protocol has switch logic.
     pub fn new(transport: &super::Transport, net: &Network) -> Option<SwitchAgent> {
+        use super::Transport;
         match transport {
-            super::Transport::Pdq(p) => Some(SwitchAgent::Pdq(super::pdq::PdqAgent::new(
+            Transport::Tcp(_) | Transport::Pfabric(_) => None,
+            Transport::Pdq(p) => Some(SwitchAgent::Pdq(super::pdq::PdqAgent::new(
                 p.switch, p.subflows, net,
             ))),
-            _ => None,
+            Transport::Rcp(p) => Some(SwitchAgent::Rcp(super::rcp::RcpSwitch::new(p, net))),
         }
     }
 
@@ -82,6 +87,7 @@ impl SwitchAgent {
     ) -> Admission {
         match self {
             SwitchAgent::Pdq(a) => a.on_enqueue(now, port, at, pkt),
+            SwitchAgent::Rcp(a) => a.on_enqueue(now, port, pkt),
         }
     }
 
@@ -91,6 +97,7 @@ impl SwitchAgent {
     pub fn route(&self, node: crate::net::NodeIdx, pkt: &Packet) -> Option<PortIdx> {
         match self {
             SwitchAgent::Pdq(a) => a.reverse_route(node, pkt),
+            SwitchAgent::Rcp(_) => None,
         }
     }
 
@@ -98,7 +105,7 @@ impl SwitchAgent {
     pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
         let _ = (now, port, at, pkt);
         match self {
-            SwitchAgent::Pdq(_) => {}
+            SwitchAgent::Pdq(_) | SwitchAgent::Rcp(_) => {}
         }
     }
 
@@ -106,14 +113,15 @@ impl SwitchAgent {
     pub fn poll_timeout(&self) -> Option<Time> {
         match self {
             SwitchAgent::Pdq(_) => None, // the rate controller runs lazily (see protocols::pdq)
+            SwitchAgent::Rcp(a) => a.poll_timeout(),
         }
     }
 
     /// Periodic work due at `now`; `ports` is every port of the network, by index.
     pub fn handle_timeout(&mut self, now: Time, ports: &[Port]) {
-        let _ = (now, ports);
         match self {
             SwitchAgent::Pdq(_) => {}
+            SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
         }
     }
 }

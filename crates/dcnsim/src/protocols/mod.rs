@@ -14,7 +14,9 @@
 pub mod agent;
 pub mod d2tcp;
 pub mod pdq;
+pub(crate) mod paced;
 pub mod pfabric;
+pub mod rcp;
 pub mod tcp;
 
 use crate::error::{ConfigError, ConfigResult};
@@ -101,6 +103,14 @@ pub struct TransportConfig {
     pub pdq_syn_requests_rate: Option<bool>,
     /// M-PDQ: subflows per flow.
     pub subflows: Option<u32>,
+    /// RCP: gain α on spare capacity.
+    pub rcp_alpha: Option<f64>,
+    /// RCP: gain β on the queue.
+    pub rcp_beta: Option<f64>,
+    /// RCP: R(0) as a fraction of the link rate.
+    pub rcp_init_rate: Option<f64>,
+    /// RCP: average RTT a link assumes before its first sample.
+    pub rcp_init_rtt_us: Option<f64>,
 }
 
 fn default_protocol() -> String {
@@ -138,6 +148,10 @@ impl Default for TransportConfig {
             pdq_aging_rate: None,
             pdq_syn_requests_rate: None,
             subflows: None,
+            rcp_alpha: None,
+            rcp_beta: None,
+            rcp_init_rate: None,
+            rcp_init_rtt_us: None,
         }
     }
 }
@@ -191,6 +205,10 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "mpdq",
         "Multipath PDQ (Hong et al., SIGCOMM 2012, §6): PDQ subflows on ECMP paths, load shifting",
     ),
+    (
+        "rcp",
+        "RCP (Dukkipati et al., IWQoS 2005): per-link rate R(t), senders paced at the path minimum",
+    ),
 ];
 
 /// A validated transport choice, from which the engine makes endpoints and switch settings.
@@ -199,6 +217,7 @@ pub enum Transport {
     Tcp(tcp::TcpParams),
     Pfabric(pfabric::PfabricParams),
     Pdq(pdq::PdqParams),
+    Rcp(rcp::RcpParams),
 }
 
 impl Transport {
@@ -209,6 +228,7 @@ impl Transport {
                 cfg,
             )?)),
             "pdq" | "mpdq" => Ok(Transport::Pdq(pdq::PdqParams::from_config(cfg)?)),
+            "rcp" => Ok(Transport::Rcp(rcp::RcpParams::from_config(cfg)?)),
             other => Err(ConfigError::new(
                 "transport.protocol",
                 format!(
@@ -227,6 +247,7 @@ impl Transport {
             Transport::Pfabric(_) => "pfabric",
             Transport::Pdq(p) if p.multipath => "mpdq",
             Transport::Pdq(_) => "pdq",
+            Transport::Rcp(_) => "rcp",
         }
     }
 
@@ -237,6 +258,7 @@ impl Transport {
             Transport::Tcp(p) => (p.mss, p.header),
             Transport::Pfabric(p) => (p.mss, p.header),
             Transport::Pdq(p) => p.data_packet_sizes(),
+            Transport::Rcp(p) => (p.mss, p.header + rcp::HEADER_BYTES),
         }
     }
 
@@ -246,6 +268,7 @@ impl Transport {
             Transport::Tcp(_) => crate::net::queue::Discipline::Fifo,
             Transport::Pfabric(_) => crate::net::queue::Discipline::Pfabric,
             Transport::Pdq(_) => crate::net::queue::Discipline::Fifo,
+            Transport::Rcp(_) => crate::net::queue::Discipline::Fifo,
         }
     }
 
@@ -256,6 +279,7 @@ impl Transport {
             Transport::Tcp(_) => None,
             Transport::Pfabric(p) => Some(p.default_buffer_pkts()),
             Transport::Pdq(_) => None,
+            Transport::Rcp(_) => None,
         }
     }
 
@@ -264,8 +288,7 @@ impl Transport {
     pub fn ecn_threshold_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
         match self {
             Transport::Tcp(p) => p.ecn_threshold_pkts(rate),
-            Transport::Pfabric(_) => None,
-            Transport::Pdq(_) => None,
+            Transport::Pfabric(_) | Transport::Pdq(_) | Transport::Rcp(_) => None,
         }
     }
 
@@ -275,6 +298,7 @@ impl Transport {
             Transport::Tcp(p) => Sender::Tcp(tcp::TcpSender::new(p, flow)),
             Transport::Pfabric(p) => Sender::Pfabric(pfabric::PfabricSender::new(p, flow)),
             Transport::Pdq(p) => Sender::Pdq(pdq::PdqSender::new(p, flow, nic_rate)),
+            Transport::Rcp(p) => Sender::Rcp(rcp::RcpSender::new(p, flow)),
         }
     }
 
@@ -285,6 +309,10 @@ impl Transport {
                 Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(p.header, flow))
             }
             Transport::Pdq(p) => Receiver::Pdq(pdq::PdqReceiver::new(p, flow)),
+            Transport::Rcp(p) => Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(
+                p.header + rcp::HEADER_BYTES,
+                flow,
+            )),
         }
     }
 }
@@ -310,6 +338,7 @@ pub enum Sender {
     Tcp(tcp::TcpSender),
     Pfabric(pfabric::PfabricSender),
     Pdq(pdq::PdqSender),
+    Rcp(rcp::RcpSender),
 }
 
 pub enum Receiver {
@@ -323,6 +352,7 @@ macro_rules! dispatch_sender {
             Self::Tcp($e) => $body,
             Self::Pfabric($e) => $body,
             Self::Pdq($e) => $body,
+            Self::Rcp($e) => $body,
         }
     };
 }

@@ -138,8 +138,9 @@ pub struct Simulation {
     net: Network,
     lb: PathChoice,
     transport: Transport,
-    /// The protocol's switch half, if it has one.
+    /// The protocol's switch half, if it has one, and the time of its live tick event.
     agent: Option<SwitchAgent>,
+    agent_wake: Option<Time>,
     flows: Vec<FlowState>,
     next_flow: usize,
     /// Flows finished or terminated.
@@ -210,7 +211,8 @@ impl Simulation {
         if let Some(iv) = series_interval {
             events.schedule(iv, Event::Sample);
         }
-        if let Some(t) = agent.as_ref().and_then(|a| a.poll_timeout()) {
+        let agent_wake = agent.as_ref().and_then(|a| a.poll_timeout());
+        if let Some(t) = agent_wake {
             events.schedule(t, Event::AgentTick);
         }
         let flows = flows
@@ -238,6 +240,7 @@ impl Simulation {
             lb,
             transport,
             agent,
+            agent_wake,
             flows,
             next_flow: 0,
             flows_done: 0,
@@ -357,7 +360,17 @@ impl Simulation {
             return self.enqueue_eager(port, r);
         }
         let admission = match self.agent.as_mut() {
-            Some(a) => a.on_enqueue(self.now, port, p, self.pool.get_mut(r)),
+            Some(a) => {
+                let verdict = a.on_enqueue(self.now, port, p, self.pool.get_mut(r));
+                // A hook may wake a sleeping port: keep the tick event at the earliest need.
+                if let Some(t) = a.poll_timeout() {
+                    if self.agent_wake.is_none_or(|w| t < w) {
+                        self.agent_wake = Some(t.max(self.now));
+                        self.events.schedule(t.max(self.now), Event::AgentTick);
+                    }
+                }
+                verdict
+            }
             None => Admission::Normal,
         };
         match p.queue.enqueue(&mut self.pool, r) {
@@ -473,9 +486,13 @@ impl Simulation {
         let Some(a) = self.agent.as_mut() else {
             return;
         };
+        if self.agent_wake != Some(self.now) {
+            return; // superseded by an earlier wake-up
+        }
         a.handle_timeout(self.now, &self.net.ports);
-        if let Some(t) = a.poll_timeout() {
-            self.events.schedule(t.max(self.now), Event::AgentTick);
+        self.agent_wake = a.poll_timeout().map(|t| t.max(self.now));
+        if let Some(t) = self.agent_wake {
+            self.events.schedule(t, Event::AgentTick);
         }
     }
 

@@ -117,9 +117,8 @@ fn timeout_goes_back_to_the_first_unacked_byte_with_one_segment() {
 fn five_timeouts_enter_probe_mode_until_an_ack_returns() {
     let mut s = sender(100 * MSS);
     drain(&mut s, Time::ZERO);
-    let mut t = Time::ZERO;
     for k in 1..=5 {
-        t = s.poll_timeout().unwrap();
+        let t = s.poll_timeout().unwrap();
         s.handle_timeout(t);
         let out = drain(&mut s, t);
         assert_eq!(out.len(), 1);
@@ -137,7 +136,7 @@ fn five_timeouts_enter_probe_mode_until_an_ack_returns() {
         }
     }
     // Probe mode: one probe per RTO, no data.
-    t = s.poll_timeout().unwrap();
+    let t = s.poll_timeout().unwrap();
     s.handle_timeout(t);
     let out = drain(&mut s, t);
     assert_eq!(out.len(), 1);

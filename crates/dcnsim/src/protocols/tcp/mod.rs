@@ -110,6 +110,7 @@ mod sender;
 mod tests;
 
 pub use receiver::TcpReceiver;
+pub(crate) use rto::RttEstimator;
 pub use sender::TcpSender;
 
 use crate::error::{ConfigError, ConfigResult};

@@ -1,0 +1,174 @@
+//! The sending core shared by explicit-rate protocols (RCP, D3; PDQ can use it too): a byte
+//! stream paced at a rate the network gave, with cumulative ACKs and a simple loss recovery.
+//!
+//! The protocol on top decides the rate (from its header echoes) and what each packet carries;
+//! this core decides *when* the next segment may leave and *which* bytes it holds:
+//!
+//! * **Pacing.** A segment may leave at `next_send`; each one pushes `next_send` forward by its
+//!   wire size at the current rate (`max(now, next_send) + size/rate`), so a paced flow at the
+//!   link rate is exactly back to back. Rate 0 means paused: nothing leaves.
+//! * **Reliability.** Every data packet is ACKed (the TCP receiver, echoing the header). The
+//!   RFC 6298 timer of the TCP sender (`min_rto_us`, `initial_rto_us`, `max_rto_us`) guards
+//!   `snd_una`; on expiry the sender goes back to `snd_una` (go-back-N, at the paced rate).
+//!   Three duplicate ACKs resend `snd_una` once per window of data (no window to cut: the rate
+//!   is the network's). These protocols rarely lose packets; this is only so that they finish
+//!   when they do.
+//! * RTT samples come from timestamp echoes, as in TCP.
+
+use crate::net::packet::{FlowId, HostId, Packet, PacketKind};
+use crate::protocols::tcp::RttEstimator;
+use crate::protocols::{FlowSetup, SenderStats};
+use crate::units::{Rate, Time};
+
+pub struct PacedCore {
+    pub flow: FlowId,
+    pub src: HostId,
+    pub dst: HostId,
+    pub path_key: u32,
+    pub size: u64,
+    pub mss: u64,
+    /// Wire bytes added to every packet (network, transport and the protocol's header).
+    pub header: u32,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    pub rate: Rate,
+    next_send: Time,
+    dupacks: u32,
+    /// A duplicate-ACK retransmission was made for data below this byte: no second one until
+    /// the cumulative ACK passes it.
+    recover: u64,
+    retx_pending: Option<u64>,
+    pub rtt: RttEstimator,
+    /// Retransmission timer.
+    pub rto_at: Option<Time>,
+    pub stats: SenderStats,
+}
+
+impl PacedCore {
+    pub fn new(f: &FlowSetup, mss: u32, header: u32, rtt: RttEstimator) -> PacedCore {
+        PacedCore {
+            flow: f.flow,
+            src: f.src,
+            dst: f.dst,
+            path_key: f.path_key,
+            size: f.size,
+            mss: mss as u64,
+            header,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            rate: Rate(0),
+            next_send: Time::ZERO,
+            dupacks: 0,
+            recover: 0,
+            retx_pending: None,
+            rtt,
+            rto_at: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// A packet of this flow with the bookkeeping fields filled.
+    pub fn packet(&self, now: Time, kind: PacketKind, seq: u64, payload: u32) -> Packet {
+        Packet {
+            flow: self.flow,
+            src: self.src,
+            dst: self.dst,
+            path_key: self.path_key,
+            kind,
+            seq,
+            payload,
+            size: payload + self.header,
+            ts: now,
+            ..Default::default()
+        }
+    }
+
+    pub fn all_acked(&self) -> bool {
+        self.snd_una >= self.size
+    }
+
+    /// Whether a data segment is waiting (regardless of pacing).
+    pub fn has_data(&self) -> bool {
+        self.retx_pending.is_some() || self.snd_nxt < self.size
+    }
+
+    /// When the next segment may leave, if one is waiting and the rate is not zero.
+    pub fn next_send_time(&self) -> Option<Time> {
+        (self.has_data() && self.rate.0 > 0).then_some(self.next_send)
+    }
+
+    /// The next data segment if pacing allows one at `now`: (seq, payload, retransmission).
+    pub fn next_segment(&mut self, now: Time) -> Option<(u64, u32, bool)> {
+        if self.rate.0 == 0 || now < self.next_send {
+            return None;
+        }
+        let (seq, retransmit) = match self.retx_pending.take() {
+            Some(seq) if seq >= self.snd_una && seq < self.snd_max => (seq, true),
+            _ if self.snd_nxt < self.size => {
+                let seq = self.snd_nxt;
+                (seq, seq < self.snd_max)
+            }
+            _ => return None,
+        };
+        let payload = self.mss.min(self.size - seq);
+        if seq == self.snd_nxt {
+            self.snd_nxt += payload;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+        self.stats.data_packets_sent += 1;
+        if retransmit {
+            self.stats.retransmits += 1;
+        }
+        self.paced(now, payload as u32 + self.header);
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        Some((seq, payload as u32, retransmit))
+    }
+
+    /// Charges `wire_bytes` to the pacing clock (also for header-only packets).
+    pub fn paced(&mut self, now: Time, wire_bytes: u32) {
+        if self.rate.0 > 0 {
+            self.next_send = now.max(self.next_send) + self.rate.tx_time(wire_bytes as u64);
+        }
+    }
+
+    /// Handles the cumulative ACK number and timestamp echo of a reply; returns the bytes
+    /// newly acknowledged. `answers_data` is false for the reply to a header-only packet (a
+    /// rate refresh or request): it may advance `snd_una` but is never a duplicate ACK.
+    pub fn on_ack(&mut self, now: Time, pkt: &Packet, answers_data: bool) -> u64 {
+        if pkt.ack > self.snd_max {
+            return 0;
+        }
+        if pkt.ack > self.snd_una {
+            let newly = pkt.ack - self.snd_una;
+            self.rtt.on_sample(now.saturating_sub(pkt.ts_echo));
+            self.snd_una = pkt.ack;
+            self.snd_nxt = self.snd_nxt.max(pkt.ack);
+            self.dupacks = 0;
+            self.rto_at = (self.snd_max > self.snd_una).then(|| now + self.rtt.rto());
+            return newly;
+        }
+        if answers_data && pkt.ack == self.snd_una && self.snd_max > self.snd_una {
+            self.dupacks += 1;
+            if self.dupacks == 3 && self.snd_una >= self.recover {
+                self.retx_pending = Some(self.snd_una);
+                self.recover = self.snd_max;
+            }
+        }
+        0
+    }
+
+    /// The retransmission timer expired (the caller checked it is due): go back to `snd_una`.
+    pub fn on_rto(&mut self, now: Time) {
+        self.stats.timeouts += 1;
+        self.snd_nxt = self.snd_una;
+        self.retx_pending = None;
+        self.recover = self.snd_max;
+        self.dupacks = 0;
+        self.rtt.back_off();
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+}
