@@ -13,8 +13,8 @@
 
 pub mod agent;
 pub mod d2tcp;
-pub mod pdq;
 pub(crate) mod paced;
+pub mod pdq;
 pub mod pfabric;
 pub mod rcp;
 pub mod tcp;
