@@ -60,6 +60,7 @@ pub enum Admission {
 
 /// The switch halves of the protocols that have one, each holding the state of every port.
 pub enum SwitchAgent {
+    Pdq(super::pdq::PdqAgent),
     Rcp(super::rcp::RcpSwitch),
 }
 
@@ -69,6 +70,9 @@ impl SwitchAgent {
         use super::Transport;
         match transport {
             Transport::Tcp(_) | Transport::Pfabric(_) => None,
+            Transport::Pdq(p) => Some(SwitchAgent::Pdq(super::pdq::PdqAgent::new(
+                p.switch, p.subflows, net,
+            ))),
             Transport::Rcp(p) => Some(SwitchAgent::Rcp(super::rcp::RcpSwitch::new(p, net))),
         }
     }
@@ -81,9 +85,19 @@ impl SwitchAgent {
         at: &Port,
         pkt: &mut Packet,
     ) -> Admission {
-        let _ = at;
         match self {
+            SwitchAgent::Pdq(a) => a.on_enqueue(now, port, at, pkt),
             SwitchAgent::Rcp(a) => a.on_enqueue(now, port, pkt),
+        }
+    }
+
+    /// The egress port a packet must take at `node` when the agent decides its route (PDQ's
+    /// ACKs retrace their data's path), or `None` for the routing table and path choice.
+    #[inline]
+    pub fn route(&self, node: crate::net::NodeIdx, pkt: &Packet) -> Option<PortIdx> {
+        match self {
+            SwitchAgent::Pdq(a) => a.reverse_route(node, pkt),
+            SwitchAgent::Rcp(_) => None,
         }
     }
 
@@ -91,13 +105,14 @@ impl SwitchAgent {
     pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
         let _ = (now, port, at, pkt);
         match self {
-            SwitchAgent::Rcp(_) => {}
+            SwitchAgent::Pdq(_) | SwitchAgent::Rcp(_) => {}
         }
     }
 
     /// When the agent next wants [`handle_timeout`](Self::handle_timeout).
     pub fn poll_timeout(&self) -> Option<Time> {
         match self {
+            SwitchAgent::Pdq(_) => None, // the rate controller runs lazily (see protocols::pdq)
             SwitchAgent::Rcp(a) => a.poll_timeout(),
         }
     }
@@ -105,6 +120,7 @@ impl SwitchAgent {
     /// Periodic work due at `now`; `ports` is every port of the network, by index.
     pub fn handle_timeout(&mut self, now: Time, ports: &[Port]) {
         match self {
+            SwitchAgent::Pdq(_) => {}
             SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
         }
     }

@@ -14,6 +14,7 @@
 pub mod agent;
 pub mod d2tcp;
 pub(crate) mod paced;
+pub mod pdq;
 pub mod pfabric;
 pub mod rcp;
 pub mod tcp;
@@ -89,6 +90,19 @@ pub struct TransportConfig {
     pub pfabric_rto_us: Option<f64>,
     /// pFabric: consecutive timeouts before probe mode.
     pub pfabric_probe_after: Option<u32>,
+    /// PDQ/M-PDQ: optimisation switches and parameters (see `protocols::pdq`).
+    pub pdq_early_start: Option<bool>,
+    pub pdq_early_start_k: Option<f64>,
+    pub pdq_early_termination: Option<bool>,
+    pub pdq_suppressed_probing: Option<bool>,
+    pub pdq_probing_x: Option<f64>,
+    pub pdq_dampening: Option<bool>,
+    pub pdq_dampening_us: Option<f64>,
+    pub pdq_rate_controller: Option<bool>,
+    pub pdq_aging_rate: Option<f64>,
+    pub pdq_syn_requests_rate: Option<bool>,
+    /// M-PDQ: subflows per flow.
+    pub subflows: Option<u32>,
     /// RCP: gain α on spare capacity.
     pub rcp_alpha: Option<f64>,
     /// RCP: gain β on the queue.
@@ -123,6 +137,17 @@ impl Default for TransportConfig {
             pfabric_max_cwnd_pkts: None,
             pfabric_rto_us: None,
             pfabric_probe_after: None,
+            pdq_early_start: None,
+            pdq_early_start_k: None,
+            pdq_early_termination: None,
+            pdq_suppressed_probing: None,
+            pdq_probing_x: None,
+            pdq_dampening: None,
+            pdq_dampening_us: None,
+            pdq_rate_controller: None,
+            pdq_aging_rate: None,
+            pdq_syn_requests_rate: None,
+            subflows: None,
             rcp_alpha: None,
             rcp_beta: None,
             rcp_init_rate: None,
@@ -173,6 +198,14 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "pFabric (Alizadeh et al., SIGCOMM 2013): remaining-size priorities, tiny buffers, line-rate start",
     ),
     (
+        "pdq",
+        "PDQ (Hong et al., SIGCOMM 2012): preemptive flow scheduling by switches (EDF, then SJF)",
+    ),
+    (
+        "mpdq",
+        "Multipath PDQ (Hong et al., SIGCOMM 2012, §6): PDQ subflows on ECMP paths, load shifting",
+    ),
+    (
         "rcp",
         "RCP (Dukkipati et al., IWQoS 2005): per-link rate R(t), senders paced at the path minimum",
     ),
@@ -183,6 +216,7 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
 pub enum Transport {
     Tcp(tcp::TcpParams),
     Pfabric(pfabric::PfabricParams),
+    Pdq(pdq::PdqParams),
     Rcp(rcp::RcpParams),
 }
 
@@ -193,6 +227,7 @@ impl Transport {
             "pfabric" => Ok(Transport::Pfabric(pfabric::PfabricParams::from_config(
                 cfg,
             )?)),
+            "pdq" | "mpdq" => Ok(Transport::Pdq(pdq::PdqParams::from_config(cfg)?)),
             "rcp" => Ok(Transport::Rcp(rcp::RcpParams::from_config(cfg)?)),
             other => Err(ConfigError::new(
                 "transport.protocol",
@@ -210,6 +245,8 @@ impl Transport {
             Transport::Tcp(p) if p.dctcp => "dctcp",
             Transport::Tcp(_) => "tcp",
             Transport::Pfabric(_) => "pfabric",
+            Transport::Pdq(p) if p.multipath => "mpdq",
+            Transport::Pdq(_) => "pdq",
             Transport::Rcp(_) => "rcp",
         }
     }
@@ -220,6 +257,7 @@ impl Transport {
         match self {
             Transport::Tcp(p) => (p.mss, p.header),
             Transport::Pfabric(p) => (p.mss, p.header),
+            Transport::Pdq(p) => p.data_packet_sizes(),
             Transport::Rcp(p) => (p.mss, p.header + rcp::HEADER_BYTES),
         }
     }
@@ -229,6 +267,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => crate::net::queue::Discipline::Fifo,
             Transport::Pfabric(_) => crate::net::queue::Discipline::Pfabric,
+            Transport::Pdq(_) => crate::net::queue::Discipline::Fifo,
             Transport::Rcp(_) => crate::net::queue::Discipline::Fifo,
         }
     }
@@ -239,6 +278,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => None,
             Transport::Pfabric(p) => Some(p.default_buffer_pkts()),
+            Transport::Pdq(_) => None,
             Transport::Rcp(_) => None,
         }
     }
@@ -248,14 +288,16 @@ impl Transport {
     pub fn ecn_threshold_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
         match self {
             Transport::Tcp(p) => p.ecn_threshold_pkts(rate),
-            Transport::Pfabric(_) | Transport::Rcp(_) => None,
+            Transport::Pfabric(_) | Transport::Pdq(_) | Transport::Rcp(_) => None,
         }
     }
 
-    pub fn new_sender(&self, flow: &FlowSetup) -> Sender {
+    /// The sender of `flow`, whose host sends at `nic_rate` (its first port's line rate).
+    pub fn new_sender(&self, flow: &FlowSetup, nic_rate: crate::units::Rate) -> Sender {
         match self {
             Transport::Tcp(p) => Sender::Tcp(tcp::TcpSender::new(p, flow)),
             Transport::Pfabric(p) => Sender::Pfabric(pfabric::PfabricSender::new(p, flow)),
+            Transport::Pdq(p) => Sender::Pdq(pdq::PdqSender::new(p, flow, nic_rate)),
             Transport::Rcp(p) => Sender::Rcp(rcp::RcpSender::new(p, flow)),
         }
     }
@@ -266,6 +308,7 @@ impl Transport {
             Transport::Pfabric(p) => {
                 Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(p.header, flow))
             }
+            Transport::Pdq(p) => Receiver::Pdq(pdq::PdqReceiver::new(p, flow)),
             Transport::Rcp(p) => Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(
                 p.header + rcp::HEADER_BYTES,
                 flow,
@@ -294,11 +337,13 @@ pub struct FlowSetup {
 pub enum Sender {
     Tcp(tcp::TcpSender),
     Pfabric(pfabric::PfabricSender),
+    Pdq(pdq::PdqSender),
     Rcp(rcp::RcpSender),
 }
 
 pub enum Receiver {
     Tcp(tcp::TcpReceiver),
+    Pdq(pdq::PdqReceiver),
 }
 
 macro_rules! dispatch_sender {
@@ -306,6 +351,7 @@ macro_rules! dispatch_sender {
         match $self {
             Self::Tcp($e) => $body,
             Self::Pfabric($e) => $body,
+            Self::Pdq($e) => $body,
             Self::Rcp($e) => $body,
         }
     };
@@ -315,6 +361,7 @@ macro_rules! dispatch_receiver {
     ($self:ident, $e:ident => $body:expr) => {
         match $self {
             Self::Tcp($e) => $body,
+            Self::Pdq($e) => $body,
         }
     };
 }

@@ -386,6 +386,10 @@ impl Simulation {
 
     /// Routes a packet at `node` and queues it at the chosen egress port.
     fn forward(&mut self, node: NodeIdx, r: PacketRef) {
+        let pkt = self.pool.get(r);
+        if let Some(port) = self.agent.as_ref().and_then(|a| a.route(node, pkt)) {
+            return self.enqueue(port, r);
+        }
         let pkt = self.pool.get_mut(r);
         let candidates = self.net.routing.next_hops(node, pkt.dst);
         if candidates.is_empty() {
@@ -643,7 +647,10 @@ impl Simulation {
         let (mss, header) = self.transport.data_packet_sizes();
         let path = ideal::best_path(&self.net, setup.src, setup.dst);
         let ideal_fct = ideal::ideal_fct(&self.net, &path, setup.size, mss, header);
-        let mut sender = self.transport.new_sender(&setup);
+        let nic = self.net.nodes[self.net.hosts[setup.src as usize] as usize].ports[0];
+        let mut sender = self
+            .transport
+            .new_sender(&setup, self.net.ports[nic as usize].rate);
         let receiver = self.transport.new_receiver(&setup);
         let reseq = self.lb.resequencer();
         sender.start(self.now);

@@ -1,0 +1,126 @@
+//! PDQ's scheduling header (§3.1 and footnote 11 of the paper): R_H, P_H, D_H, T_H, RTT_H and
+//! I_H, plus the subflow index M-PDQ needs, packed into [`Header::Pdq`] as fixed-point integers
+//! so the packet stays within its size budget.
+//!
+//! | field | meaning | unit in the packet |
+//! |---|---|---|
+//! | `rate` (R_H) | rate: the sender writes its NIC rate, switches lower it | kbit/s |
+//! | `pause_by` (P_H) | the link that paused the flow, or ø | egress port index + 1, 0 = ø |
+//! | `deadline` (D_H) | absolute deadline, or none | units of 100 ns, `u32::MAX` = none |
+//! | `expected` (T_H) | expected transmission time (remaining bytes / NIC rate) | ns, saturating |
+//! | `rtt` (RTT_H) | the sender's RTT estimate, 0 before the first sample | ns, saturating |
+//! | `inter_probe` (I_H) | inter-probing time | hundredths of an RTT, 0 = ø |
+//! | `subflow` | M-PDQ subflow index (0 for PDQ) | — |
+//!
+//! On the wire the header costs [`WIRE_BYTES`] = 16 bytes (footnote 11: four 4-byte fields,
+//! RTT and I reusing D's and T's slots on the reverse path).
+
+use crate::net::packet::{Header, Packet};
+use crate::units::{Rate, Time};
+
+/// Bytes the scheduling header adds to every PDQ packet (footnote 11).
+pub const WIRE_BYTES: u32 = 16;
+/// `deadline` value of a flow without deadline (ranks after every deadline).
+pub const NO_DEADLINE: u32 = u32::MAX;
+/// One deadline unit in picoseconds (100 ns): 2^32 units reach ~429 s.
+const DEADLINE_UNIT_PS: u64 = 100_000;
+
+/// The decoded scheduling header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct PdqHeader {
+    pub rate_kbps: u32,
+    pub pause_by: u32,
+    pub deadline: u32,
+    pub expected_ns: u32,
+    pub rtt_ns: u32,
+    pub inter_probe: u16,
+    pub subflow: u8,
+}
+
+impl PdqHeader {
+    pub fn read(pkt: &Packet) -> Option<PdqHeader> {
+        match pkt.header {
+            Header::Pdq {
+                rate_kbps,
+                pause_by,
+                deadline,
+                expected_ns,
+                rtt_ns,
+                inter_probe,
+                subflow,
+            } => Some(PdqHeader {
+                rate_kbps,
+                pause_by,
+                deadline,
+                expected_ns,
+                rtt_ns,
+                inter_probe,
+                subflow,
+            }),
+            _ => None,
+        }
+    }
+
+    pub fn write(self, pkt: &mut Packet) {
+        pkt.header = Header::Pdq {
+            rate_kbps: self.rate_kbps,
+            pause_by: self.pause_by,
+            deadline: self.deadline,
+            expected_ns: self.expected_ns,
+            rtt_ns: self.rtt_ns,
+            inter_probe: self.inter_probe,
+            subflow: self.subflow,
+        };
+    }
+}
+
+pub fn rate_to_kbps(r: Rate) -> u32 {
+    (r.bits_per_sec() / 1000).min(u32::MAX as u64) as u32
+}
+
+pub fn kbps_to_bps(kbps: u32) -> u64 {
+    kbps as u64 * 1000
+}
+
+pub fn deadline_field(d: Option<Time>) -> u32 {
+    match d {
+        None => NO_DEADLINE,
+        Some(t) => (t.ps() / DEADLINE_UNIT_PS).min(NO_DEADLINE as u64 - 1) as u32,
+    }
+}
+
+/// A time as saturating nanoseconds.
+pub fn ns_field(t: Time) -> u32 {
+    (t.ps() / 1000).min(u32::MAX as u64) as u32
+}
+
+/// The pause-by value naming egress port `port`.
+pub fn link_id(port: u32) -> u32 {
+    port + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_round_trips_and_fits_the_packet_budget() {
+        let h = PdqHeader {
+            rate_kbps: 10_000_000,
+            pause_by: 7,
+            deadline: deadline_field(Some(Time::from_us(250))),
+            expected_ns: ns_field(Time::from_us(3)),
+            rtt_ns: 12_000,
+            inter_probe: 200,
+            subflow: 2,
+        };
+        let mut p = Packet::default();
+        h.write(&mut p);
+        assert_eq!(PdqHeader::read(&p), Some(h));
+        assert_eq!(h.deadline, 2500);
+        assert_eq!(h.expected_ns, 3000);
+        assert!(std::mem::size_of::<Header>() <= 24);
+        assert_eq!(deadline_field(None), NO_DEADLINE);
+        assert_eq!(rate_to_kbps(Rate::gbps(10)), 10_000_000);
+    }
+}

@@ -1,0 +1,253 @@
+//! PDQ and Multipath PDQ — C.-Y. Hong, M. Caesar, P. B. Godfrey, "Finishing Flows Quickly with
+//! Preemptive Scheduling", SIGCOMM 2012 (arXiv:1206.2057). Sender §3.1, receiver §3.2, switch
+//! §3.3 (flow list §3.3.1, Algorithms 1–3, rate controller §3.3.3), Early Start / Early
+//! Termination / Suppressed Probing / Dampening (§3.1, §3.3), flow aging (§7, Fig. 12),
+//! M-PDQ (§6). Only §6 onwards of the paper text was available here; §3 follows the digest in
+//! `baselines.md` §7–8 (itself from memory and the Aequitas reimplementation), avoiding the
+//! reimplementation errors it lists.
+//!
+//! Switches emulate a preemptive schedule: every link keeps its most critical flows in a list
+//! ordered by the comparator (earlier deadline, then smaller expected transmission time T,
+//! then flow id), gives them the link in that order and pauses the rest (rate 0). Data packets,
+//! probes and SYNs *propose* accept or pause on the forward path (Algorithm 1, with
+//! Algorithm 2's available bandwidth); the ACK *commits* the path's verdict on its way back
+//! (Algorithm 3). Senders pace at the committed rate and probe while paused.
+//!
+//! # Parameters (`[transport]`)
+//!
+//! | key | default | meaning |
+//! |---|---|---|
+//! | `mss_bytes` | 1460 | payload per data packet |
+//! | `header_bytes` | 40 | TCP/IP header; the 16-byte scheduling header is added on top |
+//! | `min_rto_us` | 1000 | least retransmission timeout (RTO = max(this, 4·RTT_S)) |
+//! | `pdq_early_start` | true | Early Start (Algorithm 2) |
+//! | `pdq_early_start_k` | 2 | K: RTTs of look-ahead |
+//! | `pdq_early_termination` | true | Early Termination (deadline flows only) |
+//! | `pdq_suppressed_probing` | true | Suppressed Probing |
+//! | `pdq_probing_x` | 0.2 | X: a flow at list position i probes at most every X·i RTTs |
+//! | `pdq_dampening` | true | Dampening |
+//! | `pdq_dampening_us` | 10 | least time between accepting two paused flows at a link |
+//! | `pdq_rate_controller` | true | C = max(0, r − q/(2·RTT)); off: C = line rate |
+//! | `pdq_aging_rate` | 0 | α of flow aging: T_H divided by 2^(α·t), t = paused time / 100 ms |
+//! | `pdq_syn_requests_rate` | true | SYN/SYN-ACK run Algorithms 1/3 (data can start after one RTT) |
+//! | `subflows` | 3 (`mpdq` only) | M-PDQ subflows per flow |
+//!
+//! # Choices where the paper (or what we have of it) is silent
+//!
+//! * **List size.** 2κ with κ = flows in the list with a committed rate > 0, but never below
+//!   2, so that an idle link admits a first flow.
+//! * **Flows outside the list** (Algorithm 1 step 2b): paused by the link (R_H = 0, P_H = this
+//!   link) and not remembered. The digest's RCP-style fair share for them is not reproduced;
+//!   they get the link once they are among the 2κ most critical.
+//! * **Pause-by identity.** P_H names the egress *link* (port index + 1), not the switch box.
+//!   A host's NIC is a PDQ link like any other (the engine installs the agent on every port).
+//! * **Commit on the forward link.** The ACK runs Algorithm 3 when it enters the port opposite
+//!   to the data's egress port (`Port::reverse`) and commits into the forward port's list. So
+//!   that ACKs meet exactly the links their data crossed, PDQ's agent records each
+//!   (sub)flow's forward hops and routes its ACKs back over them ([`PdqAgent::reverse_route`]);
+//!   with ECMP the reverse direction would otherwise hash onto another path.
+//! * **Dampening.** The interval is not in what we have of the paper; 10 µs as Aequitas. A flow
+//!   counts as paused at a link when the link paused it (P_i = this link) or when it has no
+//!   committed rate there yet: a new flow starts paused (R_S = 0), so flows whose SYNs arrive
+//!   together are let in one per interval instead of all at once (all of them would otherwise
+//!   be accepted before any commit, and the queue they build would drive C to 0 for a while).
+//!   The clock is set whenever Algorithm 1 proposes to accept such a flow (the proposal, not
+//!   the commit, which has no notion of "accepted here"); it does not hold back the flow that
+//!   set it (its next packets, sent before its commit returns, would otherwise pause it).
+//! * **Rate controller.** Run lazily: when a forward packet reaches a link and 2 average RTTs
+//!   (mean RTT_H of the listed flows) have passed since the last update. q is the port's queue
+//!   at that moment. All traffic is PDQ, so r_PDQ is the line rate.
+//! * **Inter-probing time.** I_H is in hundredths of an RTT. The sender writes I_H = ø on
+//!   every packet and adopts I_S = I_H from each ACK; a paused sender probes every
+//!   max(1, I_S) RTTs. (Copying I_S back into I_H, as the digest reads it, would make the
+//!   `max` of Suppressed Probing ratchet up for ever.) The first position in the list is 0.
+//! * **SYN.** The SYN carries the header and runs Algorithm 1 (`pdq_syn_requests_rate`);
+//!   when off, switches ignore SYNs and the sender's first packet after the handshake is a
+//!   probe (Aequitas's reading), one RTT later.
+//! * **T_S** is the subflow's unsent bytes at the NIC rate (the rate of the host's port), the
+//!   packet being sent included; 0 once everything is sent. Early Termination's "remaining"
+//!   is the flow's unacknowledged bytes at the NIC rate.
+//! * **Early Termination** (deadline flows, checked on every ACK and timer, and at the flow's
+//!   start): the deadline has passed, now + remaining > deadline, or every subflow is paused
+//!   and less than one RTT_S is left. The sender then sends TERM on every subflow and reports
+//!   [`EndpointEvent::Terminated`](crate::protocols::EndpointEvent::Terminated).
+//! * **TERM** is sent once every byte is acknowledged (or on termination); switches drop the
+//!   flow from their lists. TERM, probes, SYN and ACKs are header-only and *protected* (never
+//!   dropped for lack of buffer), so no stale list entry can outlive its flow; data packets can
+//!   be dropped.
+//! * **Loss recovery.** Cumulative bookkeeping per segment, one ACK per data packet; when the
+//!   oldest unacknowledged segment of a subflow is older than RTO = max(`min_rto_us`, 4·RTT_S),
+//!   every unacknowledged segment of the subflow is queued again (go-back-N). SYNs are resent
+//!   after an RTO.
+//! * **RTT_S** is an exponential average (gain 1/8) of the ACKs' timestamp echoes.
+//! * **Pacing.** A data packet leaves one packet time at the *current* rate after the previous
+//!   one, so a new rate applies at once. A sender whose next paced packet is more than its
+//!   inter-probing time away (a tiny rate) sends a probe meanwhile, so a small grant does not
+//!   leave it without feedback for long.
+//! * **Flow aging.** "Waiting time" is the time the (sub)flow has spent paused since it
+//!   started (including before its handshake completed); only T_H is aged, T_S and Early
+//!   Termination use the true value.
+//! * **M-PDQ.** Each subflow opens with its own SYN and has its own path key (hashed by ECMP).
+//!   A flow of s segments is split into contiguous shares of ⌊s/n⌋ or ⌈s/n⌉ segments (fewer
+//!   subflows if s < n). Each subflow's T_H is its own unsent bytes; D_H is the flow's deadline.
+//!   At most once per RTT, on an ACK or timer, every paused subflow hands unsent segments (from
+//!   the tail of its share) to the sending subflow with the least remaining load: half the
+//!   difference of their remaining loads, so repeated shifts spread a paused subflow's load
+//!   over the sending ones (moving all of it at once piles it onto one path; measured on
+//!   BCube(2,3), 3 subflows: 2.0× instead of 2.8× faster than PDQ). A subflow left with nothing
+//!   to send
+//!   or acknowledge sends TERM (it would otherwise hold list entries with T = 0). Early
+//!   Termination is decided for the whole flow. The receiver keeps one resequencing buffer for
+//!   the flow; data packets carry the flow's byte offsets.
+
+pub mod header;
+pub mod receiver;
+pub mod sender;
+pub mod switch;
+
+pub use receiver::PdqReceiver;
+pub use sender::PdqSender;
+pub use switch::{PdqAgent, SwitchConfig};
+
+use crate::error::{ConfigError, ConfigResult};
+use crate::protocols::tcp::{DEFAULT_HEADER_BYTES, DEFAULT_MIN_RTO_US, DEFAULT_MSS_BYTES};
+use crate::protocols::TransportConfig;
+use crate::units::Time;
+
+pub const DEFAULT_EARLY_START_K: f64 = 2.0;
+pub const DEFAULT_PROBING_X: f64 = 0.2;
+pub const DEFAULT_DAMPENING_US: f64 = 10.0;
+pub const DEFAULT_SUBFLOWS: u32 = 3;
+
+const KEYS: &[&str] = &[
+    "mss_bytes",
+    "header_bytes",
+    "min_rto_us",
+    "pdq_early_start",
+    "pdq_early_start_k",
+    "pdq_early_termination",
+    "pdq_suppressed_probing",
+    "pdq_probing_x",
+    "pdq_dampening",
+    "pdq_dampening_us",
+    "pdq_rate_controller",
+    "pdq_aging_rate",
+    "pdq_syn_requests_rate",
+    "subflows",
+];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PdqParams {
+    /// `mpdq` (even with one subflow).
+    pub multipath: bool,
+    /// 1 for PDQ; n for M-PDQ.
+    pub subflows: u32,
+    pub mss: u32,
+    pub header: u32,
+    pub min_rto: Time,
+    pub early_termination: bool,
+    pub aging_rate: f64,
+    pub switch: SwitchConfig,
+}
+
+fn non_negative(key: &str, v: Option<f64>, default: f64, paper: &str) -> ConfigResult<f64> {
+    let v = v.unwrap_or(default);
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(ConfigError::new(
+            format!("transport.{key}"),
+            format!("must be a finite number ≥ 0 (got {v}); {paper}"),
+        ));
+    }
+    Ok(v)
+}
+
+impl PdqParams {
+    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<PdqParams> {
+        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
+        let multipath = cfg.protocol == "mpdq";
+        let subflows = match (multipath, cfg.subflows) {
+            (false, Some(_)) => {
+                return Err(ConfigError::new(
+                    "transport.subflows",
+                    "only for mpdq (PDQ sends each flow as one)",
+                ))
+            }
+            (false, None) => 1,
+            (true, n) => {
+                let n = n.unwrap_or(DEFAULT_SUBFLOWS);
+                if !(1..=64).contains(&n) {
+                    return Err(ConfigError::new(
+                        "transport.subflows",
+                        format!(
+                            "must be between 1 and 64 (got {n}); the paper uses 3 and sweeps 2–8"
+                        ),
+                    ));
+                }
+                n
+            }
+        };
+        let positive = |key: &str, v: Option<u32>, default: u32| match v.unwrap_or(default) {
+            0 => Err(ConfigError::new(
+                format!("transport.{key}"),
+                "must be at least 1",
+            )),
+            v => Ok(v),
+        };
+        let min_rto_us = cfg.min_rto_us.unwrap_or(DEFAULT_MIN_RTO_US);
+        if !(min_rto_us.is_finite() && min_rto_us > 0.0) {
+            return Err(ConfigError::new(
+                "transport.min_rto_us",
+                format!("must be a finite time > 0 µs (got {min_rto_us})"),
+            ));
+        }
+        let k = non_negative(
+            "pdq_early_start_k",
+            cfg.pdq_early_start_k,
+            DEFAULT_EARLY_START_K,
+            "the paper uses K = 2",
+        )?;
+        let x = non_negative(
+            "pdq_probing_x",
+            cfg.pdq_probing_x,
+            DEFAULT_PROBING_X,
+            "the paper uses X = 0.2",
+        )?;
+        let damp = non_negative(
+            "pdq_dampening_us",
+            cfg.pdq_dampening_us,
+            DEFAULT_DAMPENING_US,
+            "default 10 µs",
+        )?;
+        let aging_rate = non_negative(
+            "pdq_aging_rate",
+            cfg.pdq_aging_rate,
+            0.0,
+            "Fig. 12 sweeps α from 0 to 10",
+        )?;
+        let on = |v: Option<bool>| v.unwrap_or(true);
+        Ok(PdqParams {
+            multipath,
+            subflows,
+            mss: positive("mss_bytes", cfg.mss_bytes, DEFAULT_MSS_BYTES)?,
+            header: positive("header_bytes", cfg.header_bytes, DEFAULT_HEADER_BYTES)?,
+            min_rto: Time::from_us_f64(min_rto_us),
+            early_termination: on(cfg.pdq_early_termination),
+            aging_rate,
+            switch: SwitchConfig {
+                early_start_k: on(cfg.pdq_early_start).then_some(k),
+                probing_x: on(cfg.pdq_suppressed_probing).then_some(x),
+                dampening: on(cfg.pdq_dampening).then(|| Time::from_us_f64(damp)),
+                rate_controller: on(cfg.pdq_rate_controller),
+                syn_requests_rate: on(cfg.pdq_syn_requests_rate),
+            },
+        })
+    }
+
+    /// Bytes on the wire per data packet: (payload, headers including the scheduling header).
+    pub fn data_packet_sizes(&self) -> (u32, u32) {
+        (self.mss, self.header + header::WIRE_BYTES)
+    }
+}
+
+#[cfg(test)]
+mod tests;

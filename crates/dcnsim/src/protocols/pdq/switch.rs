@@ -1,0 +1,611 @@
+//! PDQ's switch: one [`LinkState`] per egress link (flow list, capacity, dampening clock) and
+//! the three algorithms of §3.3 as sans-IO functions of a header; [`PdqAgent`] installs them on
+//! every port of the network. The module doc of [`super`] lists every choice made here.
+
+use super::header::{kbps_to_bps, link_id, PdqHeader};
+use crate::net::network::{Network, Port};
+use crate::net::packet::{Packet, PacketKind};
+use crate::net::{NodeIdx, PortIdx};
+use crate::protocols::agent::Admission;
+use crate::units::Time;
+
+/// The switch-side knobs (each optimisation can be turned off).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SwitchConfig {
+    /// Early Start look-ahead K in RTTs; `None` = off.
+    pub early_start_k: Option<f64>,
+    /// Suppressed Probing factor X; `None` = off.
+    pub probing_x: Option<f64>,
+    /// Dampening: the least time between accepting two paused flows; `None` = off.
+    pub dampening: Option<Time>,
+    /// The rate controller C = max(0, r − q / (2·RTT)); off: C = line rate.
+    pub rate_controller: bool,
+    /// Whether SYN / SYN-ACK go through Algorithms 1 and 3 (request a rate).
+    pub syn_requests_rate: bool,
+}
+
+/// A flow's identity at the switch: flow index and subflow.
+pub type PdqFlowId = u64;
+
+pub fn flow_id(flow: u32, subflow: u8) -> PdqFlowId {
+    ((flow as u64) << 8) | subflow as u64
+}
+
+/// One entry of a link's flow list: the flow's latest header values and its committed state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub id: PdqFlowId,
+    /// R_i, committed by the reverse path.
+    pub rate_bps: u64,
+    /// P_i: 0 = ø, else the link that paused it.
+    pub pause_by: u32,
+    pub deadline: u32,
+    pub expected_ns: u32,
+    pub rtt_ns: u32,
+}
+
+impl Entry {
+    /// The comparator: earlier deadline, then smaller expected transmission time, then id.
+    fn criticality(&self) -> (u32, u32, PdqFlowId) {
+        (self.deadline, self.expected_ns, self.id)
+    }
+}
+
+/// The PDQ state of one egress link.
+#[derive(Clone, Debug)]
+pub struct LinkState {
+    /// This link's pause-by value.
+    pub me: u32,
+    pub line_rate_bps: u64,
+    /// C: the capacity PDQ may allocate (rate controller output).
+    pub capacity_bps: u64,
+    /// The most critical flows, most critical first; at most 2·max(κ, 1).
+    pub list: Vec<Entry>,
+    /// When this link last accepted a paused flow, and which (Dampening).
+    pub last_paused_accept: Option<(Time, PdqFlowId)>,
+    next_rate_update: Time,
+}
+
+impl LinkState {
+    pub fn new(port: PortIdx, line_rate_bps: u64) -> LinkState {
+        LinkState {
+            me: link_id(port),
+            line_rate_bps,
+            capacity_bps: line_rate_bps,
+            list: Vec::new(),
+            last_paused_accept: None,
+            next_rate_update: Time::ZERO,
+        }
+    }
+
+    pub fn position(&self, id: PdqFlowId) -> Option<usize> {
+        self.list.iter().position(|e| e.id == id)
+    }
+
+    /// κ: flows in the list with a committed rate.
+    pub fn sending(&self) -> usize {
+        self.list.iter().filter(|e| e.rate_bps > 0).count()
+    }
+
+    /// The list keeps at most 2κ flows; at least 2 so that an idle link admits a first flow.
+    pub fn list_limit(&self) -> usize {
+        2 * self.sending().max(1)
+    }
+
+    pub fn remove(&mut self, id: PdqFlowId) {
+        if let Some(i) = self.position(id) {
+            self.list.remove(i);
+        }
+    }
+
+    fn insert_sorted(&mut self, e: Entry) -> usize {
+        let i = self
+            .list
+            .partition_point(|x| x.criticality() < e.criticality());
+        self.list.insert(i, e);
+        i
+    }
+
+    /// Algorithm 2: the bandwidth left to entry `j` by the more critical entries; with Early
+    /// Start, entries that finish within K RTTs (up to K RTTs of them in all) are not counted.
+    pub fn availbw(&self, j: usize, cfg: &SwitchConfig) -> u64 {
+        let c = self.capacity_bps;
+        let mut budget = 0.0;
+        let mut allocated = 0u64;
+        for e in &self.list[..j] {
+            let rtts = if e.rtt_ns > 0 {
+                e.expected_ns as f64 / e.rtt_ns as f64
+            } else {
+                f64::INFINITY
+            };
+            match cfg.early_start_k {
+                Some(k) if rtts < k && budget < k => budget += rtts,
+                _ => allocated += e.rate_bps,
+            }
+            if allocated >= c {
+                return 0;
+            }
+        }
+        c - allocated
+    }
+
+    /// The rate controller, run lazily when a forward packet passes and 2 average RTTs have
+    /// elapsed since the last update: C = max(0, r − q / (2·RTT)).
+    pub fn update_capacity(&mut self, now: Time, queued_bytes: u64) {
+        if now < self.next_rate_update {
+            return;
+        }
+        let (sum, n) = self
+            .list
+            .iter()
+            .filter(|e| e.rtt_ns > 0)
+            .fold((0u64, 0u64), |(s, n), e| (s + e.rtt_ns as u64, n + 1));
+        if n == 0 {
+            self.capacity_bps = self.line_rate_bps;
+            return;
+        }
+        let rtt_ps = (sum / n) * 1000;
+        let drain_bps = (queued_bytes as u128 * 8 * Time::PS_PER_SEC as u128 / (2 * rtt_ps) as u128)
+            .min(u64::MAX as u128) as u64;
+        self.capacity_bps = self.line_rate_bps.saturating_sub(drain_bps);
+        self.next_rate_update = now + Time::from_ps(2 * rtt_ps);
+    }
+
+    /// Algorithm 1: a data packet, probe or (rate-requesting) SYN of flow `id` leaves by this
+    /// link. Proposes accept (R_H lowered to what is available) or pause (P_H = me, R_H = 0).
+    pub fn forward(&mut self, now: Time, cfg: &SwitchConfig, id: PdqFlowId, h: &mut PdqHeader) {
+        if h.pause_by != 0 && h.pause_by != self.me {
+            // Paused elsewhere: only the pausing link re-evaluates the flow.
+            self.remove(id);
+            return;
+        }
+        let fresh = Entry {
+            id,
+            rate_bps: 0,
+            pause_by: 0,
+            deadline: h.deadline,
+            expected_ns: h.expected_ns,
+            rtt_ns: h.rtt_ns,
+        };
+        let i = match self.position(id) {
+            Some(i) => {
+                // Refresh D, T, RTT; the committed R and P stay.
+                let old = self.list.remove(i);
+                self.insert_sorted(Entry {
+                    rate_bps: old.rate_bps,
+                    pause_by: old.pause_by,
+                    ..fresh
+                })
+            }
+            None => {
+                let limit = self.list_limit();
+                let more_critical = self
+                    .list
+                    .last()
+                    .is_none_or(|last| fresh.criticality() < last.criticality());
+                if self.list.len() >= limit && !more_critical {
+                    // Not among the 2κ most critical: paused here, not remembered.
+                    h.rate_kbps = 0;
+                    h.pause_by = self.me;
+                    return;
+                }
+                let i = self.insert_sorted(fresh);
+                if self.list.len() > limit {
+                    self.list.pop(); // the least critical, never the flow just admitted
+                }
+                i
+            }
+        };
+        // Rates travel in whole kbit/s: less than one is nothing.
+        let offered = (self.availbw(i, cfg) / 1000).min(h.rate_kbps as u64) as u32;
+        let entry = &mut self.list[i];
+        if offered > 0 {
+            // Paused here: paused by this link, or not yet sending (a new flow starts paused).
+            let was_paused = entry.pause_by != 0 || entry.rate_bps == 0;
+            let damped = was_paused
+                && cfg.dampening.is_some_and(|gap| {
+                    self.last_paused_accept
+                        .is_some_and(|(t, other)| other != id && now.saturating_sub(t) < gap)
+                });
+            if !damped {
+                h.pause_by = 0;
+                h.rate_kbps = offered;
+                if was_paused {
+                    self.last_paused_accept = Some((now, id));
+                }
+                return;
+            }
+        }
+        h.pause_by = self.me;
+        h.rate_kbps = 0;
+        entry.pause_by = self.me;
+    }
+
+    /// Algorithm 3: the ACK of flow `id` passes on the reverse path; commits the decision the
+    /// whole path reached into this (forward) link's list, and suppresses probing by position.
+    pub fn reverse(&mut self, cfg: &SwitchConfig, id: PdqFlowId, h: &mut PdqHeader) {
+        if h.pause_by != 0 && h.pause_by != self.me {
+            self.remove(id);
+        }
+        if h.pause_by != 0 {
+            h.rate_kbps = 0;
+        }
+        if let Some(i) = self.position(id) {
+            let e = &mut self.list[i];
+            e.pause_by = h.pause_by;
+            e.rate_bps = kbps_to_bps(h.rate_kbps);
+            if let Some(x) = cfg.probing_x {
+                let hundredths = (x * i as f64 * 100.0).round().min(u16::MAX as f64) as u16;
+                h.inter_probe = h.inter_probe.max(hundredths);
+            }
+        }
+    }
+}
+
+/// PDQ's switch agent: the state of every egress link, and the forward path of every
+/// (sub)flow so that its ACKs retrace it.
+pub struct PdqAgent {
+    cfg: SwitchConfig,
+    links: Vec<LinkState>,
+    /// Per flow·subflows + subflow: the forward hops seen, as (node the hop reaches, the port
+    /// from that node back over the same link).
+    paths: Vec<Vec<(NodeIdx, PortIdx)>>,
+    subflows: u32,
+}
+
+impl PdqAgent {
+    pub fn new(cfg: SwitchConfig, subflows: u32, net: &Network) -> PdqAgent {
+        PdqAgent {
+            cfg,
+            links: net
+                .ports
+                .iter()
+                .enumerate()
+                .map(|(i, p)| LinkState::new(i as PortIdx, p.rate.bits_per_sec()))
+                .collect(),
+            paths: Vec::new(),
+            subflows,
+        }
+    }
+
+    pub fn link(&self, port: PortIdx) -> &LinkState {
+        &self.links[port as usize]
+    }
+
+    fn path_slot(&mut self, pkt: &Packet, subflow: u8) -> &mut Vec<(NodeIdx, PortIdx)> {
+        let i = pkt.flow as usize * self.subflows as usize + subflow as usize;
+        if i >= self.paths.len() {
+            self.paths.resize_with(i + 1, Vec::new);
+        }
+        &mut self.paths[i]
+    }
+
+    pub fn on_enqueue(
+        &mut self,
+        now: Time,
+        port: PortIdx,
+        at: &Port,
+        pkt: &mut Packet,
+    ) -> Admission {
+        let Some(mut h) = PdqHeader::read(pkt) else {
+            return Admission::Normal;
+        };
+        let id = flow_id(pkt.flow, h.subflow);
+        let requests = match pkt.kind {
+            PacketKind::Data | PacketKind::Ack => true,
+            PacketKind::Syn | PacketKind::SynAck => self.cfg.syn_requests_rate,
+            _ => false,
+        };
+        if pkt.kind.is_reverse() {
+            if requests {
+                self.links[at.reverse as usize].reverse(&self.cfg, id, &mut h);
+            }
+        } else {
+            let hop = (at.peer, at.reverse);
+            let path = self.path_slot(pkt, h.subflow);
+            match path.iter_mut().find(|(n, _)| *n == hop.0) {
+                Some(slot) => *slot = hop,
+                None => path.push(hop),
+            }
+            let link = &mut self.links[port as usize];
+            if pkt.kind == PacketKind::Fin {
+                link.remove(id); // TERM
+            } else if requests {
+                if self.cfg.rate_controller {
+                    link.update_capacity(now, at.queue.len_bytes());
+                }
+                link.forward(now, &self.cfg, id, &mut h);
+            }
+        }
+        h.write(pkt);
+        if pkt.payload == 0 {
+            Admission::Protected // control packets (probe, SYN, ACK, TERM) are never lost
+        } else {
+            Admission::Normal
+        }
+    }
+
+    /// The port a reverse packet (ACK) leaves `node` by: back over the link its flow's data
+    /// came in on, so that Algorithm 3 runs on the links Algorithm 1 ran on.
+    pub fn reverse_route(&self, node: NodeIdx, pkt: &Packet) -> Option<PortIdx> {
+        if !pkt.kind.is_reverse() {
+            return None;
+        }
+        let h = PdqHeader::read(pkt)?;
+        let i = pkt.flow as usize * self.subflows as usize + h.subflow as usize;
+        self.paths
+            .get(i)?
+            .iter()
+            .find(|(n, _)| *n == node)
+            .map(|&(_, p)| p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocols::pdq::header::NO_DEADLINE;
+
+    const C: u64 = 10_000_000_000;
+    const ME: u32 = 5;
+
+    fn cfg() -> SwitchConfig {
+        SwitchConfig {
+            early_start_k: Some(2.0),
+            probing_x: Some(0.2),
+            dampening: Some(Time::from_us(10)),
+            rate_controller: true,
+            syn_requests_rate: true,
+        }
+    }
+
+    fn link() -> LinkState {
+        LinkState::new(ME - 1, C)
+    }
+
+    /// A header as a sender at 10 Gb/s writes it: T in µs, RTT 10 µs.
+    fn hdr(deadline: u32, t_us: u32) -> PdqHeader {
+        PdqHeader {
+            rate_kbps: 10_000_000,
+            pause_by: 0,
+            deadline,
+            expected_ns: t_us * 1000,
+            rtt_ns: 10_000,
+            inter_probe: 0,
+            subflow: 0,
+        }
+    }
+
+    /// One round trip on a one-link path: forward proposal, then the ACK commits it.
+    fn round(
+        l: &mut LinkState,
+        now_us: u64,
+        id: PdqFlowId,
+        h: PdqHeader,
+        c: &SwitchConfig,
+    ) -> PdqHeader {
+        let mut h = h;
+        l.forward(Time::from_us(now_us), c, id, &mut h);
+        l.reverse(c, id, &mut h);
+        h
+    }
+
+    fn ids(l: &LinkState) -> Vec<PdqFlowId> {
+        l.list.iter().map(|e| e.id).collect()
+    }
+
+    #[test]
+    fn list_is_ordered_by_deadline_then_expected_time_then_id() {
+        let mut l = link();
+        let c = cfg();
+        // Flow 1 sends (κ = 1, room for 2); then give it room for more by committing others.
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 500), &c);
+        l.list[0].rate_bps = 1; // pretend more flows are sending so the list can grow
+        for e in [(2, 400), (3, 400)] {
+            let mut h = hdr(NO_DEADLINE, e.1);
+            l.forward(Time::ZERO, &c, e.0, &mut h);
+            let i = l.position(e.0).unwrap();
+            l.list[i].rate_bps = 1;
+        }
+        let mut h = hdr(900, 5000); // a deadline beats any expected time
+        l.forward(Time::ZERO, &c, 9, &mut h);
+        assert_eq!(ids(&l), vec![9, 2, 3, 1]);
+        // A refreshed T moves the entry.
+        let mut h = hdr(NO_DEADLINE, 100);
+        l.forward(Time::ZERO, &c, 1, &mut h);
+        assert_eq!(ids(&l), vec![9, 1, 2, 3]);
+    }
+
+    #[test]
+    fn list_keeps_only_the_two_kappa_most_critical_flows() {
+        let mut l = link();
+        let c = cfg();
+        // Flow 10 is accepted and committed: κ = 1, the list holds 2.
+        let h = round(&mut l, 0, 10, hdr(NO_DEADLINE, 100), &c);
+        assert_eq!(h.pause_by, 0);
+        assert_eq!(l.sending(), 1);
+        // Flow 20 (less critical) fills the second slot, paused.
+        let h = round(&mut l, 1, 20, hdr(NO_DEADLINE, 300), &c);
+        assert_eq!((h.pause_by, h.rate_kbps), (ME, 0));
+        assert_eq!(ids(&l), vec![10, 20]);
+        // Flow 30, less critical than everything: paused and not remembered.
+        let h = round(&mut l, 2, 30, hdr(NO_DEADLINE, 400), &c);
+        assert_eq!(h.pause_by, ME);
+        assert_eq!(ids(&l), vec![10, 20]);
+        // Flow 40, more critical than 20: admitted, and 20 (the least critical) is evicted.
+        let mut h = hdr(NO_DEADLINE, 200);
+        l.forward(Time::from_us(3), &c, 40, &mut h);
+        assert_eq!(ids(&l), vec![10, 40]);
+    }
+
+    #[test]
+    fn accept_is_proposed_forward_and_committed_on_the_ack() {
+        let mut l = link();
+        let c = cfg();
+        let mut h = hdr(NO_DEADLINE, 100);
+        l.forward(Time::ZERO, &c, 1, &mut h);
+        assert_eq!((h.pause_by, h.rate_kbps), (0, 10_000_000));
+        assert_eq!(l.list[0].rate_bps, 0, "nothing reserved before the ACK");
+        // Another link paused it on the way: the ACK commits a pause here too.
+        let mut ack = PdqHeader { pause_by: 77, ..h };
+        l.reverse(&c, 1, &mut ack);
+        assert_eq!(ack.rate_kbps, 0);
+        assert!(
+            l.position(1).is_none(),
+            "paused by another link: forgotten here"
+        );
+        // Accepted everywhere: committed.
+        let mut h = hdr(NO_DEADLINE, 100);
+        l.forward(Time::ZERO, &c, 1, &mut h);
+        l.reverse(&c, 1, &mut h);
+        assert_eq!((l.list[0].rate_bps, l.list[0].pause_by), (C, 0));
+    }
+
+    #[test]
+    fn a_more_critical_flow_preempts_and_the_other_is_paused() {
+        let mut l = link();
+        let c = SwitchConfig {
+            early_start_k: None,
+            dampening: None,
+            ..cfg()
+        };
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 1000), &c);
+        // A shorter flow arrives: the list ranks it first, the whole link is available to it.
+        let h = round(&mut l, 1, 2, hdr(NO_DEADLINE, 50), &c);
+        assert_eq!((h.pause_by, h.rate_kbps), (0, 10_000_000));
+        // The long flow's next packet finds nothing left: paused by this link.
+        let h = round(&mut l, 2, 1, hdr(NO_DEADLINE, 999), &c);
+        assert_eq!((h.pause_by, h.rate_kbps), (ME, 0));
+        assert_eq!(l.list[1].pause_by, ME);
+        // A flow paused elsewhere that reaches this link is dropped from the list untouched.
+        let mut h = PdqHeader {
+            pause_by: 99,
+            ..hdr(NO_DEADLINE, 999)
+        };
+        l.forward(Time::from_us(3), &c, 1, &mut h);
+        assert_eq!((h.pause_by, ids(&l)), (99, vec![2]));
+    }
+
+    #[test]
+    fn early_start_lets_the_next_flow_in_k_rtts_before_the_end() {
+        let c = SwitchConfig {
+            dampening: None,
+            ..cfg()
+        };
+        let off = SwitchConfig {
+            early_start_k: None,
+            ..c
+        };
+        let mut l = link();
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 15), &c); // 1.5 RTTs left
+        l.list[0].rate_bps = C;
+        let mut h = hdr(NO_DEADLINE, 500);
+        l.forward(Time::ZERO, &off, 2, &mut h);
+        assert_eq!(h.pause_by, ME, "without Early Start the link is full");
+        let mut h = hdr(NO_DEADLINE, 500);
+        l.forward(Time::ZERO, &c, 2, &mut h);
+        assert_eq!(
+            h.rate_kbps, 10_000_000,
+            "with K = 2 the ending flow is not counted"
+        );
+        // 2.5 RTTs left: not yet.
+        l.list[0].expected_ns = 25_000;
+        assert_eq!(l.availbw(1, &c), 0);
+    }
+
+    fn entry(id: PdqFlowId, rate_bps: u64, pause_by: u32, t_us: u32) -> Entry {
+        Entry {
+            id,
+            rate_bps,
+            pause_by,
+            deadline: NO_DEADLINE,
+            expected_ns: t_us * 1000,
+            rtt_ns: 10_000,
+        }
+    }
+
+    #[test]
+    fn dampening_spaces_the_acceptance_of_paused_flows() {
+        let c = SwitchConfig {
+            early_start_k: None,
+            ..cfg()
+        };
+        let mut l = link();
+        // Flow 1 holds half the link; flows 2 and 3 are paused here.
+        l.list = vec![
+            entry(1, C / 2, 0, 100),
+            entry(2, 0, ME, 200),
+            entry(3, 0, ME, 300),
+        ];
+        let mut h = hdr(NO_DEADLINE, 200);
+        l.forward(Time::from_us(20), &c, 2, &mut h);
+        assert_eq!((h.pause_by, h.rate_kbps), (0, 5_000_000));
+        assert_eq!(l.last_paused_accept, Some((Time::from_us(20), 2)));
+        // Flow 3, 5 µs later, is held back although half the link is free (flow 2's
+        // acceptance is not committed yet).
+        let before = l.clone();
+        let mut h = hdr(NO_DEADLINE, 300);
+        l.forward(Time::from_us(25), &c, 3, &mut h);
+        assert_eq!((h.pause_by, h.rate_kbps), (ME, 0));
+        // 10 µs after the last acceptance it goes through, and the clock moves.
+        let mut h = hdr(NO_DEADLINE, 300);
+        l.forward(Time::from_us(30), &c, 3, &mut h);
+        assert_eq!(h.rate_kbps, 5_000_000);
+        assert_eq!(l.last_paused_accept, Some((Time::from_us(30), 3)));
+        // Without dampening there is no spacing.
+        let mut l = before;
+        let no = SwitchConfig {
+            dampening: None,
+            ..c
+        };
+        let mut h = hdr(NO_DEADLINE, 300);
+        l.forward(Time::from_us(25), &no, 3, &mut h);
+        assert_eq!(h.rate_kbps, 5_000_000);
+    }
+
+    #[test]
+    fn suppressed_probing_raises_the_inter_probe_time_by_list_position() {
+        let c = cfg();
+        let mut l = link();
+        l.list = (0..12u64).map(|id| entry(id, 1, 0, id as u32)).collect();
+        let mut ack = PdqHeader {
+            pause_by: ME,
+            ..hdr(NO_DEADLINE, 10)
+        };
+        l.reverse(&c, 10, &mut ack);
+        assert_eq!(ack.inter_probe, 200, "position 10 × 0.2 = 2 RTTs");
+        let mut ack = PdqHeader {
+            pause_by: ME,
+            inter_probe: 300,
+            ..hdr(NO_DEADLINE, 10)
+        };
+        l.reverse(&c, 3, &mut ack);
+        assert_eq!(ack.inter_probe, 300, "never lowered");
+        let mut ack = hdr(NO_DEADLINE, 10);
+        let off = SwitchConfig {
+            probing_x: None,
+            ..c
+        };
+        l.reverse(&off, 10, &mut ack);
+        assert_eq!(ack.inter_probe, 0);
+    }
+
+    #[test]
+    fn rate_controller_drains_the_queue_within_two_rtts() {
+        let mut l = link();
+        let c = cfg();
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
+        // 25 000 queued bytes over 2 × 10 µs: 10 Gb/s of drain → C = 0.
+        l.update_capacity(Time::from_us(1), 25_000);
+        assert_eq!(l.capacity_bps, 0);
+        // Not again before 2 RTTs.
+        l.update_capacity(Time::from_us(15), 0);
+        assert_eq!(l.capacity_bps, 0);
+        // 12 500 bytes: half the link.
+        l.update_capacity(Time::from_us(21), 12_500);
+        assert_eq!(l.capacity_bps, C / 2);
+        let mut h = hdr(NO_DEADLINE, 100);
+        l.forward(Time::from_us(22), &c, 1, &mut h);
+        assert_eq!(h.rate_kbps, 5_000_000);
+    }
+}

@@ -1,0 +1,342 @@
+//! PDQ endpoints on hand-built packet sequences: handshake and pacing, probing while paused,
+//! aging, Early Termination, M-PDQ load shifting, the shared resequencing receiver.
+
+use super::header::{PdqHeader, NO_DEADLINE};
+use super::sender::PROBE_SEQ;
+use super::*;
+use crate::net::packet::{Packet, PacketKind};
+use crate::protocols::{EndpointEvent, FlowSetup, TransportConfig};
+use crate::units::Rate;
+
+fn params(protocol: &str, set: impl FnOnce(&mut TransportConfig)) -> PdqParams {
+    let mut cfg = TransportConfig {
+        protocol: protocol.into(),
+        ..Default::default()
+    };
+    set(&mut cfg);
+    PdqParams::from_config(&cfg).unwrap()
+}
+
+fn flow(size: u64, deadline: Option<Time>) -> FlowSetup {
+    FlowSetup {
+        flow: 7,
+        src: 0,
+        dst: 1,
+        size,
+        start: Time::ZERO,
+        deadline,
+        weight: 1.0,
+        path_key: 42,
+    }
+}
+
+fn sender(p: &PdqParams, f: &FlowSetup) -> PdqSender {
+    let mut s = PdqSender::new(p, f, Rate::gbps(10));
+    s.start(Time::ZERO);
+    s
+}
+
+fn drain(s: &mut PdqSender, now: Time) -> Vec<Packet> {
+    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+}
+
+fn hdr(p: &Packet) -> PdqHeader {
+    PdqHeader::read(p).expect("PDQ header")
+}
+
+/// The answer of a receiver whose path granted `rate_kbps` (or paused it at `pause_by`).
+fn answer(
+    to: &Packet,
+    kind: PacketKind,
+    rate_kbps: u32,
+    pause_by: u32,
+    inter_probe: u16,
+) -> Packet {
+    let mut a = Packet {
+        flow: to.flow,
+        src: to.dst,
+        dst: to.src,
+        kind,
+        seq: to.seq,
+        ts_echo: to.ts,
+        ..Default::default()
+    };
+    PdqHeader {
+        rate_kbps,
+        pause_by,
+        inter_probe,
+        ..hdr(to)
+    }
+    .write(&mut a);
+    a
+}
+
+#[test]
+fn syn_carries_the_header_and_data_is_paced_at_the_granted_rate() {
+    let p = params("pdq", |_| {});
+    let mut s = sender(&p, &flow(14_600, None));
+    let syn = drain(&mut s, Time::ZERO);
+    assert_eq!(syn.len(), 1);
+    assert_eq!(syn[0].kind, PacketKind::Syn);
+    let h = hdr(&syn[0]);
+    // R_H = NIC rate, T_H = 14 600 bytes at 10 Gb/s, no deadline, I_H = ø.
+    assert_eq!(
+        (h.rate_kbps, h.expected_ns, h.deadline, h.inter_probe),
+        (10_000_000, 11_680, NO_DEADLINE, 0)
+    );
+    let t = Time::from_us(10);
+    s.handle_packet(t, &answer(&syn[0], PacketKind::SynAck, 5_000_000, 0, 0));
+    let data = drain(&mut s, t);
+    assert_eq!(data.len(), 1, "one packet, then pacing");
+    assert_eq!(
+        (data[0].seq, data[0].payload, data[0].size),
+        (0, 1460, 1516)
+    );
+    assert_eq!(hdr(&data[0]).rtt_ns, 10_000, "RTT from the SYN-ACK");
+    // The next packet one packet time at 5 Gb/s later.
+    assert_eq!(s.poll_timeout(), Some(t + Rate::gbps(5).tx_time(1516)));
+}
+
+#[test]
+fn a_paused_flow_probes_every_inter_probe_time_and_restarts_when_accepted() {
+    let p = params("pdq", |_| {});
+    let mut s = sender(&p, &flow(14_600, None));
+    let syn = drain(&mut s, Time::ZERO).remove(0);
+    let t = Time::from_us(10);
+    // Paused by link 7, told to probe every 3 RTTs (Suppressed Probing).
+    s.handle_packet(t, &answer(&syn, PacketKind::SynAck, 0, 7, 300));
+    assert!(drain(&mut s, t).is_empty());
+    assert_eq!(s.poll_timeout(), Some(Time::from_us(40)));
+    s.handle_timeout(Time::from_us(40));
+    let probe = drain(&mut s, Time::from_us(40));
+    assert_eq!(probe.len(), 1);
+    assert_eq!(
+        (probe[0].kind, probe[0].seq, probe[0].payload),
+        (PacketKind::Data, PROBE_SEQ, 0)
+    );
+    let h = hdr(&probe[0]);
+    assert_eq!(
+        (h.pause_by, h.inter_probe),
+        (7, 0),
+        "P_H = P_S; I_H written as ø"
+    );
+    // Accepted: data at once.
+    s.handle_packet(
+        Time::from_us(50),
+        &answer(&probe[0], PacketKind::Ack, 10_000_000, 0, 0),
+    );
+    let data = drain(&mut s, Time::from_us(50));
+    assert_eq!((data.len(), data[0].seq), (1, 0));
+}
+
+#[test]
+fn aging_divides_the_expected_time_by_two_to_the_alpha_t() {
+    let p = params("pdq", |c| c.pdq_aging_rate = Some(1.0));
+    let mut s = sender(&p, &flow(14_600, None));
+    let syn = drain(&mut s, Time::ZERO).remove(0);
+    s.handle_packet(
+        Time::from_us(10),
+        &answer(&syn, PacketKind::SynAck, 0, 7, 0),
+    );
+    // Paused since the start: 200 ms of waiting is t = 2, so T_H = 11 680 ns / 4.
+    let at = Time::from_ms(200);
+    s.handle_timeout(at);
+    let probe = drain(&mut s, at).remove(0);
+    assert_eq!(hdr(&probe).expected_ns, 2_920);
+    // Without aging the probe says the truth.
+    let p = params("pdq", |_| {});
+    let mut s = sender(&p, &flow(14_600, None));
+    let syn = drain(&mut s, Time::ZERO).remove(0);
+    s.handle_packet(
+        Time::from_us(10),
+        &answer(&syn, PacketKind::SynAck, 0, 7, 0),
+    );
+    s.handle_timeout(at);
+    assert_eq!(hdr(&drain(&mut s, at)[0]).expected_ns, 11_680);
+}
+
+#[test]
+fn early_termination_when_paused_with_less_than_an_rtt_left() {
+    let p = params("pdq", |_| {});
+    let mut s = sender(&p, &flow(1_460, Some(Time::from_us(100))));
+    let syn = drain(&mut s, Time::ZERO).remove(0);
+    s.handle_packet(
+        Time::from_us(10),
+        &answer(&syn, PacketKind::SynAck, 0, 7, 500),
+    );
+    assert_eq!(s.poll_event(), None);
+    // RTT 10 µs: the sender wakes just after 90 µs and gives up.
+    let wake = s.poll_timeout().unwrap();
+    assert_eq!(
+        wake,
+        Time::from_us(60),
+        "the next probe (5 RTTs) comes first"
+    );
+    s.handle_timeout(wake);
+    let _ = drain(&mut s, wake);
+    let wake = s.poll_timeout().unwrap();
+    assert_eq!(wake, Time::from_us(90) + Time::from_ps(1));
+    s.handle_timeout(wake);
+    let out = drain(&mut s, wake);
+    assert_eq!(out.len(), 1);
+    assert_eq!(
+        out[0].kind,
+        PacketKind::Fin,
+        "TERM releases the switches' entries"
+    );
+    assert_eq!(s.poll_event(), Some(EndpointEvent::Terminated));
+    assert_eq!(s.poll_timeout(), None);
+    // Switched off: the flow keeps waiting.
+    let p = params("pdq", |c| c.pdq_early_termination = Some(false));
+    let mut s = sender(&p, &flow(1_460, Some(Time::from_us(100))));
+    let syn = drain(&mut s, Time::ZERO).remove(0);
+    s.handle_packet(
+        Time::from_us(10),
+        &answer(&syn, PacketKind::SynAck, 0, 7, 0),
+    );
+    s.handle_timeout(Time::from_us(95));
+    assert_eq!(s.poll_event(), None);
+}
+
+#[test]
+fn a_deadline_out_of_reach_at_line_rate_terminates_at_once() {
+    let p = params("pdq", |_| {});
+    // 14 600 bytes need 11.68 µs at 10 Gb/s; the deadline is 5 µs away.
+    let mut s = sender(&p, &flow(14_600, Some(Time::from_us(5))));
+    assert_eq!(s.poll_event(), Some(EndpointEvent::Terminated));
+    // A flow without deadline never terminates early.
+    let mut s = sender(&p, &flow(14_600, None));
+    s.handle_timeout(Time::from_ms(10));
+    assert_eq!(s.poll_event(), None);
+}
+
+#[test]
+fn mpdq_moves_load_from_a_paused_subflow_to_the_sending_one() {
+    let p = params("mpdq", |c| c.subflows = Some(2));
+    let mut s = sender(&p, &flow(20 * 1460, None));
+    let syns = drain(&mut s, Time::ZERO);
+    assert_eq!(syns.len(), 2);
+    assert_ne!(
+        syns[0].path_key, syns[1].path_key,
+        "each subflow hashes on its own"
+    );
+    assert_eq!(hdr(&syns[1]).subflow, 1);
+    // Each subflow's T_H is its own share: 10 segments.
+    assert_eq!(hdr(&syns[1]).expected_ns, 11_680);
+    let t = Time::from_us(10);
+    s.handle_packet(t, &answer(&syns[1], PacketKind::SynAck, 0, 9, 0));
+    s.handle_packet(t, &answer(&syns[0], PacketKind::SynAck, 10_000_000, 0, 0));
+    // Subflow 0 sends its 10 segments (0..10) back to back and they are acknowledged.
+    let mut now = t;
+    let mut sent = Vec::new();
+    while sent.len() < 10 {
+        for pkt in drain(&mut s, now) {
+            if pkt.payload > 0 {
+                sent.push(pkt);
+            }
+        }
+        now = s.poll_timeout().unwrap().max(now);
+    }
+    assert!(sent
+        .iter()
+        .all(|p| hdr(p).subflow == 0 && p.seq < 10 * 1460));
+    now += Time::from_us(10);
+    for pkt in &sent {
+        s.handle_packet(now, &answer(pkt, PacketKind::Ack, 10_000_000, 0, 0));
+    }
+    // At the first ACK subflow 1 (paused, 10 left) hands half the difference to subflow 0
+    // (9 left): one segment, its last.
+    let data = |s: &mut PdqSender, now| -> Vec<(u8, u64)> {
+        drain(s, now)
+            .into_iter()
+            .filter(|p| p.payload > 0)
+            .map(|p| (hdr(&p).subflow, p.seq / 1460))
+            .collect()
+    };
+    assert_eq!(data(&mut s, now), vec![(0, 19)]);
+    // One RTT later (10 µs) the difference is 9 − 1: four more move, 15 to 18, in order.
+    now += Time::from_us(10);
+    s.handle_timeout(now);
+    assert_eq!(data(&mut s, now), vec![(0, 15)]);
+    now += Rate::gbps(10).tx_time(1516);
+    assert_eq!(data(&mut s, now), vec![(0, 16)]);
+}
+
+#[test]
+fn receiver_echoes_the_header_and_resequences_across_subflows() {
+    let p = params("mpdq", |c| c.subflows = Some(2));
+    let f = flow(2 * 1460, None);
+    let mut r = PdqReceiver::new(&p, &f);
+    let data = |seq: u64, subflow: u8| {
+        let mut d = Packet {
+            flow: 7,
+            src: 0,
+            dst: 1,
+            kind: PacketKind::Data,
+            seq,
+            payload: 1460,
+            ts: Time::from_us(3),
+            ..Default::default()
+        };
+        PdqHeader {
+            rate_kbps: 4_000_000,
+            pause_by: 0,
+            deadline: NO_DEADLINE,
+            expected_ns: 99,
+            rtt_ns: 1,
+            inter_probe: 40,
+            subflow,
+        }
+        .write(&mut d);
+        d
+    };
+    r.handle_packet(Time::from_us(5), &data(1460, 1));
+    let ack = r.poll_transmit(Time::from_us(5)).unwrap();
+    assert_eq!(
+        (ack.kind, ack.seq, ack.ack, ack.ts_echo),
+        (PacketKind::Ack, 1460, 0, Time::from_us(3))
+    );
+    assert_eq!(
+        hdr(&ack),
+        hdr(&data(1460, 1)),
+        "the header comes back as it arrived"
+    );
+    assert_eq!((r.bytes_delivered(), r.poll_event()), (0, None));
+    r.handle_packet(Time::from_us(6), &data(0, 0));
+    assert_eq!(r.poll_transmit(Time::from_us(6)).unwrap().ack, 2920);
+    assert_eq!(r.poll_event(), Some(EndpointEvent::Completed));
+    // A probe is answered as a probe.
+    let mut probe = data(PROBE_SEQ, 0);
+    probe.payload = 0;
+    r.handle_packet(Time::from_us(7), &probe);
+    assert_eq!(r.poll_transmit(Time::from_us(7)).unwrap().seq, PROBE_SEQ);
+    assert_eq!(r.poll_event(), None, "completed once");
+}
+
+#[test]
+fn keys_are_checked_and_named() {
+    let bad = |protocol: &str, set: fn(&mut TransportConfig)| {
+        let mut cfg = TransportConfig {
+            protocol: protocol.into(),
+            ..Default::default()
+        };
+        set(&mut cfg);
+        PdqParams::from_config(&cfg).unwrap_err().path
+    };
+    assert_eq!(bad("pdq", |c| c.subflows = Some(2)), "transport.subflows");
+    assert_eq!(bad("mpdq", |c| c.subflows = Some(0)), "transport.subflows");
+    assert_eq!(
+        bad("pdq", |c| c.pdq_probing_x = Some(-1.0)),
+        "transport.pdq_probing_x"
+    );
+    assert_eq!(
+        bad("pdq", |c| c.ecn_k_pkts = Some(20)),
+        "transport.ecn_k_pkts"
+    );
+    let p = params("pdq", |c| {
+        c.pdq_early_start = Some(false);
+        c.pdq_dampening = Some(false);
+    });
+    assert_eq!((p.switch.early_start_k, p.switch.dampening), (None, None));
+    assert_eq!(params("mpdq", |_| {}).subflows, DEFAULT_SUBFLOWS);
+}

@@ -1,0 +1,228 @@
+//! PDQ and M-PDQ end to end: a lone flow at line rate, SRPT order on one bottleneck, EDF and
+//! Early Termination with deadlines, Early Start's effect, and M-PDQ's paths on BCube.
+
+mod common;
+use common::{flow_dir, run_in};
+use dcnsim::metrics::RunOutput;
+use dcnsim::units::Time;
+
+fn star(hosts: u32, protocol: &str) -> String {
+    format!(
+        r#"
+[topology]
+kind = "star"
+hosts = {hosts}
+link_gbps = 10
+link_delay_us = 1
+[transport]
+protocol = "{protocol}"
+[workload]
+kind = "flows"
+file = "flows.csv"
+"#
+    )
+}
+
+/// 10 Gb/s: serialisation of a data packet (1460 + 40 + 16 bytes) and of a header-only packet.
+fn ser(bytes: u64) -> Time {
+    Time::from_ps(bytes * 800)
+}
+const DATA: u64 = 1516;
+const CTRL: u64 = 56;
+
+fn fct_us(out: &RunOutput, i: usize) -> f64 {
+    out.flows[i].fct().expect("flow finished").as_us_f64()
+}
+
+/// The handshake (SYN out, SYN-ACK back over two 1 µs hops each) grants the whole link; the
+/// data then leaves paced at exactly 10 Gb/s, so the NIC never idles and the FCT is exact.
+#[test]
+fn lone_flow_runs_at_line_rate_after_one_handshake() {
+    let dir = flow_dir("pdq-alone", "src,dst,size_bytes,start_s\n0,1,146000,0\n");
+    let out = run_in(&star(2, "pdq"), &[], &dir);
+    let f = &out.flows[0];
+    let hop = |b| ser(b) + Time::from_us(1);
+    let expected = hop(CTRL) * 4 + hop(DATA) * 2 + ser(DATA) * 99;
+    assert_eq!(f.fct(), Some(expected));
+    assert_eq!(f.fct().unwrap() - f.ideal_fct, hop(CTRL) * 4);
+    assert_eq!(
+        (f.retransmits, f.timeouts, out.counters.dropped_pkts),
+        (0, 0, 0)
+    );
+}
+
+/// Four flows of 2000, 4000, 6000 and 8000 packets to one receiver, started together (the
+/// longest listed first): PDQ serves them shortest-first, back to back. SRPT schedule: flow i
+/// ends when the packets of every shorter flow and its own have crossed the bottleneck. The
+/// first round trips are a scramble (the four SYNs are all accepted before any commit, the
+/// queue they build sets C to 0 for a while): about 100 µs lost, 4 % of the shortest flow.
+#[test]
+fn flows_on_one_bottleneck_finish_in_srpt_order() {
+    let sizes = [8000u64, 6000, 4000, 2000];
+    let mut csv = String::from("src,dst,size_bytes,start_s\n");
+    for (i, n) in sizes.iter().enumerate() {
+        csv += &format!("{},4,{},0\n", i, n * 1460);
+    }
+    let dir = flow_dir("pdq-srpt", &csv);
+    let out = run_in(&star(5, "pdq"), &[], &dir);
+    let hop = |b| (ser(b) + Time::from_us(1)).as_us_f64();
+    let handshake = 4.0 * hop(CTRL);
+    let mut order: Vec<usize> = (0..4).collect();
+    order.sort_by_key(|&i| sizes[i]);
+    let mut before = 0u64;
+    for &i in &order {
+        before += sizes[i];
+        let srpt = handshake + hop(DATA) + (before as f64) * ser(DATA).as_us_f64() + 1.0;
+        let fct = fct_us(&out, i);
+        assert!(
+            (fct - srpt).abs() / srpt < 0.05,
+            "flow {i} ({} pkts): fct {fct:.2} µs vs SRPT {srpt:.2} µs",
+            sizes[i]
+        );
+    }
+    assert_eq!(out.counters.dropped_pkts, 0);
+}
+
+/// Flow 0: 50 packets (61 µs), deadline 300 µs; flow 1: 100 packets (121 µs), deadline 180 µs.
+/// Only EDF meets both: shortest-first (or fair sharing) ends flow 1 after ~190 µs.
+#[test]
+fn earliest_deadline_first_meets_both_deadlines() {
+    let csv = "src,dst,size_bytes,start_s,deadline_s\n0,2,73000,0,300e-6\n1,2,146000,0,180e-6\n";
+    let dir = flow_dir("pdq-edf", csv);
+    let out = run_in(&star(3, "pdq"), &[], &dir);
+    for f in &out.flows {
+        assert_eq!(
+            f.met_deadline(),
+            Some(true),
+            "flow {}: {:?}",
+            f.flow_id,
+            f.fct()
+        );
+    }
+    assert!(
+        fct_us(&out, 1) < fct_us(&out, 0),
+        "the earlier deadline goes first"
+    );
+    // The same flows without deadlines: SJF sends flow 0 first and flow 1 ends too late.
+    let csv = "src,dst,size_bytes,start_s\n0,2,73000,0\n1,2,146000,0\n";
+    let dir = flow_dir("pdq-sjf", csv);
+    let sjf = run_in(&star(3, "pdq"), &[], &dir);
+    assert!(fct_us(&sjf, 1) > 180.0, "{}", fct_us(&sjf, 1));
+}
+
+/// Flow 0 (deadline 100 µs, 50 packets) preempts flow 1 (deadline 150 µs, 100 packets = 117 µs
+/// at line rate): flow 1 cannot make it, and once now + its remaining bytes at line rate pass
+/// 150 µs it is terminated, so flow 2 (no deadline, 100 packets) follows flow 0 directly.
+/// Without Early Termination flow 1 (more critical than flow 2) takes the link first, misses
+/// its deadline anyway, and flow 2 waits 100 packets longer.
+#[test]
+fn early_termination_frees_the_link_for_others() {
+    let csv = "src,dst,size_bytes,start_s,deadline_s\n\
+               0,3,73000,0,100e-6\n1,3,146000,0,150e-6\n2,3,146000,0,\n";
+    let dir = flow_dir("pdq-et", csv);
+    let out = run_in(&star(4, "pdq"), &[], &dir);
+    let f = &out.flows;
+    assert_eq!(f[0].met_deadline(), Some(true));
+    let t = f[1].terminated.expect("flow 1 terminated");
+    assert!(f[1].finish.is_none() && f[1].met_deadline() == Some(false));
+    // At termination its remaining bytes no longer fit before the deadline, and it gave up
+    // well before the deadline itself (while flow 0 held the link).
+    let remaining = Time::from_ps((146_000 - f[1].bytes_delivered) * 800);
+    assert!(
+        t + remaining > Time::from_us(150) && t < Time::from_us(100),
+        "{t:?}"
+    );
+    // Flow 2 runs right after flow 0: 150 packets' time plus the handshake (188 µs), and up
+    // to 15 % more for the first round trips, when the three simultaneous SYNs are sorted
+    // out (dampening holds all but one back, ~20 µs).
+    let back_to_back = 4.0 * 1.0448 + 2.0 * 2.2128 + 149.0 * 1.2128;
+    let fct2 = fct_us(&out, 2);
+    assert!(
+        fct2 > back_to_back && fct2 < 1.15 * back_to_back,
+        "{fct2} vs {back_to_back}"
+    );
+    // Without Early Termination flow 1 holds the link for its 100 packets first.
+    let late = run_in(
+        &star(4, "pdq"),
+        &["transport.pdq_early_termination=false"],
+        &dir,
+    );
+    assert!(late.flows[1].terminated.is_none());
+    assert_eq!(late.flows[1].met_deadline(), Some(false));
+    assert!(
+        fct_us(&late, 2) > fct2 + 100.0,
+        "{} vs {fct2}",
+        fct_us(&late, 2)
+    );
+}
+
+/// Flow 0 (50 packets) and flow 1 (100 packets) start together. With Early Start flow 1 is
+/// let in while flow 0's last two RTTs drain, so the bottleneck never idles. Without it, flow 1
+/// waits for flow 0's TERM: after flow 0's last packet leaves the bottleneck, its ACK returns
+/// (1 + 2 hops), the TERM reaches the bottleneck (1 hop), flow 1's next probe gets there no
+/// earlier, its ACK returns (1 + 2 hops) and flow 1's first packet crosses the NIC: at least
+/// 8 µs of propagation, 6 header and 1 data serialisations ≈ 9.48 µs of idle link, and at
+/// most one probe interval (one RTT ≈ 6.5 µs) more.
+#[test]
+fn without_early_start_a_gap_opens_between_flows() {
+    let csv = "src,dst,size_bytes,start_s\n0,2,73000,0\n1,2,146000,0\n";
+    let dir = flow_dir("pdq-es", csv);
+    let with = run_in(&star(3, "pdq"), &[], &dir);
+    let without = run_in(&star(3, "pdq"), &["transport.pdq_early_start=false"], &dir);
+    let min_gap = 8.0 + 6.0 * ser(CTRL).as_us_f64() + ser(DATA).as_us_f64();
+    let rtt = 2.0 * (ser(DATA).as_us_f64() + 1.0) + 2.0 * (ser(CTRL).as_us_f64() + 1.0);
+    let gap = fct_us(&without, 1) - fct_us(&with, 1);
+    assert!(
+        gap >= min_gap - 0.5 && gap <= min_gap + rtt + 0.5,
+        "gap {gap:.2} µs, expected {min_gap:.2}..{:.2}",
+        min_gap + rtt
+    );
+    // The first flow is not affected.
+    assert!((fct_us(&without, 0) - fct_us(&with, 0)).abs() < 1.0);
+}
+
+fn bcube(protocol: &str) -> String {
+    format!(
+        r#"
+seed = 3
+[topology]
+kind = "bcube"
+n = 2
+k = 3
+link_gbps = 10
+link_delay_us = 1
+[transport]
+protocol = "{protocol}"
+[workload]
+kind = "flows"
+file = "flows.csv"
+"#
+    )
+}
+
+/// One M-PDQ flow on an idle BCube(2,3) between servers 0 (0000) and 15 (1111): every level
+/// gives a first hop. Its 3 subflows, hashed by ECMP, leave by m of server 0's four ports (with
+/// this seed: 3, on link-disjoint paths), and it finishes about m times faster than one PDQ
+/// flow (less the handshake and the first round trips, where the subflows' paths settle).
+#[test]
+fn mpdq_uses_several_paths_and_finishes_faster() {
+    let csv = "src,dst,size_bytes,start_s\n0,15,1460000,0\n";
+    let dir = flow_dir("mpdq-bcube", csv);
+    let single = run_in(&bcube("pdq"), &[], &dir);
+    let multi = run_in(&bcube("mpdq"), &[], &dir); // the paper's 3 subflows
+    let used = |out: &RunOutput| {
+        out.ports
+            .iter()
+            .filter(|p| p.node == "h0" && p.tx_bytes > 100_000)
+            .count()
+    };
+    assert_eq!(used(&single), 1);
+    let m = used(&multi);
+    assert!(m >= 2, "subflows on {m} paths");
+    let speedup = fct_us(&single, 0) / fct_us(&multi, 0);
+    assert!(
+        speedup > 0.75 * m as f64 && speedup < 1.1 * m as f64,
+        "speedup {speedup:.2} with {m} paths"
+    );
+    assert_eq!(multi.flows[0].bytes_delivered, 1_460_000);
+}
