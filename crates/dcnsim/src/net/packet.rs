@@ -51,6 +51,7 @@ pub enum Header {
     #[default]
     None,
     Rcp(crate::protocols::rcp::RcpHeader),
+    D3(crate::protocols::d3::D3Header),
 }
 
 #[derive(Clone, Debug, Default)]

@@ -61,6 +61,7 @@ pub enum Admission {
 /// The switch halves of the protocols that have one, each holding the state of every port.
 pub enum SwitchAgent {
     Rcp(super::rcp::RcpSwitch),
+    D3(super::d3::D3Switch),
 }
 
 impl SwitchAgent {
@@ -70,6 +71,7 @@ impl SwitchAgent {
         match transport {
             Transport::Tcp(_) | Transport::Pfabric(_) => None,
             Transport::Rcp(p) => Some(SwitchAgent::Rcp(super::rcp::RcpSwitch::new(p, net))),
+            Transport::D3(_) => Some(SwitchAgent::D3(super::d3::D3Switch::new(net))),
         }
     }
 
@@ -84,6 +86,7 @@ impl SwitchAgent {
         let _ = at;
         match self {
             SwitchAgent::Rcp(a) => a.on_enqueue(now, port, pkt),
+            SwitchAgent::D3(a) => a.on_enqueue(port, pkt),
         }
     }
 
@@ -91,7 +94,7 @@ impl SwitchAgent {
     pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
         let _ = (now, port, at, pkt);
         match self {
-            SwitchAgent::Rcp(_) => {}
+            SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => {}
         }
     }
 
@@ -99,6 +102,7 @@ impl SwitchAgent {
     pub fn poll_timeout(&self) -> Option<Time> {
         match self {
             SwitchAgent::Rcp(a) => a.poll_timeout(),
+            SwitchAgent::D3(_) => None,
         }
     }
 
@@ -106,6 +110,7 @@ impl SwitchAgent {
     pub fn handle_timeout(&mut self, now: Time, ports: &[Port]) {
         match self {
             SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
+            SwitchAgent::D3(_) => {}
         }
     }
 }

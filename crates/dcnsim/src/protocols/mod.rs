@@ -13,6 +13,7 @@
 
 pub mod agent;
 pub mod d2tcp;
+pub mod d3;
 pub(crate) mod paced;
 pub mod pfabric;
 pub mod rcp;
@@ -97,6 +98,8 @@ pub struct TransportConfig {
     pub rcp_init_rate: Option<f64>,
     /// RCP: average RTT a link assumes before its first sample.
     pub rcp_init_rtt_us: Option<f64>,
+    /// D3: terminate deadline flows that can no longer meet their deadline.
+    pub d3_quench: Option<bool>,
 }
 
 fn default_protocol() -> String {
@@ -127,6 +130,7 @@ impl Default for TransportConfig {
             rcp_beta: None,
             rcp_init_rate: None,
             rcp_init_rtt_us: None,
+            d3_quench: None,
         }
     }
 }
@@ -176,6 +180,10 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "rcp",
         "RCP (Dukkipati et al., IWQoS 2005): per-link rate R(t), senders paced at the path minimum",
     ),
+    (
+        "d3",
+        "D3 (Wilson et al., SIGCOMM 2011): per-RTT rate requests, greedy FCFS allocation in bytes/us",
+    ),
 ];
 
 /// A validated transport choice, from which the engine makes endpoints and switch settings.
@@ -184,6 +192,7 @@ pub enum Transport {
     Tcp(tcp::TcpParams),
     Pfabric(pfabric::PfabricParams),
     Rcp(rcp::RcpParams),
+    D3(d3::D3Params),
 }
 
 impl Transport {
@@ -194,6 +203,7 @@ impl Transport {
                 cfg,
             )?)),
             "rcp" => Ok(Transport::Rcp(rcp::RcpParams::from_config(cfg)?)),
+            "d3" => Ok(Transport::D3(d3::D3Params::from_config(cfg)?)),
             other => Err(ConfigError::new(
                 "transport.protocol",
                 format!(
@@ -211,6 +221,7 @@ impl Transport {
             Transport::Tcp(_) => "tcp",
             Transport::Pfabric(_) => "pfabric",
             Transport::Rcp(_) => "rcp",
+            Transport::D3(_) => "d3",
         }
     }
 
@@ -221,6 +232,7 @@ impl Transport {
             Transport::Tcp(p) => (p.mss, p.header),
             Transport::Pfabric(p) => (p.mss, p.header),
             Transport::Rcp(p) => (p.mss, p.header + rcp::HEADER_BYTES),
+            Transport::D3(p) => (p.mss, p.header + d3::HEADER_BYTES),
         }
     }
 
@@ -229,7 +241,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => crate::net::queue::Discipline::Fifo,
             Transport::Pfabric(_) => crate::net::queue::Discipline::Pfabric,
-            Transport::Rcp(_) => crate::net::queue::Discipline::Fifo,
+            Transport::Rcp(_) | Transport::D3(_) => crate::net::queue::Discipline::Fifo,
         }
     }
 
@@ -239,7 +251,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => None,
             Transport::Pfabric(p) => Some(p.default_buffer_pkts()),
-            Transport::Rcp(_) => None,
+            Transport::Rcp(_) | Transport::D3(_) => None,
         }
     }
 
@@ -248,7 +260,7 @@ impl Transport {
     pub fn ecn_threshold_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
         match self {
             Transport::Tcp(p) => p.ecn_threshold_pkts(rate),
-            Transport::Pfabric(_) | Transport::Rcp(_) => None,
+            Transport::Pfabric(_) | Transport::Rcp(_) | Transport::D3(_) => None,
         }
     }
 
@@ -257,6 +269,7 @@ impl Transport {
             Transport::Tcp(p) => Sender::Tcp(tcp::TcpSender::new(p, flow)),
             Transport::Pfabric(p) => Sender::Pfabric(pfabric::PfabricSender::new(p, flow)),
             Transport::Rcp(p) => Sender::Rcp(rcp::RcpSender::new(p, flow)),
+            Transport::D3(p) => Sender::D3(d3::D3Sender::new(p, flow)),
         }
     }
 
@@ -268,6 +281,10 @@ impl Transport {
             }
             Transport::Rcp(p) => Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(
                 p.header + rcp::HEADER_BYTES,
+                flow,
+            )),
+            Transport::D3(p) => Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(
+                p.header + d3::HEADER_BYTES,
                 flow,
             )),
         }
@@ -295,6 +312,7 @@ pub enum Sender {
     Tcp(tcp::TcpSender),
     Pfabric(pfabric::PfabricSender),
     Rcp(rcp::RcpSender),
+    D3(d3::D3Sender),
 }
 
 pub enum Receiver {
@@ -307,6 +325,7 @@ macro_rules! dispatch_sender {
             Self::Tcp($e) => $body,
             Self::Pfabric($e) => $body,
             Self::Rcp($e) => $body,
+            Self::D3($e) => $body,
         }
     };
 }
