@@ -85,7 +85,8 @@ fn flows_without_deadline_share_as_processor_sharing() {
 /// processor sharing would treat them alike; D3 serves whoever came first.
 #[test]
 fn first_come_meets_its_deadline_the_later_flow_is_quenched() {
-    let csv = "src,dst,size_bytes,start_s,deadline_s\n0,2,1000000,0,0.001\n1,2,1000000,0.00001,0.001\n";
+    let csv =
+        "src,dst,size_bytes,start_s,deadline_s\n0,2,1000000,0,0.001\n1,2,1000000,0.00001,0.001\n";
     let out = run_in(&star(3, 10, ""), &[], &flow_dir("d3-fcfs", csv));
     let a = &out.flows[0];
     let b = &out.flows[1];
@@ -133,7 +134,13 @@ fn granularity_limits_a_1g_link_to_125_flows() {
     // drops and spurious timeouts, which are not what this test is about.
     let roomy = ["topology.buffer_pkts=200", "transport.min_rto_us=5000"];
     let out = run_in(&star(2, 1, ""), &roomy, &flow_dir("d3-125", &flows(125)));
-    assert_eq!((out.counters.dropped_pkts, out.flows.iter().map(|f| f.retransmits).sum::<u64>()), (0, 0));
+    assert_eq!(
+        (
+            out.counters.dropped_pkts,
+            out.flows.iter().map(|f| f.retransmits).sum::<u64>()
+        ),
+        (0, 0)
+    );
     // At 1 B/µs a 1522-B packet leaves every 1522 µs: the first at once, the 20th 19 intervals
     // later. The 125 flows' packets reach the shared NIC together, so a packet may wait for
     // one packet of every other flow (125 · 1522 B at 125 B/µs: one interval more), and the
@@ -158,6 +165,10 @@ fn granularity_limits_a_1g_link_to_125_flows() {
     // Flow 0 alone sent data, paced at the full link until the reply to its first data packet
     // came back: that packet waited behind the 126 SYNs at the NIC (126 · 62 B at 125 B/µs =
     // 62.5 µs), so about 80 µs at 12.2 µs per packet, 7 or 8 packets. Nobody else sent a byte.
-    assert!(out.flows[0].bytes_delivered <= 8 * 1460, "{:?}", out.flows[0]);
+    assert!(
+        out.flows[0].bytes_delivered <= 8 * 1460,
+        "{:?}",
+        out.flows[0]
+    );
     assert!(out.flows[1..].iter().all(|f| f.bytes_delivered == 0));
 }

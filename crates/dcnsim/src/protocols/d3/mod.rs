@@ -18,8 +18,8 @@
 //!   link rate, N the flows, D the sum of desired rates and A the sum of allocations:
 //!   1. `A ← A − a_prev`, `D ← D − r_prev + r` (a SYN also does `N ← N + 1`);
 //!   2. `left = C − A`, fair share of spare capacity `fs = max(0, C − D) / N`;
-//!   3. `a = min(r + fs, left)` if `left > r`, else `a = left` (greedy: whoever asks first
-//!      takes the capacity; later flows get what is left, possibly nothing);
+//!   3. `a = r + fs` if `left > r`, else `a = left` (greedy: whoever asks first takes the
+//!      capacity; later flows get what is left, possibly nothing), here capped at `left`;
 //!   4. `A ← A + a`, and `a` is written into the packet's allocation vector.
 //!
 //!   A FIN does step 1 with `r = 0` and `N ← N − 1`. The receiver echoes the header in its

@@ -40,12 +40,9 @@ impl Counters {
         }
         let left = self.capacity.saturating_sub(self.allocated);
         let fair_share = self.capacity.saturating_sub(self.demand) / self.flows.max(1);
-        let a = if left > desired {
-            (desired + fair_share).min(left)
-        } else {
-            left
-        }
-        .min(u16::MAX as u64);
+        // Snippet 1's `left > r ? r + fs : left`, capped at `left` (see the module doc): when
+        // `left ≤ r` the cap alone gives `left`.
+        let a = (desired + fair_share).min(left).min(u16::MAX as u64);
         self.allocated += a;
         h.alloc[hop] = a as u16;
     }
