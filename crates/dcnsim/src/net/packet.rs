@@ -61,6 +61,7 @@ pub enum Header {
         subflow: u8,
     },
     Rcp(crate::protocols::rcp::RcpHeader),
+    D3(crate::protocols::d3::D3Header),
 }
 
 /// Fields of the path choices in `lb/` (8 bytes; the packet's budget is in `packet_stays_small`).

@@ -62,6 +62,7 @@ pub enum Admission {
 pub enum SwitchAgent {
     Pdq(super::pdq::PdqAgent),
     Rcp(super::rcp::RcpSwitch),
+    D3(super::d3::D3Switch),
 }
 
 impl SwitchAgent {
@@ -74,6 +75,7 @@ impl SwitchAgent {
                 p.switch, p.subflows, net,
             ))),
             Transport::Rcp(p) => Some(SwitchAgent::Rcp(super::rcp::RcpSwitch::new(p, net))),
+            Transport::D3(_) => Some(SwitchAgent::D3(super::d3::D3Switch::new(net))),
         }
     }
 
@@ -88,6 +90,7 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(a) => a.on_enqueue(now, port, at, pkt),
             SwitchAgent::Rcp(a) => a.on_enqueue(now, port, pkt),
+            SwitchAgent::D3(a) => a.on_enqueue(port, pkt),
         }
     }
 
@@ -97,7 +100,7 @@ impl SwitchAgent {
     pub fn route(&self, node: crate::net::NodeIdx, pkt: &Packet) -> Option<PortIdx> {
         match self {
             SwitchAgent::Pdq(a) => a.reverse_route(node, pkt),
-            SwitchAgent::Rcp(_) => None,
+            SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => None,
         }
     }
 
@@ -105,7 +108,7 @@ impl SwitchAgent {
     pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
         let _ = (now, port, at, pkt);
         match self {
-            SwitchAgent::Pdq(_) | SwitchAgent::Rcp(_) => {}
+            SwitchAgent::Pdq(_) | SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => {}
         }
     }
 
@@ -114,6 +117,7 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => None, // the rate controller runs lazily (see protocols::pdq)
             SwitchAgent::Rcp(a) => a.poll_timeout(),
+            SwitchAgent::D3(_) => None,
         }
     }
 
@@ -122,6 +126,7 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => {}
             SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
+            SwitchAgent::D3(_) => {}
         }
     }
 }

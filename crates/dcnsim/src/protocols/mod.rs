@@ -13,6 +13,7 @@
 
 pub mod agent;
 pub mod d2tcp;
+pub mod d3;
 pub(crate) mod paced;
 pub mod pdq;
 pub mod pfabric;
@@ -111,6 +112,8 @@ pub struct TransportConfig {
     pub rcp_init_rate: Option<f64>,
     /// RCP: average RTT a link assumes before its first sample.
     pub rcp_init_rtt_us: Option<f64>,
+    /// D3: terminate deadline flows that can no longer meet their deadline.
+    pub d3_quench: Option<bool>,
 }
 
 fn default_protocol() -> String {
@@ -152,6 +155,7 @@ impl Default for TransportConfig {
             rcp_beta: None,
             rcp_init_rate: None,
             rcp_init_rtt_us: None,
+            d3_quench: None,
         }
     }
 }
@@ -209,6 +213,10 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "rcp",
         "RCP (Dukkipati et al., IWQoS 2005): per-link rate R(t), senders paced at the path minimum",
     ),
+    (
+        "d3",
+        "D3 (Wilson et al., SIGCOMM 2011): per-RTT rate requests, greedy FCFS allocation in bytes/us",
+    ),
 ];
 
 /// A validated transport choice, from which the engine makes endpoints and switch settings.
@@ -218,6 +226,7 @@ pub enum Transport {
     Pfabric(pfabric::PfabricParams),
     Pdq(pdq::PdqParams),
     Rcp(rcp::RcpParams),
+    D3(d3::D3Params),
 }
 
 impl Transport {
@@ -229,6 +238,7 @@ impl Transport {
             )?)),
             "pdq" | "mpdq" => Ok(Transport::Pdq(pdq::PdqParams::from_config(cfg)?)),
             "rcp" => Ok(Transport::Rcp(rcp::RcpParams::from_config(cfg)?)),
+            "d3" => Ok(Transport::D3(d3::D3Params::from_config(cfg)?)),
             other => Err(ConfigError::new(
                 "transport.protocol",
                 format!(
@@ -248,6 +258,7 @@ impl Transport {
             Transport::Pdq(p) if p.multipath => "mpdq",
             Transport::Pdq(_) => "pdq",
             Transport::Rcp(_) => "rcp",
+            Transport::D3(_) => "d3",
         }
     }
 
@@ -259,6 +270,7 @@ impl Transport {
             Transport::Pfabric(p) => (p.mss, p.header),
             Transport::Pdq(p) => p.data_packet_sizes(),
             Transport::Rcp(p) => (p.mss, p.header + rcp::HEADER_BYTES),
+            Transport::D3(p) => (p.mss, p.header + d3::HEADER_BYTES),
         }
     }
 
@@ -267,8 +279,9 @@ impl Transport {
         match self {
             Transport::Tcp(_) => crate::net::queue::Discipline::Fifo,
             Transport::Pfabric(_) => crate::net::queue::Discipline::Pfabric,
-            Transport::Pdq(_) => crate::net::queue::Discipline::Fifo,
-            Transport::Rcp(_) => crate::net::queue::Discipline::Fifo,
+            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => {
+                crate::net::queue::Discipline::Fifo
+            }
         }
     }
 
@@ -278,8 +291,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => None,
             Transport::Pfabric(p) => Some(p.default_buffer_pkts()),
-            Transport::Pdq(_) => None,
-            Transport::Rcp(_) => None,
+            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => None,
         }
     }
 
@@ -288,7 +300,9 @@ impl Transport {
     pub fn ecn_threshold_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
         match self {
             Transport::Tcp(p) => p.ecn_threshold_pkts(rate),
-            Transport::Pfabric(_) | Transport::Pdq(_) | Transport::Rcp(_) => None,
+            Transport::Pfabric(_) | Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => {
+                None
+            }
         }
     }
 
@@ -299,6 +313,7 @@ impl Transport {
             Transport::Pfabric(p) => Sender::Pfabric(pfabric::PfabricSender::new(p, flow)),
             Transport::Pdq(p) => Sender::Pdq(pdq::PdqSender::new(p, flow, nic_rate)),
             Transport::Rcp(p) => Sender::Rcp(rcp::RcpSender::new(p, flow)),
+            Transport::D3(p) => Sender::D3(d3::D3Sender::new(p, flow)),
         }
     }
 
@@ -311,6 +326,10 @@ impl Transport {
             Transport::Pdq(p) => Receiver::Pdq(pdq::PdqReceiver::new(p, flow)),
             Transport::Rcp(p) => Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(
                 p.header + rcp::HEADER_BYTES,
+                flow,
+            )),
+            Transport::D3(p) => Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(
+                p.header + d3::HEADER_BYTES,
                 flow,
             )),
         }
@@ -339,6 +358,7 @@ pub enum Sender {
     Pfabric(pfabric::PfabricSender),
     Pdq(pdq::PdqSender),
     Rcp(rcp::RcpSender),
+    D3(d3::D3Sender),
 }
 
 pub enum Receiver {
@@ -353,6 +373,7 @@ macro_rules! dispatch_sender {
             Self::Pfabric($e) => $body,
             Self::Pdq($e) => $body,
             Self::Rcp($e) => $body,
+            Self::D3($e) => $body,
         }
     };
 }

@@ -1,0 +1,274 @@
+//! The D3 sender: one rate request per RTT, data paced at the path's smallest allocation,
+//! a FIN that returns the allocation, quenching of deadline flows that cannot make it.
+
+use super::{
+    rate_of, D3Header, D3Params, FLAG_HEADER_ONLY, FLAG_QUENCH, FLAG_REQUEST, HEADER_BYTES,
+    MAX_HOPS,
+};
+use crate::net::packet::{Header, Packet, PacketKind};
+use crate::protocols::paced::PacedCore;
+use crate::protocols::tcp::RttEstimator;
+use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
+use crate::units::Time;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    SynSent,
+    Established,
+    /// Every byte acknowledged, or quenched: the FIN is due.
+    Closing,
+    Done,
+}
+
+pub struct D3Sender {
+    core: PacedCore,
+    deadline: Option<Time>,
+    quench: bool,
+    state: State,
+    syn_pending: bool,
+    /// The allocations of the latest reply, by hop, returned with the next request or FIN.
+    alloc: [u16; MAX_HOPS],
+    prev_desired: u16,
+    /// The reply to the previous request has arrived: the next packet may carry a request.
+    request_ready: bool,
+    /// The flow gives up (FIN, then `Terminated`) rather than finishing.
+    quenched: bool,
+    event: Option<EndpointEvent>,
+}
+
+impl D3Sender {
+    pub fn new(p: &D3Params, f: &FlowSetup) -> D3Sender {
+        let rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto);
+        D3Sender {
+            core: PacedCore::new(f, p.mss, p.header + HEADER_BYTES, rtt),
+            deadline: f.deadline,
+            quench: p.quench,
+            state: State::Idle,
+            syn_pending: false,
+            alloc: [0; MAX_HOPS],
+            prev_desired: 0,
+            request_ready: false,
+            quenched: false,
+            event: None,
+        }
+    }
+
+    pub fn start(&mut self, now: Time) {
+        if self.state == State::Idle {
+            self.state = State::SynSent;
+            self.syn_pending = true;
+            self.core.rto_at = Some(now + self.core.rtt.rto());
+        }
+    }
+
+    /// r = remaining wire bytes / time to the deadline, rounded up to a whole byte/µs; 0 for
+    /// flows without a deadline and for flows past it.
+    fn desired_rate(&self, now: Time) -> u16 {
+        let Some(deadline) = self.deadline else {
+            return 0;
+        };
+        if now >= deadline {
+            return 0;
+        }
+        let remaining = self.core.size - self.core.snd_una.min(self.core.size);
+        let wire = remaining + remaining.div_ceil(self.core.mss) * self.core.header as u64;
+        let ps_left = (deadline - now).ps() as u128;
+        let units = (wire as u128 * 1_000_000u128).div_ceil(ps_left);
+        units.min(u16::MAX as u128) as u16
+    }
+
+    /// §6.1.3: a deadline flow whose deadline has passed gives up.
+    fn past_deadline(&self, now: Time) -> bool {
+        self.quench && self.deadline.is_some_and(|d| now >= d)
+    }
+
+    fn quench_now(&mut self) {
+        self.quenched = true;
+        self.state = State::Closing;
+        self.core.rto_at = None;
+    }
+
+    /// A request: this RTT's desired rate, last RTT's numbers to return.
+    fn request(&mut self, now: Time, extra_flags: u8) -> Header {
+        let desired = self.desired_rate(now);
+        let h = D3Header {
+            alloc: self.alloc,
+            desired,
+            prev_desired: self.prev_desired,
+            hop: 0,
+            flags: FLAG_REQUEST | extra_flags,
+        };
+        self.prev_desired = desired;
+        self.request_ready = false;
+        Header::D3(h)
+    }
+
+    /// The reply to a request: the new allocations and the rate for the next RTT.
+    fn take_reply(&mut self, h: &D3Header) {
+        self.alloc = h.alloc;
+        self.core.rate = rate_of(h.path_minimum());
+        self.request_ready = true;
+        if self.quench && self.deadline.is_some() && h.has(FLAG_QUENCH) {
+            self.quench_now();
+        }
+    }
+
+    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+        let Header::D3(h) = pkt.header else {
+            return;
+        };
+        match (self.state, pkt.kind) {
+            (State::SynSent, PacketKind::SynAck) => {
+                self.core.rtt.on_sample(now.saturating_sub(pkt.ts_echo));
+                self.state = State::Established;
+                self.syn_pending = false;
+                self.core.rto_at = None;
+                self.take_reply(&h);
+                if self.core.all_acked() && !self.quenched {
+                    self.state = State::Closing;
+                }
+            }
+            (State::Established, PacketKind::Ack) => {
+                self.core.on_ack(now, pkt, !h.has(FLAG_HEADER_ONLY));
+                if h.has(FLAG_REQUEST) {
+                    self.take_reply(&h);
+                    if self.core.snd_max == self.core.snd_una {
+                        self.core.rto_at = None; // the request timer of a paused flow
+                    }
+                }
+                if self.core.all_acked() && self.state == State::Established {
+                    self.state = State::Closing;
+                    self.core.rto_at = None;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub fn handle_timeout(&mut self, now: Time) {
+        match self.core.rto_at {
+            Some(t) if now >= t => {}
+            _ => return, // a pacing wake-up: poll_transmit does the work
+        }
+        match self.state {
+            State::SynSent => {
+                self.core.stats.timeouts += 1;
+                self.syn_pending = true;
+                self.core.rtt.back_off();
+                self.core.rto_at = Some(now + self.core.rtt.rto());
+            }
+            State::Established => {
+                // Whatever was lost, a request may have been among it: ask again.
+                self.request_ready = true;
+                if self.core.snd_max > self.core.snd_una {
+                    self.core.on_rto(now);
+                } else {
+                    self.core.rto_at = None;
+                }
+            }
+            _ => self.core.rto_at = None,
+        }
+    }
+
+    /// A header-only request is due now: paused (base rate) with data left, and the reply to
+    /// the previous request is in.
+    fn header_only_request_due(&self) -> bool {
+        self.state == State::Established
+            && self.request_ready
+            && self.core.rate.0 == 0
+            && self.core.has_data()
+    }
+
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if self.state == State::Established && self.request_ready && self.past_deadline(now) {
+            self.quench_now();
+        }
+        match self.state {
+            State::SynSent if self.syn_pending => {
+                self.syn_pending = false;
+                let mut p = self.core.packet(now, PacketKind::Syn, 0, 0);
+                p.header = self.request(now, 0);
+                Some(p)
+            }
+            State::Established => {
+                if let Some((seq, payload, retransmit)) = self.core.next_segment(now) {
+                    let mut p = self.core.packet(now, PacketKind::Data, seq, payload);
+                    p.retransmit = retransmit;
+                    p.header = if self.request_ready {
+                        self.request(now, 0)
+                    } else {
+                        Header::D3(D3Header::default())
+                    };
+                    return Some(p);
+                }
+                if self.header_only_request_due() {
+                    let mut p = self
+                        .core
+                        .packet(now, PacketKind::Data, self.core.snd_nxt, 0);
+                    p.header = self.request(now, FLAG_HEADER_ONLY);
+                    if self.core.rto_at.is_none() {
+                        self.core.rto_at = Some(now + self.core.rtt.rto());
+                    }
+                    return Some(p);
+                }
+                None
+            }
+            State::Closing => {
+                // The FIN returns the last request's numbers to every router on the path.
+                let mut p = self.core.packet(now, PacketKind::Fin, self.core.snd_max, 0);
+                p.header = Header::D3(D3Header {
+                    alloc: self.alloc,
+                    desired: 0,
+                    prev_desired: self.prev_desired,
+                    hop: 0,
+                    flags: 0,
+                });
+                self.state = State::Done;
+                self.core.rto_at = None;
+                self.event = Some(if self.quenched {
+                    EndpointEvent::Terminated
+                } else {
+                    EndpointEvent::SenderDone
+                });
+                Some(p)
+            }
+            _ => None,
+        }
+    }
+
+    pub fn poll_timeout(&self) -> Option<Time> {
+        let pace = match self.state {
+            State::Established => self.core.next_send_time(),
+            _ => None,
+        };
+        [self.core.rto_at, pace].into_iter().flatten().min()
+    }
+
+    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+        self.event.take()
+    }
+
+    pub fn stats(&self) -> SenderStats {
+        self.core.stats
+    }
+
+    /// No window: 0 in traces.
+    pub fn cwnd(&self) -> u64 {
+        0
+    }
+
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.core.snd_max - self.core.snd_una
+    }
+
+    /// The rate the sender paces at now.
+    pub fn rate(&self) -> crate::units::Rate {
+        self.core.rate
+    }
+
+    /// Whether the flow was quenched.
+    pub fn is_quenched(&self) -> bool {
+        self.quenched
+    }
+}

@@ -1,0 +1,230 @@
+//! D3's router on hand-built request sequences: the counters N, D, A, greedy FCFS allocation,
+//! the fair share of spare capacity, returns by FIN, quench flag, and the 1 B/µs granularity.
+
+use super::switch::Counters;
+use super::*;
+use crate::net::packet::{Header, Packet, PacketKind};
+use crate::protocols::agent::{Admission, SwitchAgent};
+use crate::protocols::Transport;
+use crate::topo::TopologyConfig;
+
+/// A two-host star: ports 0 (h0→sw), 1 (sw→h0), 2 (h1→sw), 3 (sw→h1), all at `gbps`.
+fn star_switch(gbps: f64) -> D3Switch {
+    let cfg = TopologyConfig {
+        hosts: Some(2),
+        link_gbps: gbps,
+        ..TopologyConfig::of_kind("star")
+    };
+    let topo = crate::topo::build(&cfg, std::path::Path::new("."), 1).unwrap();
+    let net = crate::net::Network::build(&topo, crate::net::queue::Discipline::Fifo, &|_| None);
+    let t = Transport::from_config(&TransportConfig {
+        protocol: "d3".into(),
+        ..Default::default()
+    })
+    .unwrap();
+    match SwitchAgent::new(&t, &net) {
+        Some(SwitchAgent::D3(s)) => s,
+        _ => panic!("d3 has a switch agent"),
+    }
+}
+
+const PORT: u32 = 3;
+
+/// A request of a flow at this port's hop (slot 0): it returns `prev` (its previous allocation
+/// here) and `prev_desired`, and asks for `desired`.
+fn request(kind: PacketKind, desired: u16, prev_desired: u16, prev: u16) -> Packet {
+    let mut alloc = [0; MAX_HOPS];
+    alloc[0] = prev;
+    Packet {
+        kind,
+        size: 62,
+        header: Header::D3(D3Header {
+            alloc,
+            desired,
+            prev_desired,
+            hop: 0,
+            flags: FLAG_REQUEST,
+        }),
+        ..Default::default()
+    }
+}
+
+fn header(p: &Packet) -> D3Header {
+    match p.header {
+        Header::D3(h) => h,
+        _ => panic!("not a D3 header"),
+    }
+}
+
+/// Serves the request at [`PORT`] and returns the allocation written in slot 0.
+fn serve(s: &mut D3Switch, mut p: Packet) -> u16 {
+    assert_eq!(s.on_enqueue(PORT, &mut p), Admission::Protected);
+    let h = header(&p);
+    assert_eq!(h.hop, 1, "the router moves the hop index on");
+    h.alloc[0]
+}
+
+fn counters(n: u64, d: u64, a: u64) -> Counters {
+    Counters {
+        capacity: 1250,
+        flows: n,
+        demand: d,
+        allocated: a,
+    }
+}
+
+#[test]
+fn first_come_takes_its_demand_plus_fair_share_later_ones_get_what_is_left() {
+    let mut s = star_switch(10.0); // C = 1250 B/µs
+    assert_eq!(s.counters(PORT), counters(0, 0, 0));
+    // Deadline flow X asks 1000: N = 1, D = 1000, fs = 250, left = 1250 > 1000 → 1250.
+    assert_eq!(serve(&mut s, request(PacketKind::Syn, 1000, 0, 0)), 1250);
+    assert_eq!(s.counters(PORT), counters(1, 1000, 1250));
+    // Y asks 600: left = 0 is not > 600 → Y gets what is left, nothing (the base rate).
+    assert_eq!(serve(&mut s, request(PacketKind::Syn, 600, 0, 0)), 0);
+    assert_eq!(s.counters(PORT), counters(2, 1600, 1250));
+    // X's next request returns 1250 and 1000, asks 1000 again: D = 1600 > C so fs = 0;
+    // left = 1250 > 1000 → exactly its demand.
+    assert_eq!(
+        serve(&mut s, request(PacketKind::Data, 1000, 1000, 1250)),
+        1000
+    );
+    assert_eq!(s.counters(PORT), counters(2, 1600, 1000));
+    // Y again: left = 250 is not > 600 → greedy, 250 (not 0, not 600).
+    assert_eq!(serve(&mut s, request(PacketKind::Data, 600, 600, 0)), 250);
+    assert_eq!(s.counters(PORT), counters(2, 1600, 1250));
+    // X's FIN returns 1000 and its demand; N = 1.
+    let mut fin = request(PacketKind::Fin, 0, 1000, 1000);
+    fin.header = match fin.header {
+        Header::D3(mut h) => {
+            h.flags = 0; // a FIN is served for its kind, request flag or not
+            Header::D3(h)
+        }
+        h => h,
+    };
+    assert_eq!(s.on_enqueue(PORT, &mut fin), Admission::Protected);
+    assert_eq!(s.counters(PORT), counters(1, 600, 250));
+    // Y now: fs = 1250 − 600 = 650, left = 1250 → 600 + 650 = 1250.
+    assert_eq!(
+        serve(&mut s, request(PacketKind::Data, 600, 600, 250)),
+        1250
+    );
+    assert_eq!(s.counters(PORT), counters(1, 600, 1250));
+}
+
+#[test]
+fn flows_without_deadline_converge_to_equal_shares() {
+    let mut s = star_switch(10.0);
+    // Four SYNs asking 0: the first takes everything (fs = C/1), the rest get nothing.
+    let mut alloc = vec![serve(&mut s, request(PacketKind::Syn, 0, 0, 0))];
+    for _ in 1..4 {
+        alloc.push(serve(&mut s, request(PacketKind::Syn, 0, 0, 0)));
+    }
+    assert_eq!(alloc, [1250, 0, 0, 0]);
+    // One more round of requests, each returning its allocation: ⌊1250/4⌋ = 312 each.
+    for a in alloc.iter_mut() {
+        *a = serve(&mut s, request(PacketKind::Data, 0, 0, *a));
+    }
+    assert_eq!(alloc, [312; 4]);
+    assert_eq!(s.counters(PORT), counters(4, 0, 1248));
+    // Rounding residue of 2 B/µs: a fifth newcomer gets just that, not a fair share beyond it.
+    assert_eq!(serve(&mut s, request(PacketKind::Syn, 0, 0, 0)), 2);
+    assert_eq!(s.counters(PORT).allocated, 1250);
+}
+
+#[test]
+fn data_without_a_request_and_acks_leave_the_counters_alone() {
+    let mut s = star_switch(10.0);
+    serve(&mut s, request(PacketKind::Syn, 100, 0, 0));
+    let before = s.counters(PORT);
+    let mut plain = request(PacketKind::Data, 999, 0, 0);
+    plain.header = Header::D3(D3Header::default());
+    assert_eq!(s.on_enqueue(PORT, &mut plain), Admission::Normal);
+    assert_eq!(header(&plain).hop, 0);
+    let mut ack = request(PacketKind::Ack, 999, 5, 5);
+    assert_eq!(s.on_enqueue(PORT, &mut ack), Admission::Normal);
+    assert_eq!(s.counters(PORT), before);
+}
+
+#[test]
+fn each_hop_reads_and_writes_its_own_slot() {
+    let mut s = star_switch(10.0);
+    // A request crosses port 2 (hop 0, the NIC) then port 3 (hop 1).
+    let mut p = request(PacketKind::Syn, 0, 0, 0);
+    s.on_enqueue(2, &mut p);
+    s.on_enqueue(3, &mut p);
+    let h = header(&p);
+    assert_eq!((h.hop, h.alloc[0], h.alloc[1]), (2, 1250, 1250));
+    // A second flow's SYN at port 3 only: it takes hop 0's slot there.
+    assert_eq!(serve(&mut s, request(PacketKind::Syn, 0, 0, 0)), 0);
+    // The first flow's next request returns 1250 at each hop from its own slot.
+    let mut next = request(PacketKind::Data, 0, 0, 0);
+    next.header = Header::D3(D3Header {
+        hop: 0,
+        flags: FLAG_REQUEST,
+        ..h
+    });
+    s.on_enqueue(2, &mut next);
+    s.on_enqueue(3, &mut next);
+    let h = header(&next);
+    assert_eq!((h.alloc[0], h.alloc[1]), (1250, 625));
+    assert_eq!(h.path_minimum(), 625);
+    assert_eq!(s.counters(2), counters(1, 0, 1250));
+    assert_eq!(s.counters(3), counters(2, 0, 625));
+}
+
+#[test]
+fn hop_zero_flags_a_desired_rate_beyond_the_uplink() {
+    let mut s = star_switch(10.0);
+    let mut p = request(PacketKind::Syn, 1251, 0, 0);
+    s.on_enqueue(2, &mut p);
+    assert!(header(&p).has(FLAG_QUENCH));
+    // Beyond hop 0 the flag is not the router's business (that would be a core link).
+    let mut q = request(PacketKind::Syn, 1251, 0, 0);
+    if let Header::D3(h) = &mut q.header {
+        h.hop = 1;
+    }
+    s.on_enqueue(3, &mut q);
+    assert!(!header(&q).has(FLAG_QUENCH));
+    let mut ok = request(PacketKind::Syn, 1250, 0, 0);
+    s.on_enqueue(0, &mut ok);
+    assert!(!header(&ok).has(FLAG_QUENCH));
+}
+
+#[test]
+fn a_path_longer_than_the_vector_passes_unmanaged() {
+    let mut s = star_switch(10.0);
+    let mut p = request(PacketKind::Syn, 10, 0, 0);
+    if let Header::D3(h) = &mut p.header {
+        h.hop = MAX_HOPS as u8;
+    }
+    assert_eq!(s.on_enqueue(PORT, &mut p), Admission::Protected);
+    assert!(header(&p).has(FLAG_LONG_PATH));
+    assert_eq!(s.counters(PORT), counters(0, 0, 0));
+}
+
+/// PACE §6: at 1 Gb/s (125 B/µs) the fair share of 125 flows is 1 B/µs; one flow more and it
+/// rounds to 0 for all of them.
+#[test]
+fn granularity_limits_a_1g_link_to_125_flows() {
+    for (n, share) in [(125u64, 1u16), (126, 0)] {
+        let mut s = star_switch(1.0);
+        assert_eq!(s.counters(PORT).capacity, 125);
+        let mut alloc: Vec<u16> = (0..n)
+            .map(|_| serve(&mut s, request(PacketKind::Syn, 0, 0, 0)))
+            .collect();
+        for _ in 0..2 {
+            for a in alloc.iter_mut() {
+                *a = serve(&mut s, request(PacketKind::Data, 0, 0, *a));
+            }
+        }
+        assert!(alloc.iter().all(|&a| a == share), "{n} flows: {alloc:?}");
+        assert_eq!(s.counters(PORT).allocated, n * share as u64);
+    }
+}
+
+#[test]
+fn header_fits_the_packet_budget() {
+    assert_eq!(std::mem::size_of::<D3Header>(), HEADER_BYTES as usize);
+    assert!(std::mem::size_of::<Header>() <= 24);
+}
