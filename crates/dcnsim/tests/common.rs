@@ -26,3 +26,24 @@ pub fn flow_dir(name: &str, csv: &str) -> std::path::PathBuf {
     std::fs::write(dir.join("flows.csv"), csv).unwrap();
     dir
 }
+
+/// A star of `hosts` hosts at `gbps` with 1 µs links, running `protocol` with the extra
+/// `[transport]` lines `extra`, on the flows of `flows.csv` beside the scenario (see
+/// [`flow_dir`]).
+pub fn star_with_flow_file(hosts: u32, gbps: u32, protocol: &str, extra: &str) -> String {
+    format!(
+        r#"
+[topology]
+kind = "star"
+hosts = {hosts}
+link_gbps = {gbps}
+link_delay_us = 1
+[transport]
+protocol = "{protocol}"
+{extra}
+[workload]
+kind = "flows"
+file = "flows.csv"
+"#
+    )
+}

@@ -3,25 +3,11 @@
 //! the 1 B/µs allocation granularity on a 1 Gb/s link.
 
 mod common;
-use common::{flow_dir, run_in};
+use common::{flow_dir, run_in, star_with_flow_file};
 use dcnsim::units::Time;
 
 fn star(hosts: u32, gbps: u32, extra: &str) -> String {
-    format!(
-        r#"
-[topology]
-kind = "star"
-hosts = {hosts}
-link_gbps = {gbps}
-link_delay_us = 1
-[transport]
-protocol = "d3"
-{extra}
-[workload]
-kind = "flows"
-file = "flows.csv"
-"#
-    )
+    star_with_flow_file(hosts, gbps, "d3", extra)
 }
 
 /// Wire bytes of a D3 flow's data: every packet carries 40 + 22 header bytes.

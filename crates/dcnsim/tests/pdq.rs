@@ -2,25 +2,12 @@
 //! Early Termination with deadlines, Early Start's effect, and M-PDQ's paths on BCube.
 
 mod common;
-use common::{flow_dir, run_in};
+use common::{flow_dir, run_in, star_with_flow_file};
 use dcnsim::metrics::RunOutput;
 use dcnsim::units::Time;
 
 fn star(hosts: u32, protocol: &str) -> String {
-    format!(
-        r#"
-[topology]
-kind = "star"
-hosts = {hosts}
-link_gbps = 10
-link_delay_us = 1
-[transport]
-protocol = "{protocol}"
-[workload]
-kind = "flows"
-file = "flows.csv"
-"#
-    )
+    star_with_flow_file(hosts, 10, protocol, "")
 }
 
 /// 10 Gb/s: serialisation of a data packet (1460 + 40 + 16 bytes) and of a header-only packet.

@@ -2,24 +2,11 @@
 //! finishing shortest-first as in an SRPT schedule.
 
 mod common;
-use common::{flow_dir, run_in};
+use common::{flow_dir, run_in, star_with_flow_file};
 use dcnsim::units::Time;
 
 fn star(hosts: u32) -> String {
-    format!(
-        r#"
-[topology]
-kind = "star"
-hosts = {hosts}
-link_gbps = 10
-link_delay_us = 1
-[transport]
-protocol = "pfabric"
-[workload]
-kind = "flows"
-file = "flows.csv"
-"#
-    )
+    star_with_flow_file(hosts, 10, "pfabric", "")
 }
 
 /// No handshake and a 12-packet first window that outlasts the 6.5 µs RTT: the NIC never idles,

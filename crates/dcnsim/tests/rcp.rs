@@ -2,24 +2,11 @@
 //! on one bottleneck sharing it as processor sharing does.
 
 mod common;
-use common::{flow_dir, run_in};
+use common::{flow_dir, run_in, star_with_flow_file};
 use dcnsim::units::Time;
 
 fn star(hosts: u32) -> String {
-    format!(
-        r#"
-[topology]
-kind = "star"
-hosts = {hosts}
-link_gbps = 10
-link_delay_us = 1
-[transport]
-protocol = "rcp"
-[workload]
-kind = "flows"
-file = "flows.csv"
-"#
-    )
+    star_with_flow_file(hosts, 10, "rcp", "")
 }
 
 /// Handshake (SYN and SYN-ACK, 48 B each, two hops each way), then the data paced at the

@@ -161,6 +161,19 @@ impl PacedCore {
         0
     }
 
+    /// Whether the retransmission timer is due; a wake-up before it is only for pacing, which
+    /// `poll_transmit` handles.
+    pub fn rto_due(&self, now: Time) -> bool {
+        self.rto_at.is_some_and(|t| now >= t)
+    }
+
+    /// The SYN went unanswered: count the timeout and back the timer off (the caller resends).
+    pub fn on_syn_timeout(&mut self, now: Time) {
+        self.stats.timeouts += 1;
+        self.rtt.back_off();
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
     /// The retransmission timer expired (the caller checked it is due): go back to `snd_una`.
     pub fn on_rto(&mut self, now: Time) {
         self.stats.timeouts += 1;

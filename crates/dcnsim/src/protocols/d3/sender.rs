@@ -147,16 +147,13 @@ impl D3Sender {
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
-        match self.core.rto_at {
-            Some(t) if now >= t => {}
-            _ => return, // a pacing wake-up: poll_transmit does the work
+        if !self.core.rto_due(now) {
+            return;
         }
         match self.state {
             State::SynSent => {
-                self.core.stats.timeouts += 1;
                 self.syn_pending = true;
-                self.core.rtt.back_off();
-                self.core.rto_at = Some(now + self.core.rtt.rto());
+                self.core.on_syn_timeout(now);
             }
             State::Established => {
                 // Whatever was lost, a request may have been among it: ask again.
