@@ -98,7 +98,7 @@ mod tests {
         let mut x = 7u64;
         for step in 0..5000u32 {
             x = crate::rng::mix(x);
-            if x % 3 != 0 {
+            if !x.is_multiple_of(3) {
                 ring.push_back(step);
                 model.push_back(step);
             } else {
