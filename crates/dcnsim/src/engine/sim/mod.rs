@@ -140,7 +140,24 @@ struct FlowState {
     data_packets: u64,
     reorder: ReorderStats,
     /// First byte of every data segment of this flow that the network dropped (while it runs).
-    dropped: Vec<u64>,
+    dropped: DroppedSeqs,
+}
+
+/// The first bytes of a flow's dropped segments, sorted, so that the per-packet questions
+/// ("was the segment below this one dropped?") cost a binary search, not a scan of every drop.
+#[derive(Default)]
+struct DroppedSeqs(Vec<u64>);
+
+impl DroppedSeqs {
+    fn insert(&mut self, seq: u64) {
+        if let Err(at) = self.0.binary_search(&seq) {
+            self.0.insert(at, seq);
+        }
+    }
+
+    fn contains(&self, seq: u64) -> bool {
+        self.0.binary_search(&seq).is_ok()
+    }
 }
 
 /// Progress reported to the caller about every few hundred milliseconds of wall time.
@@ -266,7 +283,7 @@ impl Simulation {
                 sampled_bytes: 0,
                 data_packets: 0,
                 reorder: ReorderStats::default(),
-                dropped: Vec::new(),
+                dropped: DroppedSeqs::default(),
             })
             .collect();
         Simulation {
@@ -373,7 +390,7 @@ impl Simulation {
         if pkt.kind == PacketKind::Data && pkt.payload > 0 {
             let f = &mut self.flows[pkt.flow as usize];
             if f.endpoints.is_some() {
-                f.dropped.push(pkt.seq);
+                f.dropped.insert(pkt.seq);
             }
         }
         self.counters.dropped_pkts += 1;
@@ -737,7 +754,7 @@ impl Simulation {
                 while let Some(p) = ep.sender.poll_transmit(now) {
                     if p.kind == PacketKind::Data {
                         let st = &mut f.reorder;
-                        if p.retransmit && p.seq >= st.rto_high && !f.dropped.contains(&p.seq) {
+                        if p.retransmit && p.seq >= st.rto_high && !f.dropped.contains(p.seq) {
                             st.spurious_retransmits += 1;
                         }
                         st.sent_max = st.sent_max.max(p.seq + p.payload as u64);
@@ -804,7 +821,7 @@ impl Simulation {
             f.timeouts = stats.timeouts;
             f.data_packets = stats.data_packets_sent;
             f.endpoints = None;
-            f.dropped = Vec::new();
+            f.dropped = DroppedSeqs::default();
         }
         let host = self.net.hosts[match side {
             Side::Sender => self.flows[flow as usize].spec.src,
@@ -869,7 +886,7 @@ fn receiver_timeout(ep: &Endpoints) -> Option<Time> {
 /// What the receiver is fed with, and where its duplicate ACKs are counted.
 struct ReceiverInput<'a> {
     stats: &'a mut ReorderStats,
-    dropped: &'a [u64],
+    dropped: &'a DroppedSeqs,
     size: u64,
     now: Time,
 }
@@ -886,7 +903,7 @@ impl ReceiverInput<'_> {
         let data = pkt.kind == PacketKind::Data && pkt.payload > 0;
         if data && before < self.size && receiver.bytes_delivered() == before {
             let loss = if pkt.seq > before {
-                self.dropped.contains(&before)
+                self.dropped.contains(before)
             } else {
                 // A second copy: one sent before a timeout was resent by its go-back-N.
                 pkt.seq < self.stats.rto_high
@@ -955,4 +972,20 @@ fn admit(pool: &mut PacketPool, counters: &mut NetCounters, p: Packet) -> Packet
     counters.sent_pkts += 1;
     counters.sent_bytes += p.size as u64;
     pool.insert(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DroppedSeqs;
+
+    #[test]
+    fn dropped_seqs_answer_membership_in_any_insertion_order() {
+        let mut d = DroppedSeqs::default();
+        for seq in [43_800, 1_460, 29_200, 1_460, 0] {
+            d.insert(seq);
+        }
+        assert_eq!(d.0, vec![0, 1_460, 29_200, 43_800], "sorted, without repeats");
+        assert!(d.contains(29_200) && d.contains(0));
+        assert!(!d.contains(2_920) && !d.contains(50_000));
+    }
 }
