@@ -106,17 +106,23 @@ MakeLinks(const Params& p)
     return h;
 }
 
-/// DCTCP marking queue: RED with MinTh = MaxTh = K, QW = 1 (instantaneous queue), not gentle,
-/// ECN mark instead of drop above K, tail drop at the buffer size.
+/// DCTCP marking queue: RED with MinTh = MaxTh = K - 1, QW = 1 (instantaneous queue), not
+/// gentle, ECN mark instead of drop above the threshold, tail drop when full.
+///
+/// A busy port holds one more packet in the device's one-packet queue than its queue disc
+/// shows (plus the one on the wire). dcnsim's `buffer_pkts` and `ecn_k_pkts` count every
+/// waiting packet, so the queue disc gets one slot less and marks one packet earlier: a port
+/// then drops at `bufferPkts` waiting packets and marks at K waiting, as in dcnsim.
 inline TrafficControlHelper
 MakeQueues(const Params& p)
 {
+    const double full = p.bufferPkts - 1;
     TrafficControlHelper tch;
     tch.SetRootQueueDisc("ns3::RedQueueDisc",
-                         "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, p.bufferPkts)),
+                         "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, p.bufferPkts - 1)),
                          // newreno: thresholds at the buffer size make RED a drop-tail queue.
-                         "MinTh", DoubleValue(p.tcp == "newreno" ? p.bufferPkts : p.ecnK),
-                         "MaxTh", DoubleValue(p.tcp == "newreno" ? p.bufferPkts : p.ecnK),
+                         "MinTh", DoubleValue(p.tcp == "newreno" ? full : p.ecnK - 1),
+                         "MaxTh", DoubleValue(p.tcp == "newreno" ? full : p.ecnK - 1),
                          "QW", DoubleValue(1.0),
                          "Gentle", BooleanValue(false),
                          "UseEcn", BooleanValue(true),

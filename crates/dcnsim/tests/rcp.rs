@@ -95,11 +95,18 @@ fn published_rcp_shares_equally_below_capacity() {
     let first = fct_of(&out, PS_SIZES[0]);
     let ps = processor_sharing_fcts();
     for (k, &size) in PS_SIZES.iter().enumerate() {
-        assert!(fct_of(&out, size) >= ps[k] * 0.99, "flow {k} beats processor sharing");
+        assert!(
+            fct_of(&out, size) >= ps[k] * 0.99,
+            "flow {k} beats processor sharing"
+        );
     }
     let stop = format!("stop_s={first}");
     let cut = four_flows(&[&stop], "rcp-published-cut");
-    let delivered_first = cut.flows.iter().find(|f| f.size_bytes == PS_SIZES[0]).unwrap();
+    let delivered_first = cut
+        .flows
+        .iter()
+        .find(|f| f.size_bytes == PS_SIZES[0])
+        .unwrap();
     for f in cut.flows.iter().filter(|f| f.size_bytes != PS_SIZES[0]) {
         let ratio = f.bytes_delivered as f64 / delivered_first.bytes_delivered as f64;
         assert!(

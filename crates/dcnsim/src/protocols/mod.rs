@@ -75,6 +75,8 @@ pub struct TransportConfig {
     pub dupack_threshold: Option<u32>,
     /// Receiver window, in segments (caps the flight size).
     pub rwnd_pkts: Option<u32>,
+    /// RFC 3042 limited transmit: a new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: Option<bool>,
     /// DCTCP: switch marking threshold K in packets, on the instantaneous queue.
     pub ecn_k_pkts: Option<u32>,
     /// DCTCP: EWMA gain g of α.
@@ -132,6 +134,7 @@ impl Default for TransportConfig {
             max_rto_us: None,
             dupack_threshold: None,
             rwnd_pkts: None,
+            limited_transmit: None,
             ecn_k_pkts: None,
             dctcp_g: None,
             dctcp_init_alpha: None,

@@ -984,7 +984,11 @@ mod tests {
         for seq in [43_800, 1_460, 29_200, 1_460, 0] {
             d.insert(seq);
         }
-        assert_eq!(d.0, vec![0, 1_460, 29_200, 43_800], "sorted, without repeats");
+        assert_eq!(
+            d.0,
+            vec![0, 1_460, 29_200, 43_800],
+            "sorted, without repeats"
+        );
         assert!(d.contains(29_200) && d.contains(0));
         assert!(!d.contains(2_920) && !d.contains(50_000));
     }

@@ -39,6 +39,7 @@
 //! | `max_rto_us` | 1 000 000 (1 s) | RFC 6298 §2.5 allows a cap of "at least 60 s"; see below |
 //! | `dupack_threshold` | 3 | RFC 5681 §3.2 |
 //! | `rwnd_pkts` | unlimited | receiver window in segments; caps the flight |
+//! | `limited_transmit` | true | RFC 3042, which RFC 5681 §3.2 says a sender SHOULD use (Linux and ns-3 do) |
 //! | `ecn_k_pkts` (dctcp only) | by port rate: ≤ 1 Gb/s → 20, ≤ 10 Gb/s → 65, above: round(65 · rate / 10 Gb/s) | 20 and 65 are the paper's values (Linux DCTCP documentation); the scaling above 10 Gb/s is **derived** (K ∝ C·RTT, paper §3.4), e.g. 40 Gb/s → 260 |
 //! | `dctcp_g` (dctcp only) | 1/16 | paper §3.1; Linux `dctcp_shift_g` = 4 |
 //! | `dctcp_init_alpha` (dctcp only) | 1.0 | RFC 8257 §3.3 and Linux (conservative first cut) |
@@ -71,7 +72,12 @@
 //! * **No delayed ACK**: the receiver ACKs every data packet, the usual data-center simulation
 //!   convention (baselines.md §1). DCTCP's echo is then exact per packet (paper §3.1 with
 //!   m = 1): `ece` of an ACK = CE of the data packet it answers, never latched.
-//! * **No SACK, no limited transmit, no PRR, no F-RTO/undo.** Only what RFC 5681 + 6582 say.
+//! * **Limited transmit** (RFC 3042, on by default): the first and second dupACKs each let
+//!   one new segment out while FlightSize ≤ cwnd + dupACKs·SMSS and the receiver's window
+//!   allows; not during recovery or go-back-N. Those segments are left out of the FlightSize
+//!   that sets ssthresh at the third dupACK (RFC 5681 §3.2 step 2). `limited_transmit =
+//!   false` gives the plain RFC 5681 sender.
+//! * **No SACK, no PRR, no F-RTO/undo.** Only what RFC 5681 + 6582 (+ 3042) say.
 //! * **Window inflation uses `dupack_threshold · SMSS`** on entry (RFC 5681 says 3·SMSS for
 //!   the default threshold of 3), so a configured threshold stays self-consistent.
 //! * **Partial ACK deflation never leaves cwnd below 1 SMSS** (the RFC does not bound it).
@@ -124,6 +130,7 @@ pub const DEFAULT_MIN_RTO_US: f64 = 1_000.0;
 pub const DEFAULT_INITIAL_RTO_US: f64 = 1_000.0;
 pub const DEFAULT_MAX_RTO_US: f64 = 1_000_000.0;
 pub const DEFAULT_DUPACK_THRESHOLD: u32 = 3;
+pub const DEFAULT_LIMITED_TRANSMIT: bool = true;
 pub const DEFAULT_DCTCP_G: f64 = 1.0 / 16.0;
 pub const DEFAULT_DCTCP_INIT_ALPHA: f64 = 1.0;
 
@@ -137,6 +144,7 @@ const KEYS: &[&str] = &[
     "max_rto_us",
     "dupack_threshold",
     "rwnd_pkts",
+    "limited_transmit",
     "ecn_k_pkts",
     "dctcp_g",
     "dctcp_init_alpha",
@@ -160,6 +168,8 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     /// Receiver window in segments; `None` is unlimited.
     pub rwnd_pkts: Option<u32>,
+    /// RFC 3042 limited transmit on the first `dupack_threshold − 1` duplicate ACKs.
+    pub limited_transmit: bool,
     /// Explicit marking threshold; `None` derives it from the port rate.
     pub ecn_k_pkts: Option<u32>,
     pub dctcp_g: f64,
@@ -313,6 +323,7 @@ impl TcpParams {
                 DEFAULT_DUPACK_THRESHOLD,
             )?,
             rwnd_pkts,
+            limited_transmit: cfg.limited_transmit.unwrap_or(DEFAULT_LIMITED_TRANSMIT),
             ecn_k_pkts: cfg.ecn_k_pkts,
             dctcp_g,
             dctcp_init_alpha,

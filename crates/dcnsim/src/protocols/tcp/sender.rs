@@ -50,6 +50,7 @@ pub struct TcpSender {
     header: u32,
     mss: u64,
     dupack_threshold: u32,
+    limited_transmit: bool,
     /// Receiver window in bytes; `u64::MAX` when unlimited.
     rwnd: u64,
     dctcp: Option<Dctcp>,
@@ -63,6 +64,9 @@ pub struct TcpSender {
     cwnd: u64,
     ssthresh: u64,
     dupacks: u32,
+    /// Bytes sent beyond cwnd by limited transmit since the last new ACK (RFC 3042); they
+    /// do not count in the FlightSize that sets ssthresh (RFC 5681 §3.2 step 2).
+    limited_bytes: u64,
     in_recovery: bool,
     /// RFC 6582 `recover` of the current fast recovery, as one past the highest byte sent
     /// when it began: an ACK ≥ this is a full ACK.
@@ -93,6 +97,7 @@ impl TcpSender {
             header: p.header,
             mss,
             dupack_threshold: p.dupack_threshold,
+            limited_transmit: p.limited_transmit,
             rwnd: p.rwnd_pkts.map_or(u64::MAX, |w| w as u64 * mss),
             dctcp: p.dctcp.then_some(Dctcp {
                 alpha: p.dctcp_init_alpha,
@@ -113,6 +118,7 @@ impl TcpSender {
             // RFC 5681 §3.1: "arbitrarily high".
             ssthresh: u64::MAX,
             dupacks: 0,
+            limited_bytes: 0,
             in_recovery: false,
             recover: 0,
             rto_recover: None,
@@ -198,8 +204,15 @@ impl TcpSender {
                 }
                 let payload = self.mss.min(self.size - self.snd_nxt);
                 let window = self.cwnd.min(self.rwnd);
-                if self.snd_nxt - self.snd_una + payload > window {
-                    return None;
+                let flight_after = self.snd_nxt - self.snd_una + payload;
+                if flight_after > window {
+                    // RFC 3042: on the first dupACKs one new segment each, while FlightSize
+                    // stays ≤ cwnd + (dupACKs)·SMSS, within the receiver's window.
+                    let extra = self.limited_transmit_allowance();
+                    if flight_after > self.cwnd + extra || flight_after > self.rwnd {
+                        return None;
+                    }
+                    self.limited_bytes += payload;
                 }
                 let seq = self.snd_nxt;
                 // Below snd_max only after a go-back-N restart: then it is a resend.
@@ -284,6 +297,7 @@ impl TcpSender {
         // needed. One sample per ACK that advances snd_una.
         self.rtt.on_sample(now.saturating_sub(pkt.ts_echo));
         self.snd_una = ack;
+        self.limited_bytes = 0;
         // After a go-back-N restart the receiver may already hold what we were about to resend.
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dctcp_account(newly, pkt.ece);
@@ -334,6 +348,20 @@ impl TcpSender {
         self.restart_timer(now);
     }
 
+    /// Bytes limited transmit lets the flight exceed cwnd by now: one SMSS per duplicate ACK
+    /// below the fast-retransmit threshold, outside recovery and go-back-N.
+    fn limited_transmit_allowance(&self) -> u64 {
+        let eligible = self.limited_transmit
+            && !self.in_recovery
+            && self.dupacks < self.dupack_threshold
+            && self.snd_nxt == self.snd_max;
+        if eligible {
+            self.dupacks as u64 * self.mss
+        } else {
+            0
+        }
+    }
+
     fn on_dupack(&mut self, now: Time, ack: u64, ece: bool) {
         self.dupacks += 1;
         if self.in_recovery {
@@ -350,7 +378,7 @@ impl TcpSender {
     }
 
     fn enter_fast_recovery(&mut self) {
-        let flight = self.snd_max - self.snd_una;
+        let flight = self.snd_max - self.snd_una - self.limited_bytes;
         self.ssthresh = (flight / 2).max(2 * self.mss);
         self.cwnd = self.ssthresh + self.dupack_threshold as u64 * self.mss;
         self.recover = self.snd_max;

@@ -18,7 +18,9 @@ fn one_drop_one_fast_retransmit_one_halving_no_timeout() {
     let cuts = pair.ssthresh_changes();
     assert_eq!(cuts.len(), 1, "one reduction only");
     let c = cuts[0];
-    assert_eq!(c.ssthresh, (c.flight_before / 2).max(2 * MSS));
+    // Limited transmit sent two new segments on the first two dupACKs; they are not part of
+    // the FlightSize that sets ssthresh (RFC 5681 §3.2 step 2).
+    assert_eq!(c.ssthresh, ((c.flight_before - 2 * MSS) / 2).max(2 * MSS));
     assert_eq!(
         c.cwnd,
         c.ssthresh + 3 * MSS,
@@ -206,4 +208,44 @@ fn slow_start_counts_at_most_one_smss_per_ack_and_avoidance_adds_smss_squared_ov
     s.handle_packet(RTT * 3, &ack(11 * MSS, false, RTT * 2));
     assert_eq!(s.cwnd(), 5 * MSS + MSS * MSS / (5 * MSS));
     assert_eq!(s.stats().fast_retransmits, 1);
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
+    let p = params("tcp", |_| {});
+    let mut s = established_sender(&p, 100 * MSS);
+    let t = RTT * 2;
+    let sent_after_dupack = |s: &mut TcpSender| {
+        s.handle_packet(t, &ack(0, false, RTT));
+        std::iter::from_fn(|| s.poll_transmit(t))
+            .map(|p| (p.seq / MSS, p.retransmit))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sent_after_dupack(&mut s), [(10, false)]);
+    assert_eq!(sent_after_dupack(&mut s), [(11, false)]);
+    // The third dupACK: fast retransmit; cwnd was 10 segments, the flight 12.
+    assert_eq!(sent_after_dupack(&mut s), [(0, true)]);
+    assert_eq!(
+        s.ssthresh(),
+        5 * MSS,
+        "FlightSize without the limited-transmit segments"
+    );
+    assert_eq!(s.cwnd(), 8 * MSS);
+
+    // Switched off: nothing new goes out before the third dupACK.
+    let p = params("tcp", |c| c.limited_transmit = Some(false));
+    let mut s = established_sender(&p, 100 * MSS);
+    assert!(sent_after_dupack(&mut s).is_empty());
+    assert!(sent_after_dupack(&mut s).is_empty());
+    assert_eq!(sent_after_dupack(&mut s), [(0, true)]);
+    assert_eq!(s.ssthresh(), 5 * MSS);
+}
+
+#[test]
+fn limited_transmit_respects_the_receiver_window() {
+    // rwnd = cwnd = 10 segments: a dupACK lets nothing new out.
+    let p = params("tcp", |c| c.rwnd_pkts = Some(10));
+    let mut s = established_sender(&p, 100 * MSS);
+    s.handle_packet(RTT * 2, &ack(0, false, RTT));
+    assert!(s.poll_transmit(RTT * 2).is_none());
 }
