@@ -25,7 +25,7 @@ SENDERS = [2, 4, 8, 12, 16]            # loads 0.125 … 1
 SEEDS = list(range(1, 11))
 QUICK_SENDERS, QUICK_SEEDS = [2, 16], [1, 2, 3, 4]
 SUBFLOWS = [1, 2, 3, 4, 5, 6, 7, 8]    # 1 = PDQ
-QUICK_SUBFLOWS = [1, 2, 4]
+QUICK_SUBFLOWS = [1, 4]
 #: fig11c: deadline flows started together by the 16 senders (1 to 10 per sender).
 DEADLINE_FLOWS = [16, 32, 48, 64, 96, 128, 160]
 DEADLINE_SEEDS = [1, 2, 3]
@@ -120,7 +120,7 @@ FIG11A = Figure(
 # --- fig11b-c: subflow count at 100 % load -----------------------------------------------------
 
 FCT_LISTS = _lists([HOSTS], SEEDS)
-QUICK_FCT_LISTS = _lists([HOSTS], QUICK_SEEDS)
+QUICK_FCT_LISTS = _lists([HOSTS], QUICK_SEEDS[:2])
 DL_LISTS = {fl.path: fl for fl in (common.flow_list(HOSTS, HOSTS, n, seed, True)
                                    for n in DEADLINE_FLOWS for seed in DEADLINE_SEEDS)}
 QUICK_DL_LISTS = {fl.path: fl for fl in (common.flow_list(HOSTS, HOSTS, n, seed, True)

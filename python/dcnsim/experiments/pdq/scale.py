@@ -7,9 +7,10 @@ to 4096 servers with its flow-level simulator, a later issue here).
 - (b–d) mean FCT of deadline-unconstrained flows on each topology;
 - (e) the distribution over flows of RCP's FCT / PDQ's FCT (same flows, same seed).
 
-Each network size is its own pair of sweeps (flow lists are sized to its hosts): ``<net>-fct``
-(every host sends 10 flows to its partner in a random derangement, all at once) and
-``<net>-dl`` (N deadline flows from min(N, hosts) senders, N a multiple of the host count).
+Each network size is its own sweep (``part`` = ``<family>-<servers>``; flow lists are sized to
+its hosts), over two kinds of flow list: for FCT, every host sends 10 flows to its partner in a
+random derangement, all at once; for deadlines, N flows from min(N, hosts) senders, N a
+multiple of the host count.
 The choices are in the package doc.
 """
 
@@ -52,8 +53,8 @@ NETS = (
                       "hosts_per_switch": 4}, 128),
 )
 FAMILIES = ("fattree", "bcube", "jellyfish")
-FCT_TRANSPORTS = ["pdq", "d3", "rcp", "rcp-ps", "tcp"]
-DL_TRANSPORTS = ["pdq", "d3", "rcp-ps", "tcp"]
+TRANSPORTS = ["pdq", "d3", "rcp", "rcp-ps", "tcp"]
+QUICK_TRANSPORTS = ["pdq", "d3", "rcp-ps"]
 FLOWS_PER_SENDER = 10
 SEEDS, QUICK_SEEDS = [1, 2], [1]
 #: deadline flows per host tried by the search
@@ -77,34 +78,31 @@ def _dl_lists(net: Net, per_host, seeds) -> dict:
     return lists
 
 
-def _sweep(net: Net, kind: str) -> SweepDef:
-    if kind == "fct":
-        full, quick = _fct_lists(net, SEEDS), _fct_lists(net, QUICK_SEEDS)
-        transports = FCT_TRANSPORTS
-    else:
-        full, quick = _dl_lists(net, DL_PER_HOST, SEEDS), _dl_lists(net, QUICK_DL_PER_HOST,
-                                                                    QUICK_SEEDS)
-        transports = DL_TRANSPORTS
+def _sweep(net: Net) -> SweepDef:
+    """One sweep per network: its FCT lists and its deadline lists, every transport."""
+    full = {**_fct_lists(net, SEEDS), **_dl_lists(net, DL_PER_HOST, SEEDS)}
+    quick = {**_fct_lists(net, QUICK_SEEDS), **_dl_lists(net, QUICK_DL_PER_HOST, QUICK_SEEDS)}
     base = {"name": f"pdq-fig8-{net.name}", "seed": 1,
             "topology": {**net.topology, **common.LINK},
             "workload": {"kind": "flows", "file": "set-by-the-grid"}}
     return SweepDef(
         base=base,
         grid={"workload.file": list(full),
-              "transport": [common.TRANSPORTS[t] for t in transports]},
-        quick_grid={"workload.file": list(quick)},
+              "transport": [common.TRANSPORTS[t] for t in TRANSPORTS]},
+        quick_grid={"workload.file": list(quick),
+                    "transport": [common.TRANSPORTS[t] for t in QUICK_TRANSPORTS]},
         inputs=lambda folder, q: common.writer((quick if q else full).values())(folder, q),
-        part=f"{net.name}-{kind}",
+        part=net.name,
         full_only=not net.quick,
     )
 
 
-SWEEPS = tuple(_sweep(n, k) for n in NETS for k in ("fct", "dl"))
+SWEEPS = tuple(_sweep(n) for n in NETS)
 LISTS = {}
 for _n in NETS:
     LISTS.update(_fct_lists(_n, SEEDS + QUICK_SEEDS))
     LISTS.update(_dl_lists(_n, DL_PER_HOST + QUICK_DL_PER_HOST, SEEDS))
-NET_OF_PART = {f"{n.name}-{k}": n for n in NETS for k in ("fct", "dl")}
+NET_OF_PART = {n.name: n for n in NETS}
 
 
 def _ratios(runs: Runs, pts: pd.DataFrame, rcp: str) -> pd.Series:
@@ -126,8 +124,9 @@ def measure_fig8(runs: Runs | None) -> pd.DataFrame:
     pts["net"] = [NET_OF_PART[p].name for p in pts["part"]]
     pts["family"] = [NET_OF_PART[p].family for p in pts["part"]]
     pts["hosts"] = [NET_OF_PART[p].hosts for p in pts["part"]]
-    fct_pts = pts[pts["part"].str.endswith("-fct")].assign(fct_ms=lambda d: d["fct_s.mean"] * 1e3)
-    dl_pts = pts[pts["part"].str.endswith("-dl")].assign(
+    has_deadlines = pts["workload.file"].map(lambda p: LISTS[p].deadline_mean_ms is not None)
+    fct_pts = pts[~has_deadlines].assign(fct_ms=lambda d: d["fct_s.mean"] * 1e3)
+    dl_pts = pts[has_deadlines].assign(
         throughput=lambda d: d["deadlines.application_throughput"])
     fct = common.seed_mean(fct_pts, ["family", "hosts", "net", "label"], "fct_ms")
     flows = common.supported_flows(dl_pts, ["family", "hosts", "net", "label"])
@@ -206,7 +205,7 @@ def plot_fig8(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path: 
     ax = axes[4]
     if runs is not None:
         pts = common.points(runs, LISTS)
-        pts = pts[pts["part"].str.endswith("-fct")]
+        pts = pts[pts["workload.file"].map(lambda p: LISTS[p].deadline_mean_ms is None)]
         for family, ls in zip(FAMILIES, ["-", "--", ":"]):
             fam = pts[pts["part"].map(lambda p: NET_OF_PART[p].family) == family]
             if fam.empty:
