@@ -3,6 +3,8 @@ hand-made summaries, and the quick runs of Figs. 11a and 12 end to end (about 20
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pandas as pd
 import pytest
 
@@ -79,11 +81,17 @@ def test_fig11a_measure_averages_seeds_and_divides_pdq_by_mpdq():
                      "fct_s.mean": 0.002 + 0.001 * i})
         rows.append({"workload.file": fl.path, "transport": common.mpdq(3),
                      "fct_s.mean": 0.001 + 0.0005 * i})
-    ours = mpdq.measure_fig11a(_runs(rows)).set_index(["metric", "protocol"])["value"]
+    runs = _runs(rows)
+    # every run: one flow between servers 0 and 3 (two address digits apart)
+    flows = pd.DataFrame({"flow_id": [0], "src": [0], "dst": [3]})
+    fct = dict(zip(runs.summaries["point"], runs.summaries["fct_s.mean"]))
+    runs.results = lambda p: SimpleNamespace(flows=flows.assign(fct_s=fct[p]))
+    ours = mpdq.measure_fig11a(runs).set_index(["metric", "protocol"])["value"]
     n = len(light)
     pdq_mean = (0.002 + 0.001 * (n - 1) / 2) * 1e3
     assert ours[("fct_mean_ms", "pdq")] == pytest.approx(pdq_mean)
     assert ours[("speedup_light_load", "mpdq-3")] == pytest.approx(2.0)
+    assert ours[("speedup_by_digits", "mpdq-3")] == pytest.approx(2.0)
 
 
 def test_fig11bc_measure_potential_and_supported_flows():

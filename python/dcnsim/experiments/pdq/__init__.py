@@ -62,7 +62,8 @@ What the paper did, what we run, and why
 * **BCube routing.** The paper routes M-PDQ's subflows over BCube's k+1 parallel paths
   (address-based routing). The core routes over shortest paths only: two servers that differ
   in h address digits have h of them (h = 1 for 4 of the 15 partners of a server), so a
-  subflow count above h adds no path. This caps M-PDQ's gains here (see the report).
+  subflow count above h adds no path. This caps M-PDQ's gains here: fig11a's
+  ``speedup_by_digits`` shows it (no gain at all for h = 1).
 * ``--quick``: the smallest network of each topology, 1–4 seeds, fewer loads, subflow counts
   and flow counts; for tests, not for verdicts.
 """
