@@ -28,14 +28,14 @@ What the paper did, what we run, and why
   subflows each carry a third of a flow, so they interleave with other flows' subflows under
   SJF.) Loads 1/8, 1/4, 1/2, 3/4, 1 (2–16 senders), 10 seeds.
 * **Figs. 11b–c** at 100 % load: (b) one flow per server, 10 seeds; (c) N deadline flows from
-  the 16 servers (flow i from server i mod 16 to its partner, all at 0), N = 16…160, 3 seeds.
+  the 16 servers (flow i from server i mod 16 to its partner, all at 0), N = 16…160, 6 seeds.
   "4 subflows reach 97 % of the full potential" is measured as FCT(best of 2–8 subflows) /
   FCT(4) for (b) and flows(4) / flows(best) for (c).
 * **Deadline flows at 99 % application throughput** (Figs. 8a, 11c): for each protocol, runs
   with N deadline flows started together, N on a grid; application throughput (met /
   with deadline, as summary.json) averaged over seeds; the answer is the largest N of the grid
   for which it and every smaller N reach 0.99 (:func:`.common.supported_flows`). The grid
-  bounds the resolution: Fig. 8 tries 0.5, 1, 2, 3, 4, 6 flows per host (one seed: a
+  bounds the resolution: Fig. 8 tries 0.5, 1, 1.5, 2, 3, 4, 6 flows per host (one seed: a
   packet-level run per count at each size already costs most of the reproduction's time).
 * **Fig. 8 sizes.** The paper runs 16–4096 servers (packet level up to a few hundred, flow
   level beyond). We run fat-trees k = 4, 6, 8 (16, 54, 128 servers), BCube(2,3) and BCube(4,2)
@@ -66,6 +66,41 @@ What the paper did, what we run, and why
   ``speedup_by_digits`` shows it (no gain at all for h = 1).
 * ``--quick``: the smallest network of each topology, 1–4 seeds, fewer loads, subflow counts
   and flow counts; for tests, not for verdicts.
+
+What we get (full run, 10.6 min with ``-j 2``), and our reading of the gaps
+---------------------------------------------------------------------------
+
+* **fig11a**: M-PDQ is 1.35× faster than PDQ at 1/8 load, 1.13× at full load (paper: 2× under
+  light load, shrinking with load — the trend holds, the size does not). By address digits
+  apart: ×0.96 for h = 1 (one shortest path: subflows only add overhead), ×1.24–1.27 for
+  h = 2–4. The core's shortest-path-only BCube routing is the first suspect; the paper's
+  address-based routing gives every pair 4 parallel paths.
+* **fig11b-c**: FCT with 4 subflows is within 1 % of the best (reproduced); the 14.3 ms label
+  is another workload (ours, one flow per server, is ~1 ms). Deadline flows: PDQ 48, M-PDQ
+  48–64 with no trend in the subflow count (4 subflows: 75 % of the best, paper ~97 %); on a
+  16-server network the grid steps are 16 flows, so this panel is coarse.
+* **fig12**: α = 10 cuts the worst FCT by 29 % (113 → 80 ms) for +8 % mean (paper −48 %,
+  +1.7 %). D3's worst FCT (42 ms) is below PDQ's at every α, and PDQ's mean (13.6 ms) is above
+  D3's (10.9 ms): PDQ's tail here is made of drops and 1–4 ms retransmission timeouts, which
+  aging does not remove (next point).
+* **PDQ loses packets under Early Start when a host has several concurrent flows.** On the
+  k = 4 fat-tree with 10 flows per host (Fig. 8's FCT workload): 791 drops (545 at host NICs)
+  with Early Start, 0 without. Our reading: RTT_H is the sender's smoothed RTT, queueing
+  included; as a queue grows, T_i/RTT_i of every flow falls below K, Algorithm 2 stops
+  counting their rates, more flows are granted the link, the queue grows further. Not changed
+  (the paper's §3 is not in the seed to say which RTT it means); with
+  ``pdq_syn_requests_rate = false`` the same run drops 11 464 packets at host NICs, which
+  deserves a look of its own.
+* **fig8**: PDQ's mean FCT is 3–22 % below D3, TCP and RCP's processor-sharing variant
+  (paper ~30 %) and 66–78 % below RCP's published law. 66–78 % of flows finish sooner than
+  under RCP-PS (paper 85–95 %; 96–98 % against the published law); the worst flow is
+  2.9–3.2× slower on fat-tree and BCube (paper 2.57, reproduced), 7.9× on Jellyfish. Deadline
+  flows: PDQ = D3 on the largest fat-tree (192 each; paper 3×), and D3 ahead on BCube and on
+  16-server networks. With all flows of a host bound to one partner, the host's NIC is the
+  bottleneck for both; D3's rates meet deadlines there, while PDQ's drops and Early
+  Termination cost it flows (one flow checked by hand: a 197 KB flow with a 4.7 ms deadline was
+  terminated while a flow of the same pair with a 21 ms deadline went first; alone, the two
+  flows both make it).
 """
 
 from ..figure import Paper

@@ -30,7 +30,7 @@ SUBFLOWS = [1, 2, 3, 4, 5, 6, 7, 8]    # 1 = PDQ
 QUICK_SUBFLOWS = [1, 4]
 #: fig11c: deadline flows started together by the 16 senders (1 to 10 per sender).
 DEADLINE_FLOWS = [16, 32, 48, 64, 96, 128, 160]
-DEADLINE_SEEDS = [1, 2, 3]
+DEADLINE_SEEDS = [1, 2, 3, 4, 5, 6]
 QUICK_DEADLINE_FLOWS, QUICK_DEADLINE_SEEDS = [16, 48], [1]
 
 

@@ -9,7 +9,7 @@ to 4096 servers with its flow-level simulator, a later issue here).
 
 Each network size has two sweeps (flow lists are sized to its hosts): ``<net>-fct``, every host
 sends 10 flows to its partner in a random derangement, all at once, 2 seeds; ``<net>-dl``, N
-deadline flows from min(N, hosts) senders, N = 0.5, 1, 2, 3, 4, 6 per host, 1 seed.
+deadline flows from min(N, hosts) senders, N = 0.5, 1, 1.5, 2, 3, 4, 6 per host, 1 seed.
 The choices are in the package doc.
 """
 
@@ -59,7 +59,7 @@ SEEDS, QUICK_SEEDS = [1, 2], [1]
 #: one seed per deadline run: the search already runs every count of the grid
 DL_SEEDS = [1]
 #: deadline flows per host tried by the search
-DL_PER_HOST = [0.5, 1, 2, 3, 4, 6]
+DL_PER_HOST = [0.5, 1, 1.5, 2, 3, 4, 6]
 QUICK_DL_PER_HOST = [0.5, 2, 4]
 
 
