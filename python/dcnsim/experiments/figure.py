@@ -43,6 +43,14 @@ class SweepDef:
     grid: Mapping[str, list[Any]]
     quick_base: Mapping[str, Any] = field(default_factory=dict)
     quick_grid: Mapping[str, list[Any]] = field(default_factory=dict)
+    #: Writes the input files (flow lists) the scenarios name, relative to the figure's folder,
+    #: which then is the sweep's base folder: ``inputs(folder, quick)``. None: no input files.
+    inputs: Callable[[Path, bool], None] | None = None
+    #: Sub-folder of the figure's folder this sweep runs in, when a figure needs several
+    #: sweeps (grids that are not one Cartesian product, e.g. flow lists sized per topology).
+    part: str = ""
+    #: Left out of ``--quick`` (a network size only the full reproduction runs).
+    full_only: bool = False
 
     def spec(self, quick: bool) -> dict[str, Any]:
         """The sweep as :func:`dcnsim.sweep` takes it."""
@@ -88,6 +96,12 @@ class Figure:
     measure: Measure
     plot: Plot
     sweep: SweepDef | None = None  # None: computed without simulation (worked examples)
+    #: Further sweeps of the same figure, each with its own ``part`` folder; their points are
+    #: named ``part/point`` in :class:`Runs`.
+    more_sweeps: tuple[SweepDef, ...] = ()
+
+    def sweeps(self) -> tuple[SweepDef, ...]:
+        return ((self.sweep,) if self.sweep is not None else ()) + self.more_sweeps
 
 
 @dataclass(frozen=True)

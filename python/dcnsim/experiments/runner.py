@@ -45,6 +45,32 @@ class Reproduction:
         return sum(len(f.failures) for f in self.figures)
 
 
+def _run_sweeps(paper: Paper, fig: Figure, out: Path, quick: bool, workers, scheduler, force,
+                quiet, say) -> tuple[pd.DataFrame, list[str]]:
+    """Runs the figure's sweeps (resumable) into ``OUT/<figure>/[<part>/]``; returns their
+    summaries, one row per point (``part/point`` for a sweep with a part), and failures."""
+    frames, failures = [], []
+    for sd in fig.sweeps():
+        if quick and sd.full_only:
+            continue
+        folder = out / fig.id / sd.part if sd.part else out / fig.id
+        spec = load_spec(sd.spec(quick))
+        spec.name = f"{paper.name}-{fig.id}" + (f"-{sd.part}" if sd.part else "")
+        if sd.inputs is not None:
+            # the scenarios name their input files relative to the sweep's folder
+            sd.inputs(folder, quick)
+            spec.base_dir = str(folder.resolve())
+        outcome = run_sweep(spec, folder, workers=workers, scheduler=scheduler, force=force,
+                            quiet=quiet, log=say)
+        failures += [f"{f.point.name}: {f.error}" for f in outcome.failures]
+        summaries = collect(folder, spec.points())
+        if sd.part:
+            summaries["point"] = sd.part + "/" + summaries["point"]
+            summaries.insert(1, "part", sd.part)
+        frames.append(summaries)
+    return pd.concat(frames, ignore_index=True), failures
+
+
 def reproduce(
     paper: Paper,
     out: str | os.PathLike[str],
@@ -72,13 +98,9 @@ def reproduce(
     for fig in figures:
         say(f"{paper.name} {fig.id}: {fig.title}")
         runs, failures, points = None, [], 0
-        if fig.sweep is not None:
-            spec = load_spec(fig.sweep.spec(quick))
-            spec.name = f"{paper.name}-{fig.id}"
-            outcome = run_sweep(spec, out / fig.id, workers=workers, scheduler=scheduler,
-                                force=force, quiet=quiet, log=say)
-            failures = [f"{f.point.name}: {f.error}" for f in outcome.failures]
-            summaries = collect(out / fig.id, spec.points())
+        if fig.sweeps():
+            summaries, failures = _run_sweeps(paper, fig, out, quick, workers, scheduler, force,
+                                              quiet, say)
             summaries.to_csv(out / fig.id / "summaries.csv", index=False)
             runs, points = Runs(out / fig.id, summaries), len(summaries)
         ours = fig.measure(runs)[MEASURE_COLUMNS].assign(figure=fig.id)
