@@ -101,11 +101,13 @@
 //!   updating only every 2 such RTTs; 166 drops, none without Early Start. With the base RTT:
 //!   no drop, and the last flow of each host ends 6 % after its packets' NIC time (18–22 %
 //!   before). **Open:** a flow's base RTT is only as good as the queue its first data packet
-//!   met; flows that start into a standing queue keep an inflated one (measured 290–570 µs
+//!   met; flows that start into a standing queue keep an inflated one (measured 290–770 µs
 //!   for base RTTs of 29–90 µs), and the loop above still runs, weaker: on the k = 4
 //!   fat-tree, 1 Gb/s, 10 flows per host, 171–215 drops per run with Early Start (417–1147
-//!   before, 0–7 without Early Start), mostly in the fabric. A per-destination base RTT
-//!   shared by a host's flows, or a switch-side estimate, would be the next step.
+//!   before, 0–7 without Early Start), mostly in the fabric. A base RTT per destination,
+//!   shared by all of a host's flows to it (as a host's per-destination RTT cache would), took
+//!   three such runs to 23, 0 and 12 drops in a trial (not kept: it needs state shared between
+//!   senders, which the engine does not have yet).
 //! * **Pacing.** A data packet leaves one packet time at the *current* rate after the previous
 //!   one, so a new rate applies at once. A sender whose next paced packet is more than its
 //!   inter-probing time away (a tiny rate) sends a probe meanwhile, so a small grant does not
