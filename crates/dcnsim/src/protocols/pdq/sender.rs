@@ -32,7 +32,10 @@ struct Subflow {
     rate_bps: u64,
     pause_by: u32,
     inter_probe: u16,
+    /// RTT_S: the smoothed RTT, for the sender's own clocks (RTO, probing, Early Termination).
     rtt: Option<Time>,
+    /// The least RTT of a data packet so far: the RTT the header carries to the switches.
+    base_rtt: Option<Time>,
     /// Segments of this subflow not yet sent (or to send again), in order.
     pending: VecDeque<u32>,
     /// Segments sent and not yet acknowledged, with their send times, oldest first.
@@ -122,6 +125,7 @@ impl PdqSender {
                     pause_by: 0,
                     inter_probe: 0,
                     rtt: None,
+                    base_rtt: None,
                     pending: (lo..hi).collect(),
                     outstanding: VecDeque::new(),
                     last_data: None,
@@ -186,7 +190,9 @@ impl PdqSender {
             pause_by: s.pause_by,
             deadline: deadline_field(self.deadline),
             expected_ns: ns_field(t),
-            rtt_ns: s.rtt.map_or(0, ns_field),
+            // The base RTT once a data packet has been acknowledged: Early Start's look-ahead
+            // and the rate controller must not grow with the queue they act on (module doc).
+            rtt_ns: s.base_rtt.or(s.rtt).map_or(0, ns_field),
             inter_probe: 0,
             subflow: s.index,
         }
@@ -250,9 +256,19 @@ impl PdqSender {
             None => sample,
             Some(r) => Time::from_ps((r.ps() * 7 + sample.ps()) / 8),
         });
-        // R_S = R_H, P_S = P_H, I_S = I_H.
+        if pkt.kind == PacketKind::Ack && pkt.seq != PROBE_SEQ {
+            s.base_rtt = Some(s.base_rtt.map_or(sample, |b| b.min(sample)));
+        }
+        // R_S = R_H, P_S = P_H, I_S = I_H; except that a SYN-ACK whose SYN asked for no rate
+        // carries the sender's own R_H back untouched: no grant, the flow starts paused and
+        // probes at once.
         let was_sending = s.rate_bps > 0;
-        s.rate_bps = super::header::kbps_to_bps(h.rate_kbps);
+        let granted = pkt.kind != PacketKind::SynAck || self.p.switch.syn_requests_rate;
+        s.rate_bps = if granted {
+            super::header::kbps_to_bps(h.rate_kbps)
+        } else {
+            0
+        };
         s.pause_by = h.pause_by;
         s.inter_probe = h.inter_probe;
         if s.rate_bps > 0 && !was_sending {
@@ -260,7 +276,11 @@ impl PdqSender {
             s.paused_since = None;
         } else if s.rate_bps == 0 && (was_sending || pkt.kind == PacketKind::SynAck) {
             s.paused_since.get_or_insert(now);
-            s.next_probe = now + s.probe_interval();
+            s.next_probe = if granted {
+                now + s.probe_interval()
+            } else {
+                now
+            };
         } else if pkt.seq == PROBE_SEQ {
             s.next_probe = now + s.probe_interval();
         }

@@ -129,6 +129,58 @@ fn a_paused_flow_probes_every_inter_probe_time_and_restarts_when_accepted() {
     assert_eq!((data.len(), data[0].seq), (1, 0));
 }
 
+/// RTT_H carries the least RTT of a data packet, not the smoothed RTT: a sample inflated by
+/// queueing must not stretch Early Start's look-ahead (or the rate controller's drain time).
+#[test]
+fn the_header_carries_the_base_rtt_of_data_packets() {
+    let p = params("pdq", |_| {});
+    let mut s = sender(&p, &flow(14_600, None));
+    let syn = drain(&mut s, Time::ZERO).remove(0);
+    let t = Time::from_us(10);
+    s.handle_packet(t, &answer(&syn, PacketKind::SynAck, 1_000_000, 0, 0));
+    let first = drain(&mut s, t).remove(0);
+    assert_eq!(
+        hdr(&first).rtt_ns,
+        10_000,
+        "before any data sample: the SYN's RTT"
+    );
+    // The first data packet comes back after 30 µs (its base RTT), the next one after 230 µs
+    // (200 µs of queue on the way).
+    let t1 = t + Time::from_us(30);
+    s.handle_packet(t1, &answer(&first, PacketKind::Ack, 1_000_000, 0, 0));
+    let second = drain(&mut s, t1).remove(0);
+    assert_eq!(hdr(&second).rtt_ns, 30_000);
+    let t2 = t1 + Time::from_us(230);
+    s.handle_packet(t2, &answer(&second, PacketKind::Ack, 1_000_000, 0, 0));
+    let third = drain(&mut s, t2).remove(0);
+    assert_eq!(hdr(&third).rtt_ns, 30_000, "the queue does not enter RTT_H");
+    // The sender's own clocks keep the smoothed RTT (gain 1/8 over 10, 30, 230 and 30 µs:
+    // 38.4766 µs, rounded down to 100 ps: 38.4765 µs), so once paused it probes that long after.
+    let t3 = t2 + Time::from_us(30);
+    s.handle_packet(t3, &answer(&third, PacketKind::Ack, 0, 3, 0));
+    assert_eq!(s.poll_timeout(), Some(t3 + Time::from_ps(38_476_500)));
+}
+
+/// With `pdq_syn_requests_rate = false` no switch looks at the SYN, so the SYN-ACK brings
+/// back the sender's own R_H (its NIC rate): that is no grant. The flow starts paused and its
+/// first packet is a probe, sent at once.
+#[test]
+fn a_syn_that_asks_for_no_rate_grants_nothing() {
+    let p = params("pdq", |c| c.pdq_syn_requests_rate = Some(false));
+    let mut s = sender(&p, &flow(14_600, None));
+    let syn = drain(&mut s, Time::ZERO).remove(0);
+    let t = Time::from_us(10);
+    s.handle_packet(t, &answer(&syn, PacketKind::SynAck, 10_000_000, 0, 0));
+    let first = drain(&mut s, t);
+    assert_eq!(first.len(), 1);
+    assert_eq!((first[0].seq, first[0].payload), (PROBE_SEQ, 0));
+    // The probe's ACK carries the path's grant: data follows.
+    let t1 = Time::from_us(20);
+    s.handle_packet(t1, &answer(&first[0], PacketKind::Ack, 10_000_000, 0, 0));
+    let data = drain(&mut s, t1);
+    assert_eq!((data.len(), data[0].seq, data[0].payload), (1, 0, 1460));
+}
+
 #[test]
 fn aging_divides_the_expected_time_by_two_to_the_alpha_t() {
     let p = params("pdq", |c| c.pdq_aging_rate = Some(1.0));
