@@ -36,6 +36,7 @@ CASES = {
     "negative rate": (["topology.link_gbps=-10"], GOOD_FLOWS, "topology.link_gbps:"),
     "bad flow line": ([], "src,dst,size_bytes,start_s\n0,1,1000,0\n1,2,lots,0\n", "line 3"),
     "host out of range": ([], "src,dst,size_bytes,start_s\n0,9,1000,0\n", "line 2"),
+    "path choice for another topology": (["routing.lb=bcube_paths"], GOOD_FLOWS, "routing.lb:"),
     "marking threshold above the buffer": (
         ["transport.protocol=dctcp", "transport.ecn_k_pkts=200"], GOOD_FLOWS, "transport.ecn_k_pkts:"),
 }

@@ -44,7 +44,8 @@ fn default_seed() -> u64 {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RoutingConfig {
-    /// Path choice at switches: `ecmp`, `rps`, `drb`, `presto`, `letflow`, `conga`, `drill`.
+    /// Path choice at switches: `ecmp`, `rps`, `drb`, `presto`, `letflow`, `conga`, `drill`,
+    /// `bcube_paths`.
     #[serde(default = "default_lb")]
     pub lb: String,
     /// Time between a link failing (or recovering) and the routing tables reflecting it.

@@ -28,7 +28,7 @@ pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared
     }
     let topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
     check_marking_below_buffer(&topo, &transport)?;
-    LbParams::from_config(&scenario.routing)?;
+    LbParams::from_config(&scenario.routing)?.check_topology(&scenario.topology.kind)?;
     let host_rate = topo
         .hosts
         .first()

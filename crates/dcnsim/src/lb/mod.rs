@@ -13,6 +13,7 @@
 //! | [`letflow`](letflow) | flowlet | source leaf | per-flow flowlet | rarely (gap > path skew) |
 //! | [`conga`](conga) | flowlet | source leaf, fed back by remote leaves | DRE per port, leaf tables, per-flow flowlet | rarely |
 //! | [`drill`](drill) | packet | every switch | memory per switch and destination | yes, little when queues are balanced |
+//! | [`bcube_paths`](bcube_paths) | flow | hash at every node, forwarding from addresses (BCube only) | none | no |
 //!
 //! ## Parameters (`[routing]` keys)
 //!
@@ -51,8 +52,10 @@
 //! candidates: ECMP rehashes by hash-threshold, RPS/DRB/Presto/LetFlow spread over the
 //! survivors, DRILL samples among them (its memory of a vanished port is ignored), CONGA clears
 //! its congestion tables and flowlets (path tags are positions in the candidate lists and change
-//! meaning with them).
+//! meaning with them). `bcube_paths` does not read the tables and keeps its paths: packets on a
+//! path through the failed link are lost.
 
+pub mod bcube_paths;
 pub mod conga;
 pub mod drb;
 pub mod drill;
@@ -99,6 +102,10 @@ pub const PATH_CHOICES: &[(&str, &str)] = &[
         "drill",
         "per-packet power of two choices over local queues with memory (Ghorbani et al., SIGCOMM 2017)",
     ),
+    (
+        "bcube_paths",
+        "BCube only: per-flow hash onto BuildPathSet's k+1 parallel paths (Guo et al., SIGCOMM 2009), shortest or not",
+    ),
 ];
 
 /// Which scheme.
@@ -111,6 +118,7 @@ pub enum LbKind {
     LetFlow,
     Conga,
     Drill,
+    BcubePaths,
 }
 
 /// Validated `[routing]` parameters of the path choice (defaults in the module table).
@@ -168,6 +176,7 @@ impl LbParams {
             "letflow" => LbKind::LetFlow,
             "conga" => LbKind::Conga,
             "drill" => LbKind::Drill,
+            "bcube_paths" => LbKind::BcubePaths,
             other => {
                 return Err(ConfigError::new(
                     "routing.lb",
@@ -255,6 +264,23 @@ impl LbParams {
     }
 }
 
+impl LbParams {
+    /// Refuses a path choice that cannot work on the scenario's topology kind.
+    pub fn check_topology(&self, topology_kind: &str) -> ConfigResult<()> {
+        if self.kind == LbKind::BcubePaths && topology_kind != "bcube" {
+            return Err(ConfigError::new(
+                "routing.lb",
+                format!(
+                    "'bcube_paths' forwards along BCube's address-based parallel paths and \
+                     needs topology.kind = \"bcube\" (this topology is '{topology_kind}'); \
+                     use another path choice such as ecmp"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 fn kind_name(k: LbKind) -> &'static str {
     match k {
         LbKind::Ecmp => "ecmp",
@@ -264,6 +290,7 @@ fn kind_name(k: LbKind) -> &'static str {
         LbKind::LetFlow => "letflow",
         LbKind::Conga => "conga",
         LbKind::Drill => "drill",
+        LbKind::BcubePaths => "bcube_paths",
     }
 }
 
@@ -283,6 +310,7 @@ pub enum PathChoice {
     LetFlow(letflow::LetFlow),
     Conga(Box<conga::Conga>),
     Drill(drill::Drill),
+    BcubePaths(bcube_paths::BcubePaths),
 }
 
 impl PathChoice {
@@ -329,6 +357,7 @@ impl PathChoice {
                 params.drill_memory as usize,
                 seed,
             )),
+            LbKind::BcubePaths => PathChoice::BcubePaths(bcube_paths::BcubePaths::new(net, seed)),
         }
     }
 
@@ -356,6 +385,8 @@ impl PathChoice {
             PathChoice::LetFlow(s) => s.choose(node, pkt, candidates, fabric.now),
             PathChoice::Conga(s) => s.choose(node, pkt, candidates, fabric),
             PathChoice::Drill(s) => s.choose(node, pkt.dst, candidates, fabric),
+            // Not limited to the candidates: most parallel paths are not shortest.
+            PathChoice::BcubePaths(s) => s.choose(node, pkt),
         }
     }
 
@@ -640,6 +671,19 @@ mod tests {
         assert_eq!(err.path, "routing.drill_samples");
         let err = params("presto", |c| c.flowcell_bytes = Some(0)).unwrap_err();
         assert_eq!(err.path, "routing.flowcell_bytes");
+    }
+
+    #[test]
+    fn bcube_paths_only_on_bcube() {
+        let p = params("bcube_paths", |_| {}).unwrap();
+        assert!(p.check_topology("bcube").is_ok());
+        let err = p.check_topology("fattree").unwrap_err();
+        assert_eq!(err.path, "routing.lb");
+        assert!(err.message.contains("fattree"), "{}", err.message);
+        assert!(params("ecmp", |_| {})
+            .unwrap()
+            .check_topology("fattree")
+            .is_ok());
     }
 
     #[test]

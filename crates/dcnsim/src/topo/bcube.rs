@@ -33,10 +33,12 @@
 //! last. With h differing digits the first h paths have h server hops (shortest) and the other
 //! k+1−h have h+2.
 //!
-//! dcnsim: routing tables are equal-cost **shortest** paths as in every other kind, computed
-//! with servers allowed to relay, and each node — a relaying server included — picks among
-//! its next hops with the scenario's path choice (ECMP hashes the flow's 5-tuple, path key
-//! included). What that gives, for servers differing in the digit set D (h = |D|):
+//! dcnsim offers two path choices on BCube (`routing.lb`):
+//!
+//! **`ecmp`** (default, as on every topology): routing tables are equal-cost **shortest** paths,
+//! computed with servers allowed to relay, and each node — a relaying server included — hashes
+//! the flow's 5-tuple (path key included) onto its next hops. For servers differing in the
+//! digit set D (h = |D|):
 //!
 //! - the source has exactly h equal-cost first hops, its ports at the levels in D; they are
 //!   the first hops of the h DCRouting paths of BuildPathSet, and every DCRouting path is one
@@ -47,11 +49,15 @@
 //!   h ≥ 3 the relaying servers hash independently, so such subflows can meet again at a
 //!   server where both have corrected the same digits and then share a link;
 //! - the k+1−h AltDCRouting paths (one hop longer at each end) are not in the tables: a
-//!   shortest-path table cannot hold them. A multipath transport therefore gets up to h
-//!   disjoint-first-hop paths, not k+1, between servers that share digits.
+//!   shortest-path table cannot hold them, so a multipath transport gets up to h paths.
 //!
-//! The PDQ paper (§6) hashes M-PDQ subflows with flow-level ECMP onto BCube's paths; this is
-//! that, restricted to the shortest ones.
+//! **`bcube_paths`** ([`crate::lb::bcube_paths`]): BCube's own address-based routing. Each
+//! (sub)flow is hashed once onto a level i = 0…k (flow-level ECMP over the k+1 parallel paths,
+//! as PDQ's §6 does for M-PDQ) and every server and switch forwards it along BuildPathSet's
+//! path i, computing the next hop from the addresses (no table); ACKs retrace the path
+//! backwards. All k+1 paths are usable whatever h, and a flow's path is link-disjoint from the
+//! other k paths of the pair. The routing tables are not consulted, so failures are not routed
+//! around.
 
 use super::builder::{Builder, LinkParams};
 use super::check::MAX_NODES;
