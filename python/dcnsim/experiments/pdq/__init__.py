@@ -60,50 +60,47 @@ What the paper did, what we run, and why
   ``rcp-ps``) and states every RCP claim for both; Fig. 12's reference and the deadline search
   use ``rcp-ps``.
 * **BCube routing.** The paper routes M-PDQ's subflows over BCube's k+1 parallel paths
-  (address-based routing). The core routes over shortest paths only: two servers that differ
-  in h address digits have h of them (h = 1 for 4 of the 15 partners of a server), so a
-  subflow count above h adds no path. This caps M-PDQ's gains here: fig11a's
-  ``speedup_by_digits`` shows it (no gain at all for h = 1).
+  (address-based routing). Fig. 11 does the same, for PDQ and M-PDQ alike:
+  ``routing.lb = "bcube_paths"`` (BuildPathSet, each (sub)flow hashed onto one of the k+1
+  paths; for a pair h address digits apart, h paths are shortest and k+1−h two hops longer).
+  Fig. 8's BCube runs single-path protocols and keeps the shortest-path ECMP of the core.
 * ``--quick``: the smallest network of each topology, 1–4 seeds, fewer loads, subflow counts
   and flow counts; for tests, not for verdicts.
 
-What we get (full run, 10.6 min with ``-j 2``), and our reading of the gaps
----------------------------------------------------------------------------
+What we get (full run 2026-11-23, 5.5 min with ``-j 2``), and our reading of the gaps
+-----------------------------------------------------------------------------------
 
-* **fig11a**: M-PDQ is 1.35× faster than PDQ at 1/8 load, 1.13× at full load (paper: 2× under
-  light load, shrinking with load — the trend holds, the size does not). By address digits
-  apart: ×0.96 for h = 1 (one shortest path: subflows only add overhead), ×1.24–1.27 for
-  h = 2–4. The core's shortest-path-only BCube routing is the first suspect; the paper's
-  address-based routing gives every pair 4 parallel paths.
-* **fig11b-c**: FCT with 4 subflows is within 1 % of the best (reproduced); the 14.3 ms label
-  is another workload (ours, one flow per server, is ~1 ms). Deadline flows: PDQ 48, M-PDQ
-  48–64 with no trend in the subflow count (4 subflows: 75 % of the best, paper ~97 %); on a
-  16-server network the grid steps are 16 flows, so this panel is coarse.
-* **fig12**: α = 10 cuts the worst FCT by 29 % (113 → 80 ms) for +8 % mean (paper −48 %,
-  +1.7 %). D3's worst FCT (42 ms) is below PDQ's at every α, and PDQ's mean (13.6 ms) is above
-  D3's (10.9 ms): PDQ's tail here is made of drops and 1–4 ms retransmission timeouts, which
-  aging does not remove (next point).
-* **PDQ loses packets under Early Start when a host has several concurrent flows.** On the
-  k = 4 fat-tree with 10 flows per host (Fig. 8's FCT workload): 791 drops (545 at host NICs)
-  with Early Start, 0 without. Our reading: RTT_H is the sender's smoothed RTT, queueing
-  included; as a queue grows, T_i/RTT_i of every flow falls below K, Algorithm 2 stops
-  counting their rates, more flows are granted the link, the queue grows further; with
-  ``pdq_syn_requests_rate = false`` the same run drops 11 464 packets at host NICs. Both since
-  changed in the core (module doc of ``protocols::pdq``, "RTT_H" and "SYN"): RTT_H is now the
-  sender's base RTT, and a SYN-ACK whose SYN asked for no rate is no grant. On our own k = 4
-  fat-tree workloads at 1 Gb/s that took drops from 417–1147 to 171–215 per run (Early Start)
-  and from 9–12 thousand to 66–286 (no rate on the SYN). The figures' numbers on this page
-  predate that change and have not been rerun.
-* **fig8**: PDQ's mean FCT is 3–22 % below D3, TCP and RCP's processor-sharing variant
-  (paper ~30 %) and 66–78 % below RCP's published law. 66–78 % of flows finish sooner than
-  under RCP-PS (paper 85–95 %; 96–98 % against the published law); the worst flow is
-  2.9–3.2× slower on fat-tree and BCube (paper 2.57, reproduced), 7.9× on Jellyfish. Deadline
-  flows: PDQ = D3 on the largest fat-tree (192 each; paper 3×), and D3 ahead on BCube and on
-  16-server networks. With all flows of a host bound to one partner, the host's NIC is the
-  bottleneck for both; D3's rates meet deadlines there, while PDQ's drops and Early
-  Termination cost it flows (one flow checked by hand: a 197 KB flow with a 4.7 ms deadline was
-  terminated while a flow of the same pair with a 21 ms deadline went first; alone, the two
-  flows both make it).
+8 of the 26 claims reproduced. The run follows two changes to the core: PDQ's header carries
+the sender's base RTT and a SYN-ACK of a SYN that asked for no rate grants nothing (module
+doc of ``protocols::pdq``; before them PDQ lost hundreds of packets per run under Early Start
+here), and BCube's parallel paths for Fig. 11.
+
+* **fig11a**: M-PDQ is 1.70× faster than PDQ at 1/8 load, 1.25× at full load (paper: 2× under
+  light load, shrinking with load — reproduced within the tolerance of 0.25). With shortest
+  paths only it was 1.35×. By address digits apart: ×1.46 for h = 1, ×1.20–1.30 for h = 2–4.
+  Hashing lets subflows share a path (3 subflows land on 3 distinct paths of 4 with
+  probability 3/8), which keeps the average below the paper's 2.
+* **fig11b-c**: mean FCT falls from 1.45 ms (PDQ) to 1.12 ms at 4 subflows, the best of 1–8
+  (the paper: 4 subflows reach 97 % of the best; ours reach 100 %, "differs" only by the
+  tolerance); the 14.3 ms label is another workload (ours, one flow per server, is ~1 ms).
+  Deadline flows: 16 (PDQ), 32, 48, 48, 64, 64, 48, 48 for 1–8 subflows; 4 subflows reach 75 %
+  of the best (paper ~97 %); on 16 servers the grid steps are 16 flows, so this is coarse.
+* **fig12**: α = 10 cuts the worst FCT by 25 % (106 → 79 ms) for +15 % mean (paper −48 %,
+  +1.7 %). D3's worst FCT (43 ms) is below PDQ's at every α. PDQ's tail here is made of
+  1–4 ms retransmission timeouts after the drops that remain on the fat-tree (below), which
+  aging does not remove.
+* **PDQ's remaining drops.** On k = 4 fat-trees with 10 flows per host, Early Start still
+  drops 171–215 packets per run (417–1147 before the base-RTT change): a flow that starts into
+  a standing queue measures an inflated base RTT (module doc of ``protocols::pdq``).
+* **fig8**: PDQ's mean FCT on the largest network of each kind is 12–16 % below D3, TCP and
+  RCP-PS on the fat-tree, 23–25 % below D3 and RCP-PS on BCube and 28 % on Jellyfish (paper
+  ~30 %; BCube and Jellyfish reproduced; TCP is closer there: 18 % and 8 %), and 69–80 % below
+  RCP's published law. Deadline flows at 99 %
+  application throughput on the 128-server fat-tree: PDQ 384, D3 192 (2×; paper 3×); but D3
+  is ahead on the 16-server networks and on BCube (96 vs 24–32; 192 vs 128), where every host's
+  flows share its NIC with one partner. 74–85 % of flows finish sooner than under RCP-PS (paper
+  85–95 %; Jellyfish reproduced), 96–98 % against the published law; the worst flow is 2.9–3.0×
+  slower than under RCP-PS on fat-tree and BCube (paper 2.57, reproduced), 7.9× on Jellyfish.
 """
 
 from ..figure import Paper
