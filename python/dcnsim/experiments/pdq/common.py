@@ -4,7 +4,7 @@ number of deadline flows a protocol supports at 99 % application throughput."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -65,19 +65,19 @@ def flow_list(hosts: int, senders: int, flows: int, seed: int, deadlines: bool) 
     return FlowList(hosts, senders, flows, seed, *SIZES_KB, **extra)
 
 
-def writer(lists: Iterable[FlowList]):
-    """``inputs`` of a sweep that writes ``lists`` (a :class:`~..figure.SweepDef` hook)."""
-    lists = tuple(lists)
-
-    def write(folder: Path, quick: bool) -> None:
-        for fl in lists:
+def writer(full: Mapping[str, FlowList], quick: Mapping[str, FlowList]):
+    """``inputs`` of a sweep (a :class:`~..figure.SweepDef` hook): writes the ``quick`` lists
+    for ``--quick``, the ``full`` ones otherwise."""
+    def write(folder: Path, is_quick: bool) -> None:
+        for fl in (quick if is_quick else full).values():
             fl.write(folder)
     return write
 
 
 def points(runs: Runs, lists: Mapping[str, FlowList]) -> pd.DataFrame:
     """The finished points with ``label`` (of the transport) and, when the point ran a flow
-    list, its ``senders``, ``flows`` and ``seed`` columns."""
+    list, its ``senders``, ``flows``, ``seed`` and ``deadlines`` (the list has deadlines)
+    columns."""
     ok = runs.ok().copy()
     ok["label"] = [label(t) for t in ok["transport"]]
     if "workload.file" in ok.columns:
@@ -85,7 +85,24 @@ def points(runs: Runs, lists: Mapping[str, FlowList]) -> pd.DataFrame:
         ok["senders"] = [f.senders for f in fl]
         ok["flows"] = [f.flows for f in fl]
         ok["seed"] = [f.seed for f in fl]
+        ok["deadlines"] = [f.deadline_mean_ms is not None for f in fl]
     return ok
+
+
+def paired_fcts(runs: Runs, pts: pd.DataFrame, first: str, second: str,
+                group: list[str]) -> pd.DataFrame:
+    """The flows of every group of points (one flow list) that ran both transports
+    ``first`` and ``second`` (labels): ``first``'s flows.csv with ``second``'s FCT beside it as
+    ``fct_s_other``, the groups concatenated (empty without any such pair)."""
+    frames = []
+    for _, g in pts.groupby(group):
+        point = g.set_index("label")["point"]
+        if first not in point or second not in point:
+            continue
+        flows = runs.results(point[first]).flows.set_index("flow_id")
+        other = runs.results(point[second]).flows.set_index("flow_id")["fct_s"]
+        frames.append(flows.assign(fct_s_other=other))
+    return pd.concat(frames) if frames else pd.DataFrame(columns=["fct_s", "fct_s_other"])
 
 
 def supported_flows(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:

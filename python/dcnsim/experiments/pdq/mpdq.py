@@ -86,20 +86,12 @@ def _digits_apart(a: int, b: int) -> int:
 def _speedup_by_digits(runs: Runs, pts: pd.DataFrame) -> dict[int, float]:
     """PDQ's mean FCT / M-PDQ's over the flows whose endpoints differ in h digits (every load
     and seed pooled): a diagnostic of how the paths on offer limit M-PDQ, not a claim."""
-    pairs = []
-    for _, g in pts.groupby("workload.file"):
-        by = g.set_index("label")["point"]
-        if "pdq" not in by or "mpdq-3" not in by:
-            continue
-        single = runs.results(by["pdq"]).flows.set_index("flow_id")
-        multi = runs.results(by["mpdq-3"]).flows.set_index("flow_id")["fct_s"]
-        pairs.append(single.assign(multi=multi))
-    if not pairs:
+    flows = common.paired_fcts(runs, pts, "pdq", "mpdq-3", ["workload.file"])
+    if flows.empty:
         return {}
-    flows = pd.concat(pairs)
     flows["h"] = [_digits_apart(a, b) for a, b in zip(flows["src"], flows["dst"])]
-    means = flows.groupby("h")[["fct_s", "multi"]].mean()
-    return (means["fct_s"] / means["multi"]).to_dict()
+    means = flows.groupby("h")[["fct_s", "fct_s_other"]].mean()
+    return (means["fct_s"] / means["fct_s_other"]).to_dict()
 
 
 def plot_fig11a(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path: Path) -> None:
@@ -150,8 +142,7 @@ FIG11A = Figure(
                    grid={"workload.file": list(LOAD_LISTS),
                          "transport": [_transport(1), _transport(3)]},
                    quick_grid={"workload.file": list(QUICK_LOAD_LISTS)},
-                   inputs=lambda folder, quick: common.writer(
-                       (QUICK_LOAD_LISTS if quick else LOAD_LISTS).values())(folder, quick)),
+                   inputs=common.writer(LOAD_LISTS, QUICK_LOAD_LISTS)),
     measure=measure_fig11a,
     plot=plot_fig11a,
 )
@@ -176,7 +167,6 @@ def _subflows(lab: str) -> int:
 def measure_fig11bc(runs: Runs | None) -> pd.DataFrame:
     pts = common.points(runs, ALL_11BC)
     pts["subflows"] = pts["label"].map(_subflows)
-    pts["deadlines"] = [ALL_11BC[p].deadline_mean_ms is not None for p in pts["workload.file"]]
     fct = pts[~pts["deadlines"]].assign(fct_ms=lambda d: d["fct_s.mean"] * 1e3)
     fct = common.seed_mean(fct, ["subflows"], "fct_ms").set_index("subflows")["fct_ms"]
     dl = pts[pts["deadlines"]].assign(throughput=lambda d: d["deadlines.application_throughput"])
@@ -239,9 +229,8 @@ FIG11BC = Figure(
                          "transport": [_transport(n) for n in SUBFLOWS]},
                    quick_grid={"workload.file": list(QUICK_FCT_LISTS) + list(QUICK_DL_LISTS),
                                "transport": [_transport(n) for n in QUICK_SUBFLOWS]},
-                   inputs=lambda folder, quick: common.writer(
-                       ({**QUICK_FCT_LISTS, **QUICK_DL_LISTS} if quick
-                        else {**FCT_LISTS, **DL_LISTS}).values())(folder, quick)),
+                   inputs=common.writer({**FCT_LISTS, **DL_LISTS},
+                                        {**QUICK_FCT_LISTS, **QUICK_DL_LISTS})),
     measure=measure_fig11bc,
     plot=plot_fig11bc,
 )

@@ -99,7 +99,7 @@ def _sweep(net: Net, kind: str) -> SweepDef:
               "transport": [common.TRANSPORTS[t] for t in transports]},
         quick_grid={"workload.file": list(quick),
                     "transport": [common.TRANSPORTS[t] for t in QUICK_TRANSPORTS]},
-        inputs=lambda folder, q: common.writer((quick if q else full).values())(folder, q),
+        inputs=common.writer(full, quick),
         part=f"{net.name}-{kind}",
         full_only=not net.quick,
     )
@@ -116,26 +116,30 @@ NET_OF_PART = {f"{n.name}{suffix}": n for n in NETS for suffix in ("", "-fct", "
 
 def _ratios(runs: Runs, pts: pd.DataFrame, rcp: str) -> pd.Series:
     """Per flow, RCP's FCT / PDQ's FCT (flows that finished under both), every seed pooled."""
-    out = []
-    for (part, path), g in pts.groupby(["part", "workload.file"]):
-        by = g.set_index("label")["point"]
-        if "pdq" not in by or rcp not in by:
-            continue
-        p = runs.results(by["pdq"]).flows.set_index("flow_id")["fct_s"]
-        r = runs.results(by[rcp]).flows.set_index("flow_id")["fct_s"]
-        both = pd.concat([r, p], axis=1, keys=["rcp", "pdq"]).dropna()
-        out.append(both["rcp"] / both["pdq"])
-    return pd.concat(out) if out else pd.Series(dtype=float)
+    both = common.paired_fcts(runs, pts, "pdq", rcp, ["part", "workload.file"])
+    both = both[["fct_s", "fct_s_other"]].dropna()
+    return both["fct_s_other"] / both["fct_s"]
 
 
-def measure_fig8(runs: Runs | None) -> pd.DataFrame:
+def _points(runs: Runs) -> pd.DataFrame:
+    """The finished points with their network's ``net``, ``family`` and ``hosts``."""
     pts = common.points(runs, LISTS)
     pts["net"] = [NET_OF_PART[p].name for p in pts["part"]]
     pts["family"] = [NET_OF_PART[p].family for p in pts["part"]]
     pts["hosts"] = [NET_OF_PART[p].hosts for p in pts["part"]]
-    has_deadlines = pts["workload.file"].map(lambda p: LISTS[p].deadline_mean_ms is not None)
-    fct_pts = pts[~has_deadlines].assign(fct_ms=lambda d: d["fct_s.mean"] * 1e3)
-    dl_pts = pts[has_deadlines].assign(
+    return pts
+
+
+def _largest(pts: pd.DataFrame, family: str) -> pd.DataFrame:
+    """The points of the largest network of ``family`` among ``pts``."""
+    fam = pts[pts["family"] == family]
+    return fam[fam["hosts"] == fam["hosts"].max()]
+
+
+def measure_fig8(runs: Runs | None) -> pd.DataFrame:
+    pts = _points(runs)
+    fct_pts = pts[~pts["deadlines"]].assign(fct_ms=lambda d: d["fct_s.mean"] * 1e3)
+    dl_pts = pts[pts["deadlines"]].assign(
         throughput=lambda d: d["deadlines.application_throughput"])
     fct = common.seed_mean(fct_pts, ["family", "hosts", "net", "label"], "fct_ms")
     flows = common.supported_flows(dl_pts, ["family", "hosts", "net", "label"])
@@ -158,10 +162,7 @@ def measure_fig8(runs: Runs | None) -> pd.DataFrame:
             out += rows("deadline_flows_ratio", "d3",
                         {family: big["pdq"] / big["d3"] if big["d3"] > 0 else float("inf")})
         for rcp in ("rcp", "rcp-ps"):
-            fam = fct_pts[(fct_pts["family"] == family)
-                          & (fct_pts["hosts"] == fct_pts[fct_pts["family"] == family]
-                             ["hosts"].max())]
-            ratio = _ratios(runs, fam, rcp)
+            ratio = _ratios(runs, _largest(fct_pts, family), rcp)
             if len(ratio):
                 out += rows("frac_faster_than_rcp", rcp, {family: (ratio > 1).mean()})
                 out += rows("worst_inflation_vs_rcp", rcp, {family: 1 / ratio.min()})
@@ -174,13 +175,15 @@ NAMES = {"pdq": "PDQ", "d3": "D3", "rcp": "RCP (published law)", "rcp-ps": "RCP 
          "tcp": "TCP"}
 
 
-def _by_size(ax, ours: pd.DataFrame, metric: str, family: str) -> None:
+def _by_size(ax, ours: pd.DataFrame, metric: str, family: str, ls: str = "-",
+             prefix: str = "") -> None:
+    """One line per protocol: ``metric`` against the size of ``family``'s networks."""
     o = ours[(ours["metric"] == metric) & ours["x"].astype(str).str.startswith(family + "-")]
     for lab, g in o.groupby("protocol"):
         hosts = g["x"].str.rsplit("-", n=1).str[1].astype(int)
         order = np.argsort(hosts.to_numpy())
-        ax.plot(hosts.to_numpy()[order], g["value"].to_numpy()[order], marker="o",
-                color=COLOURS.get(lab), label=NAMES.get(lab, lab))
+        ax.plot(hosts.to_numpy()[order], g["value"].to_numpy()[order], marker="o", ls=ls,
+                color=COLOURS.get(lab), label=prefix + NAMES.get(lab, lab))
     ax.set_xscale("log", base=2)
     ax.set_xlabel("network size (servers)")
     ax.set_ylim(bottom=0)
@@ -213,14 +216,13 @@ def plot_fig8(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path: 
     axes[1].legend(fontsize=7)
     ax = axes[4]
     if runs is not None:
-        pts = common.points(runs, LISTS)
-        pts = pts[pts["workload.file"].map(lambda p: LISTS[p].deadline_mean_ms is None)]
+        pts = _points(runs)
+        pts = pts[~pts["deadlines"]]
         for family, ls in zip(FAMILIES, ["-", "--", ":"]):
-            fam = pts[pts["part"].map(lambda p: NET_OF_PART[p].family) == family]
+            fam = _largest(pts, family)
             if fam.empty:
                 continue
-            big = max(NET_OF_PART[p].hosts for p in fam["part"])
-            fam = fam[fam["part"].map(lambda p: NET_OF_PART[p].hosts) == big]
+            big = fam["hosts"].iloc[0]
             ratio = np.sort(_ratios(runs, fam, "rcp-ps").to_numpy())
             if len(ratio):
                 ax.plot(ratio, np.arange(1, len(ratio) + 1) / len(ratio), ls=ls,
@@ -238,19 +240,9 @@ def plot_fig8(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path: 
     ax.legend(fontsize=7)
     ax = axes[5]
     for family, ls in zip(("bcube", "jellyfish"), ["--", ":"]):
-        o = ours[(ours["metric"] == "deadline_flows")
-                 & ours["x"].astype(str).str.startswith(family + "-")]
-        for lab, g in o.groupby("protocol"):
-            hosts = g["x"].str.rsplit("-", n=1).str[1].astype(int)
-            order = np.argsort(hosts.to_numpy())
-            ax.plot(hosts.to_numpy()[order], g["value"].to_numpy()[order], marker="o", ls=ls,
-                    color=COLOURS.get(lab), label=f"{family} {NAMES.get(lab, lab)}")
-    ax.set_xscale("log", base=2)
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel("network size (servers)")
+        _by_size(ax, ours, "deadline_flows", family, ls=ls, prefix=f"{family} ")
     ax.set_ylabel("flows at 99 % application throughput")
     ax.set_title("BCube and Jellyfish, deadline-constrained (not in the paper)", fontsize=9)
-    ax.grid(True, alpha=0.4)
     ax.legend(fontsize=6, ncol=2)
     fig.suptitle("PDQ vs D3, RCP, TCP across topologies and sizes (packet level, 1 Gb/s)")
     save(fig, path)
