@@ -53,7 +53,7 @@ mkdir -p "$OUT"
 for src in "$BENCH"/ns3/*.cc; do
     name="$(basename "$src" .cc)"
     cmd=(g++ -std=c++20 -O2 "${DEFS[@]}" -I"$NS3_INC" "$src" -o "$OUT/ns3-$name"
-         -L"$NS3_LIB" -Wl,-rpath,"$NS3_LIB" -Wl,--no-as-needed "${LIBS[@]}")
+         -L"$NS3_LIB" -Wl,-rpath,"$NS3_LIB" -rdynamic -Wl,--no-as-needed "${LIBS[@]}")
     echo "+ ${cmd[*]}"
     "${cmd[@]}"
 done

@@ -18,6 +18,7 @@
 //
 // Writes OUT/flows.csv and OUT/summary.json. See bench/README.md.
 #include "common.h"
+#include "reno_sack_fix.h"
 
 #include <algorithm>
 #include <deque>
@@ -229,6 +230,9 @@ struct Flow
     uint64_t rx = 0;
     double connS = -1;   // sender's first hand-over of data to its socket (connection up)
     double finishS = -1; // receiver has the last byte
+    uint64_t dataTx = 0;    // data segments the sender put on the wire
+    uint64_t retx = 0;      // ... of which retransmissions (below the highest byte sent)
+    uint32_t highEnd = 0;   // one past the highest byte sent
 };
 
 std::vector<Flow> g_flows;
@@ -255,6 +259,36 @@ OnBulkTx(uint32_t i, Ptr<const Packet>)
     if (g_flows[i].connS < 0)
     {
         g_flows[i].connS = Simulator::Now().GetSeconds();
+    }
+}
+
+void
+OnSenderTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    Flow& f = g_flows[i];
+    ++f.dataTx;
+    uint32_t seq = h.GetSequenceNumber().GetValue();
+    if (seq < f.highEnd)
+    {
+        ++f.retx;
+    }
+    f.highEnd = std::max(f.highEnd, seq + p->GetSize());
+}
+
+/// Counts the sender's data segments and retransmissions, and applies --renoSackFix.
+void
+WatchSender(uint32_t i, Ptr<Application> app)
+{
+    Ptr<TcpSocketBase> s =
+        DynamicCast<TcpSocketBase>(DynamicCast<BulkSendApplication>(app)->GetSocket());
+    s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnSenderTx, i));
+    if (RenoSackFix::g_enabled)
+    {
+        RenoSackFix::Watch(s);
     }
 }
 
@@ -387,6 +421,7 @@ main(int argc, char* argv[])
     double progressS = 0;
     uint64_t ecmpSeed = 1;
     int64_t traceFlow = -1;
+    bool renoSackFix = false;
 
     CommandLine cmd(__FILE__);
     p.AddTo(cmd);
@@ -402,7 +437,12 @@ main(int argc, char* argv[])
                  "print this flow's sender events to stderr: state, cwnd (segments), tx SEQ, ack ACK "
                  "(times in ns; -1: off)",
                  traceFlow);
+    cmd.AddValue("renoSackFix",
+                 "clear the SACK marks ns-3 invents from dupACKs at a new ACK outside recovery "
+                 "and at a full ACK (see reno_sack_fix.h; 0: ns-3 as it is)",
+                 renoSackFix);
     cmd.Parse(argc, argv);
+    RenoSackFix::g_enabled = renoSackFix;
     if (k < 2 || k % 2)
     {
         NS_FATAL_ERROR("k must be even and >= 2");
@@ -568,9 +608,10 @@ main(int argc, char* argv[])
         ApplicationContainer ca = src.Install(hosts.Get(f.src));
         ca.Start(Seconds(f.start));
         ca.Get(0)->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnBulkTx, i));
+        // The socket exists once the application has started.
+        Simulator::Schedule(Seconds(f.start) + NanoSeconds(1), &WatchSender, i, ca.Get(0));
         if (int64_t(i) == traceFlow)
         {
-            // The socket exists once the application has started.
             Ptr<Application> app = ca.Get(0);
             Simulator::Schedule(Seconds(f.start) + NanoSeconds(1), &TraceSender, app);
         }
@@ -625,8 +666,9 @@ main(int argc, char* argv[])
 
     std::ostringstream flows;
     flows << std::setprecision(12);
-    flows << "flow_id,src,dst,size_bytes,start_s,fct_s,fct_from_conn_s,finish_s\n";
-    uint64_t bytesDone = 0;
+    flows << "flow_id,src,dst,size_bytes,start_s,fct_s,fct_from_conn_s,finish_s,data_packets,"
+             "retransmits\n";
+    uint64_t bytesDone = 0, dataTx = 0, retx = 0;
     for (uint32_t i = 0; i < g_flows.size(); ++i)
     {
         const Flow& f = g_flows[i];
@@ -641,7 +683,9 @@ main(int argc, char* argv[])
         {
             flows << ",,";
         }
-        flows << "\n";
+        flows << "," << f.dataTx << "," << f.retx << "\n";
+        dataTx += f.dataTx;
+        retx += f.retx;
     }
     double totalS = bench::SecondsSince(t0);
 
@@ -654,6 +698,9 @@ main(int argc, char* argv[])
     j << "  \"flows\": {\"total\": " << g_flows.size() << ", \"finished\": " << g_done
       << ", \"bytes_finished\": " << bytesDone << "},\n";
     j << "  \"sim_end_s\": " << simEndS << ",\n";
+    j << "  \"senders\": {\"data_packets\": " << dataTx << ", \"retransmits\": " << retx
+      << ", \"reno_sack_fix\": " << (renoSackFix ? "true" : "false")
+      << ", \"reno_sack_resets\": " << RenoSackFix::g_resets << "},\n";
     j << "  \"queues_all\": {\"drops\": " << totals.drops << ", \"ecn_marks\": " << totals.marks
       << ",\n    \"by_egress\": {";
     const char* tierName[3] = {"host_edge", "edge_agg", "agg_core"};

@@ -86,6 +86,12 @@
 //!   *beyond* it (RFC 6582 §3.2 step 2, literally): go-back-N resends segments the receiver
 //!   already holds, and their dupACKs must not cause a second reduction. After a fast recovery
 //!   ends with a full ACK no such duplicates exist, so later dupACKs start a new episode.
+//! * **ssthresh at a timeout during fast recovery** is min(FlightSize/2, the recovery's
+//!   ssthresh). RFC 5681 eq. (4) sets ssthresh to *no more than* FlightSize/2; inside a
+//!   recovery FlightSize counts every segment the inflated window let out, after a loss storm
+//!   several times what the path holds. Linux (`tcp_enter_loss`) keeps the recovery's ssthresh;
+//!   ns-3 halves its pipe estimate, about the recovery's window. Outside recovery:
+//!   FlightSize/2.
 //! * **Go-back-N after a timeout** from `snd_una` in slow start; `snd_nxt` jumps forward when
 //!   a cumulative ACK shows the receiver already has data (its out-of-order store). Segments
 //!   below the highest byte ever sent count as retransmissions.
@@ -103,6 +109,10 @@
 //!   window, so the cut uses the freshest α. The ACK that cuts does not also grow cwnd. No cut
 //!   during fast recovery; a fast retransmit or timeout counts as the window's one reduction
 //!   (RFC 3168 §6.1.2). The reduction is immediate (no PRR-style spreading over the window).
+//!   The other way round, a loss found by three dupACKs in the window of an ECN cut keeps
+//!   the cut's ssthresh (cwnd becomes ssthresh + 3 SMSS as usual): "a DCTCP sender will only
+//!   reduce the cwnd once per window of data across all loss signals" (RFC 8257 §3.5; Linux's
+//!   `tcp_enter_recovery` does not reduce again while a CWR reduction is under way).
 //!
 //! ## Allocation
 //!

@@ -378,8 +378,13 @@ impl TcpSender {
     }
 
     fn enter_fast_recovery(&mut self) {
-        let flight = self.snd_max - self.snd_una - self.limited_bytes;
-        self.ssthresh = (flight / 2).max(2 * self.mss);
+        // DCTCP reduces once per window across all congestion signals (RFC 8257 §3.5, RFC
+        // 3168 §6.1.2): after an ECN cut in this window, a loss keeps the cut's ssthresh.
+        let cut_this_window = self.dctcp.as_ref().is_some_and(|d| d.reduced);
+        if !cut_this_window {
+            let flight = self.snd_max - self.snd_una - self.limited_bytes;
+            self.ssthresh = (flight / 2).max(2 * self.mss);
+        }
         self.cwnd = self.ssthresh + self.dupack_threshold as u64 * self.mss;
         self.recover = self.snd_max;
         self.in_recovery = true;
@@ -393,7 +398,15 @@ impl TcpSender {
     fn on_rto(&mut self, now: Time) {
         self.stats.timeouts += 1;
         let flight = self.snd_max - self.snd_una;
-        self.ssthresh = (flight / 2).max(2 * self.mss);
+        let mut ssthresh = (flight / 2).max(2 * self.mss);
+        if self.in_recovery {
+            // Eq. (4) is an upper bound ("no more than FlightSize/2"). Inside a fast recovery
+            // FlightSize holds everything the inflated window let out, after a loss storm
+            // several times what the path holds, so keep the recovery's lower ssthresh (Linux's
+            // tcp_enter_loss keeps it too).
+            ssthresh = ssthresh.min(self.ssthresh);
+        }
+        self.ssthresh = ssthresh;
         self.cwnd = self.mss;
         self.rto_recover = Some(self.snd_max);
         self.in_recovery = false;

@@ -127,3 +127,29 @@ fn dctcp_alpha_tracks_the_marked_fraction() {
     assert!((mean - 0.25).abs() < 0.03, "mean α {mean}");
     assert!(tail.iter().all(|c| (c.alpha - 0.25).abs() < 0.1));
 }
+
+#[test]
+fn a_loss_in_the_window_of_an_ecn_cut_does_not_reduce_again() {
+    let p = params("dctcp", |_| {});
+    let t = RTT * 2;
+    // (flight before the dupACKs, ssthresh and cwnd after the third)
+    let ack_then_three_dupacks = |first_ece: bool| {
+        let mut s = established_sender(&p, 100 * MSS);
+        // The first ACK of the flight of 10; with ECE and α = 1 it halves cwnd to 5 SMSS.
+        s.handle_packet(t, &ack(MSS, first_ece, RTT));
+        std::iter::from_fn(|| s.poll_transmit(t)).for_each(drop);
+        let flight = s.bytes_in_flight();
+        for _ in 0..3 {
+            s.handle_packet(t, &ack(MSS, false, RTT));
+        }
+        assert!(s.in_recovery());
+        (flight, s.ssthresh(), s.cwnd())
+    };
+    // Cut, then a loss in the same window: the cut's ssthresh stays (RFC 8257 §3.5), where
+    // halving the 9 outstanding segments would give 4.5.
+    assert_eq!(ack_then_three_dupacks(true), (9 * MSS, 5 * MSS, 8 * MSS));
+    // Control: without the cut the loss halves FlightSize (limited-transmit segments left out).
+    let (flight, ssthresh, cwnd) = ack_then_three_dupacks(false);
+    assert_eq!(ssthresh, flight / 2);
+    assert_eq!(cwnd, ssthresh + 3 * MSS);
+}

@@ -126,6 +126,27 @@ fn dropping_the_retransmission_too_leads_to_a_timeout() {
 }
 
 #[test]
+fn a_timeout_during_fast_recovery_keeps_the_recoverys_ssthresh() {
+    let p = params("tcp", |_| {});
+    let mut s = established_sender(&p, 1000 * MSS);
+    let t = RTT * 2;
+    // Three dupACKs for a flight of 10: recovery with ssthresh 5 SMSS. Then 40 more dupACKs,
+    // each letting one new segment out through the inflated window.
+    for _ in 0..43 {
+        s.handle_packet(t, &ack(0, false, RTT));
+        std::iter::from_fn(|| s.poll_transmit(t)).for_each(drop);
+    }
+    assert!(s.in_recovery());
+    assert_eq!(s.ssthresh(), 5 * MSS);
+    let flight = s.bytes_in_flight();
+    assert!(flight >= 40 * MSS, "the inflated window sent new data: {flight}");
+    // The timeout: FlightSize/2 would be over 20 SMSS; the recovery's 5 SMSS is kept.
+    let d = s.poll_timeout().unwrap();
+    s.handle_timeout(d);
+    assert_eq!((s.cwnd(), s.ssthresh(), s.in_recovery()), (MSS, 5 * MSS, false));
+}
+
+#[test]
 fn dupacks_after_a_timeout_do_not_cause_a_second_reduction() {
     let p = params("tcp", |_| {});
     // Control: without a timeout, three dupACKs do start fast retransmit.
