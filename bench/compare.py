@@ -14,6 +14,8 @@ reads the simulators' own outputs (summary.json, flows.csv) and writes bench/out
     python3 bench/compare.py --skip-ns3         # reuse bench/out/ns3/* from an earlier run
     python3 bench/compare.py --only fattree     # one scenario
     python3 bench/compare.py --skip-dcnsim      # ns-3 only (dcnsim columns "pending")
+    python3 bench/compare.py --ns3-patches      # ns-3's fat-tree with the two RFC patches of
+                                                # bench/ns3/rfc_patches.h (--renoSackFix, --cwrFix)
 
 dcnsim command: target/release/dcnsim-core if built, else `dcnsim` on PATH (`dcnsim run`).
 Without dcnsim flows, the ns-3 fat-tree runs on --flows FILE, or on a list made by
@@ -138,11 +140,12 @@ def run_ns3_dumbbell():
     return m
 
 
-def run_ns3_fattree(flow_file):
+def run_ns3_fattree(flow_file, patches):
     d = os.path.join(OUT, "ns3", "fattree")
     digest = sha256(flow_file)
+    extra = ["--renoSackFix=1", "--cwrFix=1"] if patches else []
     m = run_measured([os.path.join(NS3_BIN, "ns3-fattree"), f"--flows={flow_file}", f"--out={d}",
-                      "--progressS=0.02"], d)
+                      "--progressS=0.02", *extra], d)
     m["flow_file_sha256"] = digest
     with open(os.path.join(d, "run.json"), "w") as f:
         json.dump(m, f, indent=2)
@@ -449,6 +452,8 @@ def main():
     ap.add_argument("--skip-dcnsim", action="store_true", help="reuse bench/out/dcnsim/* (or leave pending)")
     ap.add_argument("--only", choices=["dumbbell", "fattree"])
     ap.add_argument("--flows", help="fat-tree flow list for ns-3 when dcnsim provides none")
+    ap.add_argument("--ns3-patches", action="store_true",
+                    help="run ns-3's fat-tree with the RFC patches of bench/ns3/rfc_patches.h")
     a = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     if not a.skip_ns3:
@@ -476,7 +481,14 @@ def main():
             subprocess.run([sys.executable, os.path.join(BENCH, "make_flows.py"), "--out", FLOWS_CSV],
                            check=True)
             source = "make_flows.py (2000 web-search flows, 60 % load, seed 1), NOT dcnsim's flows"
-        n_run = None if a.skip_ns3 else run_ns3_fattree(FLOWS_CSV)
+        n_run = None if a.skip_ns3 else run_ns3_fattree(FLOWS_CSV, a.ns3_patches)
+        ns3_summary = os.path.join(OUT, "ns3", "fattree", "summary.json")
+        if os.path.exists(ns3_summary):
+            with open(ns3_summary) as f:
+                patches = json.load(f).get("senders", {}).get("patches", {})
+            on = [k for k in ("reno_sack_fix", "cwr_fix") if patches.get(k)]
+            notes.append("ns-3 fat-tree: " + (f"with the RFC patches {', '.join(on)} "
+                                              "(bench/ns3/rfc_patches.h)" if on else "ns-3 as it is"))
         ft = {"ns3": collect_fattree("ns3", n_run),
               "dcnsim": collect_fattree("dcnsim", c_run) if have_dc else None}
         notes.append(f"fat-tree flow list: {source}; sha256 {sha256(FLOWS_CSV)}")

@@ -18,7 +18,7 @@
 //
 // Writes OUT/flows.csv and OUT/summary.json. See bench/README.md.
 #include "common.h"
-#include "reno_sack_fix.h"
+#include "rfc_patches.h"
 
 #include <algorithm>
 #include <deque>
@@ -279,16 +279,16 @@ OnSenderTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
     f.highEnd = std::max(f.highEnd, seq + p->GetSize());
 }
 
-/// Counts the sender's data segments and retransmissions, and applies --renoSackFix.
+/// Counts the sender's data segments and retransmissions, and applies --renoSackFix/--cwrFix.
 void
 WatchSender(uint32_t i, Ptr<Application> app)
 {
     Ptr<TcpSocketBase> s =
         DynamicCast<TcpSocketBase>(DynamicCast<BulkSendApplication>(app)->GetSocket());
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnSenderTx, i));
-    if (RenoSackFix::g_enabled)
+    if (RfcPatches::g_renoSackFix || RfcPatches::g_cwrFix)
     {
-        RenoSackFix::Watch(s);
+        RfcPatches::Watch(s);
     }
 }
 
@@ -422,6 +422,7 @@ main(int argc, char* argv[])
     uint64_t ecmpSeed = 1;
     int64_t traceFlow = -1;
     bool renoSackFix = false;
+    bool cwrFix = false;
 
     CommandLine cmd(__FILE__);
     p.AddTo(cmd);
@@ -439,10 +440,15 @@ main(int argc, char* argv[])
                  traceFlow);
     cmd.AddValue("renoSackFix",
                  "clear the SACK marks ns-3 invents from dupACKs at a new ACK outside recovery "
-                 "and at a full ACK (see reno_sack_fix.h; 0: ns-3 as it is)",
+                 "and at a full ACK (see rfc_patches.h; 0: ns-3 as it is)",
                  renoSackFix);
+    cmd.AddValue("cwrFix",
+                 "let the third dupACK after an ECN cut (CA_CWR) start fast recovery, keeping the "
+                 "cut's ssthresh (see rfc_patches.h; 0: ns-3 as it is)",
+                 cwrFix);
     cmd.Parse(argc, argv);
-    RenoSackFix::g_enabled = renoSackFix;
+    RfcPatches::g_renoSackFix = renoSackFix;
+    RfcPatches::g_cwrFix = cwrFix;
     if (k < 2 || k % 2)
     {
         NS_FATAL_ERROR("k must be even and >= 2");
@@ -699,8 +705,10 @@ main(int argc, char* argv[])
       << ", \"bytes_finished\": " << bytesDone << "},\n";
     j << "  \"sim_end_s\": " << simEndS << ",\n";
     j << "  \"senders\": {\"data_packets\": " << dataTx << ", \"retransmits\": " << retx
-      << ", \"reno_sack_fix\": " << (renoSackFix ? "true" : "false")
-      << ", \"reno_sack_resets\": " << RenoSackFix::g_resets << "},\n";
+      << ",\n    \"patches\": {\"reno_sack_fix\": " << (renoSackFix ? "true" : "false")
+      << ", \"cwr_fix\": " << (cwrFix ? "true" : "false")
+      << ", \"sack_resets\": " << RfcPatches::g_sackResets
+      << ", \"cwr_recoveries\": " << RfcPatches::g_cwrRecoveries << "}},\n";
     j << "  \"queues_all\": {\"drops\": " << totals.drops << ", \"ecn_marks\": " << totals.marks
       << ",\n    \"by_egress\": {";
     const char* tierName[3] = {"host_edge", "edge_agg", "agg_core"};
