@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <unordered_map>
 
 using namespace ns3;
@@ -233,6 +234,8 @@ struct Flow
     uint64_t dataTx = 0;    // data segments the sender put on the wire
     uint64_t retx = 0;      // ... of which retransmissions (below the highest byte sent)
     uint32_t highEnd = 0;   // one past the highest byte sent
+    uint32_t timeouts = 0;  // entries into CA_LOSS
+    uint32_t recoveries = 0; // entries into CA_RECOVERY (fast retransmits)
 };
 
 std::vector<Flow> g_flows;
@@ -279,13 +282,35 @@ OnSenderTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
     f.highEnd = std::max(f.highEnd, seq + p->GetSize());
 }
 
-/// Counts the sender's data segments and retransmissions, and applies --renoSackFix/--cwrFix.
+/// Entries into CA_CWR (an ECN cut), by the state they came from.
+std::map<std::string, uint64_t> g_cwrFrom;
+
+void
+OnSenderState(uint32_t i, TcpSocketState::TcpCongState_t old, TcpSocketState::TcpCongState_t n)
+{
+    if (n == TcpSocketState::CA_CWR)
+    {
+        ++g_cwrFrom[TcpSocketState::TcpCongStateName[old]];
+    }
+    if (n == TcpSocketState::CA_LOSS)
+    {
+        ++g_flows[i].timeouts;
+    }
+    else if (n == TcpSocketState::CA_RECOVERY)
+    {
+        ++g_flows[i].recoveries;
+    }
+}
+
+/// Counts the sender's data segments, retransmissions, timeouts and fast recoveries, and
+/// applies --renoSackFix/--cwrFix.
 void
 WatchSender(uint32_t i, Ptr<Application> app)
 {
     Ptr<TcpSocketBase> s =
         DynamicCast<TcpSocketBase>(DynamicCast<BulkSendApplication>(app)->GetSocket());
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnSenderTx, i));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnSenderState, i));
     if (RfcPatches::g_renoSackFix || RfcPatches::g_cwrFix)
     {
         RfcPatches::Watch(s);
@@ -673,8 +698,8 @@ main(int argc, char* argv[])
     std::ostringstream flows;
     flows << std::setprecision(12);
     flows << "flow_id,src,dst,size_bytes,start_s,fct_s,fct_from_conn_s,finish_s,data_packets,"
-             "retransmits\n";
-    uint64_t bytesDone = 0, dataTx = 0, retx = 0;
+             "retransmits,timeouts,fast_recoveries\n";
+    uint64_t bytesDone = 0, dataTx = 0, retx = 0, timeouts = 0, recoveries = 0;
     for (uint32_t i = 0; i < g_flows.size(); ++i)
     {
         const Flow& f = g_flows[i];
@@ -689,9 +714,12 @@ main(int argc, char* argv[])
         {
             flows << ",,";
         }
-        flows << "," << f.dataTx << "," << f.retx << "\n";
+        flows << "," << f.dataTx << "," << f.retx << "," << f.timeouts << "," << f.recoveries
+              << "\n";
         dataTx += f.dataTx;
         retx += f.retx;
+        timeouts += f.timeouts;
+        recoveries += f.recoveries;
     }
     double totalS = bench::SecondsSince(t0);
 
@@ -705,6 +733,13 @@ main(int argc, char* argv[])
       << ", \"bytes_finished\": " << bytesDone << "},\n";
     j << "  \"sim_end_s\": " << simEndS << ",\n";
     j << "  \"senders\": {\"data_packets\": " << dataTx << ", \"retransmits\": " << retx
+      << ", \"timeouts\": " << timeouts << ", \"fast_recoveries\": " << recoveries
+      << ", \"ecn_cuts_from\": {";
+    for (auto it = g_cwrFrom.begin(); it != g_cwrFrom.end(); ++it)
+    {
+        j << (it == g_cwrFrom.begin() ? "" : ", ") << "\"" << it->first << "\": " << it->second;
+    }
+    j << "}"
       << ",\n    \"patches\": {\"reno_sack_fix\": " << (renoSackFix ? "true" : "false")
       << ", \"cwr_fix\": " << (cwrFix ? "true" : "false")
       << ", \"sack_resets\": " << RfcPatches::g_sackResets
