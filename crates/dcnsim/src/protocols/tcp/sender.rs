@@ -379,9 +379,10 @@ impl TcpSender {
 
     fn enter_fast_recovery(&mut self) {
         // DCTCP reduces once per window across all congestion signals (RFC 8257 §3.5, RFC
-        // 3168 §6.1.2): after an ECN cut in this window, a loss keeps the cut's ssthresh.
-        let cut_this_window = self.dctcp.as_ref().is_some_and(|d| d.reduced);
-        if !cut_this_window {
+        // 3168 §6.1.2): after a reduction in this window (an ECN cut, typically), a loss keeps
+        // its ssthresh.
+        let reduced_this_window = self.dctcp.as_ref().is_some_and(|d| d.reduced);
+        if !reduced_this_window {
             let flight = self.snd_max - self.snd_una - self.limited_bytes;
             self.ssthresh = (flight / 2).max(2 * self.mss);
         }
