@@ -114,7 +114,10 @@ fn ecmp_with_few_flows_collides() {
         );
     }
     // The allowance stays well under half a flow, so a split flow would still fail.
-    assert!(retransmitted < 0.3, "retransmissions worth {retransmitted:.3} flows");
+    assert!(
+        retransmitted < 0.3,
+        "retransmissions worth {retransmitted:.3} flows"
+    );
     assert_eq!(total(&out, |f| f.ooo_arrivals), 0);
 }
 

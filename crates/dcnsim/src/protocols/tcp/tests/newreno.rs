@@ -139,11 +139,17 @@ fn a_timeout_during_fast_recovery_keeps_the_recoverys_ssthresh() {
     assert!(s.in_recovery());
     assert_eq!(s.ssthresh(), 5 * MSS);
     let flight = s.bytes_in_flight();
-    assert!(flight >= 40 * MSS, "the inflated window sent new data: {flight}");
+    assert!(
+        flight >= 40 * MSS,
+        "the inflated window sent new data: {flight}"
+    );
     // The timeout: FlightSize/2 would be over 20 SMSS; the recovery's 5 SMSS is kept.
     let d = s.poll_timeout().unwrap();
     s.handle_timeout(d);
-    assert_eq!((s.cwnd(), s.ssthresh(), s.in_recovery()), (MSS, 5 * MSS, false));
+    assert_eq!(
+        (s.cwnd(), s.ssthresh(), s.in_recovery()),
+        (MSS, 5 * MSS, false)
+    );
 }
 
 #[test]
