@@ -262,9 +262,7 @@ impl LbParams {
             drill_memory: within("drill_memory", cfg.drill_memory, DEFAULT_DRILL_MEMORY, 0, 4)?,
         })
     }
-}
 
-impl LbParams {
     /// Refuses a path choice that cannot work on the scenario's topology kind.
     pub fn check_topology(&self, topology_kind: &str) -> ConfigResult<()> {
         if self.kind == LbKind::BcubePaths && topology_kind != "bcube" {
