@@ -22,8 +22,9 @@ FAKE = True
 
 _SCHEMA = {
     "name": None, "seed": None, "stop_s": None, "failures": None,
-    "topology": {"kind", "k", "hosts", "link_gbps", "link_delay_us", "buffer_pkts", "buffer_kb"},
-    "transport": {"protocol", "mss_bytes", "init_cwnd_pkts", "min_rto_us", "ecn_k_pkts"},
+    "topology": {"kind", "k", "hosts", "link_gbps", "link_delay_us", "buffer_pkts", "buffer_kb",
+                 "ecn_k_pkts"},
+    "transport": {"protocol", "mss_bytes", "init_cwnd_pkts", "min_rto_us"},
     "routing": {"lb", "reroute_delay_us"},
     "workload": {"kind", "sizes", "load", "flows"},
     "output": {"series_interval_us"},

@@ -38,7 +38,9 @@ CASES = {
     "host out of range": ([], "src,dst,size_bytes,start_s\n0,9,1000,0\n", "line 2"),
     "path choice for another topology": (["routing.lb=bcube_paths"], GOOD_FLOWS, "routing.lb:"),
     "marking threshold above the buffer": (
-        ["transport.protocol=dctcp", "transport.ecn_k_pkts=200"], GOOD_FLOWS, "transport.ecn_k_pkts:"),
+        ["transport.protocol=dctcp", "topology.ecn_k_pkts=200"], GOOD_FLOWS, "topology.ecn_k_pkts:"),
+    "marking threshold in its old place": (
+        ["transport.ecn_k_pkts=20"], GOOD_FLOWS, "transport.ecn_k_pkts: has moved"),
 }
 
 

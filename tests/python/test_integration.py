@@ -66,7 +66,8 @@ def test_cli_run_and_validate(star_file, tmp_path):
     for name in ("flows.csv", "summary.json", "scenario.json", "ports.csv"):
         assert (tmp_path / "r" / name).is_file()
     ports = (tmp_path / "r" / "ports.csv").read_text().splitlines()
-    assert ports[0] == "port,node,peer,gbps,delay_us,tx_packets,tx_bytes,drops,ecn_marks"
+    assert ports[0] == ("port,node,peer,gbps,delay_us,buffer_pkts,buffer_bytes,ecn_k_pkts,"
+                        "tx_packets,tx_bytes,drops,ecn_marks")
     assert len(ports) > 1
 
 

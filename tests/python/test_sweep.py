@@ -133,6 +133,24 @@ def test_sweep_returns_one_row_per_point_with_grid_columns(sweep_file, tmp_path)
 
 
 @needs_core
+def test_a_marking_threshold_in_the_base_runs_every_protocol_of_the_grid(tmp_path):
+    # K belongs to the ports: a grid over protocols with K in its base loses no point (it used
+    # to be a DCTCP key that NewReno refused).
+    (tmp_path / "star.toml").write_text(STAR)
+    path = tmp_path / "sweep.toml"
+    path.write_text(
+        'scenario = "star.toml"\n[base]\nworkload.flows = 12\ntopology.ecn_k_pkts = 20\n'
+        '[grid]\ntransport.protocol = ["tcp", "dctcp", "d2tcp"]\n'
+    )
+    out = tmp_path / "out"
+    frame = dcnsim.sweep(path, out, workers=2)
+    assert list(frame["status"]) == ["ok"] * 3, frame
+    for protocol in ("tcp", "dctcp", "d2tcp"):
+        scen = json.loads((out / f"protocol-{protocol}" / "scenario.json").read_text())
+        assert scen["topology"]["ecn_k_pkts"] == 20
+
+
+@needs_core
 def test_dask_local_cluster_gives_the_same_results_as_the_local_pool(sweep_file, tmp_path):
     distributed = pytest.importorskip("distributed")
     local = sw.sweep(sweep_file, tmp_path / "local", workers=2)

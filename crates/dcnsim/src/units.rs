@@ -47,6 +47,11 @@ impl Time {
     pub fn as_us_f64(self) -> f64 {
         self.0 as f64 / 1e6
     }
+    /// In µs, rounded to the nanosecond: a value that reads well in a scenario file and
+    /// converts back ([`Time::from_us_f64`]) to exactly this time when it is whole nanoseconds.
+    pub fn as_us_rounded_to_ns(self) -> f64 {
+        (self.0.saturating_add(500) / 1_000) as f64 / 1e3
+    }
     pub fn saturating_sub(self, other: Time) -> Time {
         Time(self.0.saturating_sub(other.0))
     }
@@ -146,6 +151,20 @@ impl Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn microseconds_rounded_to_the_nanosecond_convert_back() {
+        for ps in [193_920_000u64, 58_176_000, 1_499, 1_500, 64_640_123] {
+            let us = Time(ps).as_us_rounded_to_ns();
+            let ns = (ps + 500) / 1_000;
+            assert_eq!(
+                Time::from_us_f64(us),
+                Time::from_ns(ns),
+                "{ps} ps -> {us} us"
+            );
+        }
+        assert_eq!(Time(193_920_000).as_us_rounded_to_ns(), 193.92);
+    }
 
     #[test]
     fn tx_time_is_exact_for_whole_rates() {

@@ -31,20 +31,15 @@ receivers = 1
 link_gbps = 10
 link_delay_us = 5
 buffer_pkts = {buffer}
+ecn_k_pkts = 65
 [transport]
 protocol = "{protocol}"
-{k}
 [workload]
 kind = "flows"
 file = "flows.csv"
 [output]
 series_interval_us = 100
-"#,
-        k = if protocol == "dctcp" {
-            "ecn_k_pkts = 65"
-        } else {
-            ""
-        }
+"#
     );
     run_in(&text, &[], &flow_dir(name, csv))
 }

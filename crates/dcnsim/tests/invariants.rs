@@ -109,9 +109,9 @@ kind = "dumbbell"
 senders = 3
 receivers = 1
 buffer_pkts = 30
+ecn_k_pkts = 10
 [transport]
 protocol = "dctcp"
-ecn_k_pkts = 10
 [workload]
 kind = "flows"
 file = "flows.csv"

@@ -1,5 +1,5 @@
 """MCP: deadline-aware transport minimizing per-packet delay (seed 003). No figure runs yet:
-MCP and D2TCP are not implemented."""
+MCP itself is not implemented; its baselines DCTCP and D2TCP exist."""
 
 from .figure import Paper, Pending
 
@@ -10,6 +10,6 @@ PAPER = Paper(
     pending=(
         Pending("fig3-4", "128-host fat-tree, query / short / long flows with deadlines: "
                 "deadline miss rate per class and goodput vs load; MCP vs DCTCP vs D2TCP",
-                "MCP and D2TCP"),
+                "MCP"),
     ),
 )

@@ -14,7 +14,8 @@ Runnable now:
   7/3 is flow B's ratio (B finishes at 10, 7 after its arrival). The paper's own mean,
   (7.5 + 9.5 + 7)/3 = 8, contains A's 7.5. We keep the claim as the paper states it.
 
-The evaluation figures (§6) need MERP, pFabric and CONGA; they are listed as pending.
+The evaluation figures (§6) need MERP itself (and MEMR for Figs. 10–12); their baselines
+(pFabric, TCP NewReno, ECMP, CONGA) exist. They are listed as pending.
 """
 
 from __future__ import annotations
@@ -125,10 +126,10 @@ PAPER = Paper(
     figures=(TABLE1_FIGURE,),
     pending=(
         Pending("fig5-7", "9-server tree, Pareto sizes: mean and max expansion ratio, 99.9th "
-                "and mean FCT vs load, MERP vs pFabric vs TCP", "MERP and pFabric"),
+                "and mean FCT vs load, MERP vs pFabric vs TCP", "MERP"),
         Pending("fig8-9", "sensitivity to α and Q", "MERP"),
         Pending("fig10-12", "k=4 fat-tree: FCT CDF, mean FCT and expansion ratio vs load, a "
-                "failed link; MERP vs ECMP vs CONGA", "MERP, MEMR and CONGA"),
+                "failed link; MERP vs ECMP vs CONGA", "MERP and MEMR"),
         Pending("fig13", "flow switching: 3 senders × 2000 packets, 72.25 ms vs ideal 72 ms",
                 "MERP"),
         Pending("fig14", "incast with a background flow: link utilisation 91.8 %", "MERP"),

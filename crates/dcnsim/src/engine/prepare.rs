@@ -4,8 +4,12 @@
 use crate::config::Scenario;
 use crate::error::{ConfigError, ConfigResult};
 use crate::lb::LbParams;
+use crate::net::queue::Discipline;
+use crate::net::scale::PathScale;
+use crate::net::Network;
 use crate::protocols::Transport;
-use crate::topo::{self, BufferSize, TopoSpec};
+use crate::topo::{self, BufferSize, LinkSpec, TopoSpec, TopologyConfig};
+use crate::units::Rate;
 use crate::workload::{self, FlowSpec, HostInfo};
 use std::path::Path;
 
@@ -18,16 +22,30 @@ pub struct Prepared {
 }
 
 /// Parses nothing, checks everything: builds the topology, the transport and the flows, and
-/// resolves failure links, so that every error surfaces before a run starts.
+/// resolves failure links, so that every error surfaces before a run starts. Defaults that
+/// depend on the network (see [`Transport::derives_defaults_from_network`]) are resolved here
+/// and written into the returned scenario, so `scenario.json` shows the values used.
 pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
+    // Checks the keys the scenario sets; defaults that depend on the network come next.
+    let declared = Transport::from_config(&scenario.transport)?;
+    let mut topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
+    if declared.derives_defaults_from_network() {
+        let net = Network::build(&topo, Discipline::Fifo, &|_| None);
+        let (mss, header) = declared.data_packet_sizes();
+        if let Some(scale) = PathScale::measure(&net, (mss + header) as u64, header as u64) {
+            declared.network_defaults(&mut scenario.transport, &scale);
+        }
+    }
     let transport = Transport::from_config(&scenario.transport)?;
     // A protocol's own buffer default (pFabric's 2 BDP) applies when the scenario sets none.
     let t = &mut scenario.topology;
     if t.buffer_pkts.is_none() && t.buffer_kb.is_none() {
-        t.buffer_pkts = transport.default_buffer_pkts();
+        if let Some(b) = transport.default_buffer_pkts() {
+            t.buffer_pkts = Some(b);
+            topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
+        }
     }
-    let topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
-    check_marking_below_buffer(&topo, &transport)?;
+    check_marking_below_buffer(&scenario.topology, &topo, &transport)?;
     LbParams::from_config(&scenario.routing)?.check_topology(&scenario.topology.kind)?;
     let host_rate = topo
         .hosts
@@ -91,12 +109,21 @@ pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared
     })
 }
 
-/// An ECN threshold at or above a port's buffer never marks before the queue drops: DCTCP would
-/// silently behave as TCP on drop-tail. Refuse it, naming the first such link.
-fn check_marking_below_buffer(topo: &TopoSpec, transport: &Transport) -> ConfigResult<()> {
+/// Under a transport that uses ECN, a marking threshold at or above a port's buffer never
+/// marks before the queue drops: DCTCP would silently behave as TCP on drop-tail. Refuse it,
+/// naming the key the threshold came from and the first such link. (Under a transport without
+/// ECN nothing is marked, so any threshold is harmless.)
+fn check_marking_below_buffer(
+    cfg: &TopologyConfig,
+    topo: &TopoSpec,
+    transport: &Transport,
+) -> ConfigResult<()> {
+    if !transport.uses_ecn() {
+        return Ok(());
+    }
     for l in &topo.links {
         for (rate, from, to) in [(l.rate_ab, l.a, l.b), (l.rate_ba, l.b, l.a)] {
-            let Some(k) = transport.ecn_threshold_pkts(rate) else {
+            let Some(k) = l.ecn_k_pkts.or_else(|| transport.default_ecn_k_pkts(rate)) else {
                 continue;
             };
             // A byte buffer is compared in full-size packets of the transport.
@@ -105,22 +132,58 @@ fn check_marking_below_buffer(topo: &TopoSpec, transport: &Transport) -> ConfigR
                 BufferSize::Packets(n) => (k as u64) < n,
                 BufferSize::Bytes(b) => (k as u64) * ((mss + header) as u64) < b,
             };
-            if !fits {
-                return Err(ConfigError::new(
-                    "transport.ecn_k_pkts",
-                    format!(
-                        "the marking threshold K = {k} packets is not below the {} buffer of the \
-                         {}–{} link: the queue would drop before it marks; lower K or raise the buffer",
-                        match l.buffer {
-                            BufferSize::Packets(n) => format!("{n}-packet"),
-                            BufferSize::Bytes(b) => format!("{b}-byte"),
-                        },
-                        topo.nodes[from].name,
-                        topo.nodes[to].name
-                    ),
-                ));
+            if fits {
+                continue;
             }
+            let (a, b) = (&topo.nodes[from].name, &topo.nodes[to].name);
+            let (key, whose) = threshold_origin(cfg, l, a, b, rate);
+            return Err(ConfigError::new(
+                key,
+                format!(
+                    "{whose} K = {k} packets is not below the {} buffer of the {a}–{b} link: the \
+                     queue would drop before it marks; lower K or raise the buffer",
+                    match l.buffer {
+                        BufferSize::Packets(n) => format!("{n}-packet"),
+                        BufferSize::Bytes(b) => format!("{b}-byte"),
+                    },
+                ),
+            ));
         }
     }
     Ok(())
+}
+
+/// Which key gave link `l` (between nodes named `a` and `b`) its marking threshold, and how to
+/// describe it: a link override, the file's link line, `topology.ecn_k_pkts`, or the
+/// transport's default for the port's rate.
+fn threshold_origin(
+    cfg: &TopologyConfig,
+    l: &LinkSpec,
+    a: &str,
+    b: &str,
+    rate: Rate,
+) -> (String, String) {
+    let joins = |o: &crate::topo::LinkOverride| {
+        let [x, y] = &o.between;
+        (x == a && y == b) || (x == b && y == a)
+    };
+    if let Some(i) = cfg
+        .link_overrides
+        .iter()
+        .position(|o| o.ecn_k_pkts.is_some() && joins(o))
+    {
+        let key = format!("topology.link_overrides[{i}].ecn_k_pkts");
+        return (key, "the link's marking threshold".into());
+    }
+    match (l.ecn_k_pkts, cfg.ecn_k_pkts) {
+        (Some(k), global) if global != Some(k) => (
+            "topology.file".into(),
+            "the marking threshold of this link line".into(),
+        ),
+        (Some(_), _) => ("topology.ecn_k_pkts".into(), "the marking threshold".into()),
+        (None, _) => (
+            "topology.ecn_k_pkts".into(),
+            format!("the transport's default marking threshold for a {rate} port (set one here)"),
+        ),
+    }
 }

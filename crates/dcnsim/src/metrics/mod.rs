@@ -106,6 +106,9 @@ pub struct PortInfo {
     pub peer: String,
     pub gbps: f64,
     pub delay_us: f64,
+    /// The queue: its buffer and ECN marking threshold (packets), as the run used them.
+    pub buffer: crate::topo::BufferSize,
+    pub ecn_k_pkts: Option<u32>,
     /// Counters over the whole run.
     pub tx_packets: u64,
     pub tx_bytes: u64,

@@ -3,11 +3,12 @@
 //! nothing behind; an existing result directory is replaced only by a complete new one.
 //!
 //! Files: `flows.csv`, `summary.json`, `scenario.json` (the scenario with defaults filled in),
-//! `ports.csv` (every egress port: its id as used by the series, its ends, rate, delay and
-//! counters over the run), `series.csv` when series are on, and `trace.csv` when a flow is
+//! `ports.csv` (every egress port: its id as used by the series, its ends, rate, delay, its
+//! queue's buffer and marking threshold, and counters over the run), `series.csv` when series are on, and `trace.csv` when a flow is
 //! traced.
 
 use super::RunOutput;
+use crate::topo::BufferSize;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{self, BufWriter, Write};
@@ -94,16 +95,26 @@ fn write_trace(path: &Path, out: &RunOutput) -> io::Result<()> {
 }
 
 fn ports_csv(out: &RunOutput) -> String {
-    let mut s = String::from("port,node,peer,gbps,delay_us,tx_packets,tx_bytes,drops,ecn_marks\n");
+    let mut s = String::from(
+        "port,node,peer,gbps,delay_us,buffer_pkts,buffer_bytes,ecn_k_pkts,tx_packets,tx_bytes,drops,ecn_marks\n",
+    );
+    let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
     for p in &out.ports {
+        let (pkts, bytes) = match p.buffer {
+            BufferSize::Packets(n) => (Some(n), None),
+            BufferSize::Bytes(b) => (None, Some(b)),
+        };
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             p.port,
             p.node,
             p.peer,
             p.gbps,
             p.delay_us,
+            opt(pkts),
+            opt(bytes),
+            opt(p.ecn_k_pkts.map(u64::from)),
             p.tx_packets,
             p.tx_bytes,
             p.drops,

@@ -6,5 +6,6 @@ pub mod packet;
 pub mod queue;
 pub mod ring;
 pub mod routing;
+pub mod scale;
 
 pub use network::{Network, NodeIdx, PortIdx};

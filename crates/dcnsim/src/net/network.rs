@@ -188,14 +188,15 @@ pub struct Network {
 
 impl Network {
     /// Builds nodes and ports. Every egress queue, a host's NIC included, gets `discipline`,
-    /// its link's buffer and the ECN threshold `ecn_k` returns for its link rate: a sender that
+    /// its link's buffer and ECN marking threshold — the link's own, else the one
+    /// `default_ecn_k` returns for the port's rate (the transport's default): a sender that
     /// outruns its own NIC fills that queue and loses packets there, as with a real NIC queue
     /// of that size. (An unlimited NIC queue would let a lone flow's window grow without bound
     /// and hide milliseconds of queueing inside the host.)
     pub fn build(
         spec: &TopoSpec,
         discipline: Discipline,
-        ecn_k: &dyn Fn(Rate) -> Option<u32>,
+        default_ecn_k: &dyn Fn(Rate) -> Option<u32>,
     ) -> Network {
         let mut nodes: Vec<Node> = spec
             .nodes
@@ -219,7 +220,8 @@ impl Network {
                 (l.a, l.b, l.rate_ab, l.delay_ab, pb),
                 (l.b, l.a, l.rate_ba, l.delay_ba, pa),
             ] {
-                let queue = Queue::new(discipline, l.buffer, ecn_k(rate));
+                let k = l.ecn_k_pkts.or_else(|| default_ecn_k(rate));
+                let queue = Queue::new(discipline, l.buffer, k);
                 let ps_per_byte = (8 * Time::PS_PER_SEC)
                     .checked_rem(rate.0)
                     .filter(|&r| r == 0)

@@ -104,6 +104,11 @@ impl Queue {
         }
     }
 
+    /// The buffer limit.
+    pub fn limit(&self) -> BufferSize {
+        self.limit
+    }
+
     pub fn ecn_k_pkts(&self) -> Option<u32> {
         self.ecn_k_pkts
     }

@@ -77,7 +77,9 @@ pub struct TransportConfig {
     pub rwnd_pkts: Option<u32>,
     /// RFC 3042 limited transmit: a new segment on each of the first two duplicate ACKs.
     pub limited_transmit: Option<bool>,
-    /// DCTCP: switch marking threshold K in packets, on the instantaneous queue.
+    /// Moved to `topology.ecn_k_pkts` (the threshold is a property of the port's queue);
+    /// kept only to refuse it with a message that says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_k_pkts: Option<u32>,
     /// DCTCP: EWMA gain g of α.
     pub dctcp_g: Option<f64>,
@@ -234,6 +236,14 @@ pub enum Transport {
 
 impl Transport {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<Transport> {
+        if cfg.ecn_k_pkts.is_some() {
+            return Err(ConfigError::new(
+                "transport.ecn_k_pkts",
+                "has moved: the ECN marking threshold belongs to the switch queues, beside the \
+                 buffer; set topology.ecn_k_pkts (every port) or ecn_k_pkts in a \
+                 [[topology.link_overrides]] entry (one link)",
+            ));
+        }
         match cfg.protocol.as_str() {
             "tcp" | "dctcp" | "d2tcp" => Ok(Transport::Tcp(tcp::TcpParams::from_config(cfg)?)),
             "pfabric" => Ok(Transport::Pfabric(pfabric::PfabricParams::from_config(
@@ -298,11 +308,39 @@ impl Transport {
         }
     }
 
-    /// Marking threshold in packets for a switch port of the given rate, if the protocol wants
-    /// ECN marking.
-    pub fn ecn_threshold_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
+    /// Whether some `[transport]` defaults of the protocol are defined by its paper relative
+    /// to the network (pFabric's window and RTO, RCP's initial RTT): then the network is
+    /// measured before the run ([`crate::net::scale`]) and [`Self::network_defaults`] fills them.
+    pub fn derives_defaults_from_network(&self) -> bool {
+        matches!(self, Transport::Pfabric(_) | Transport::Rcp(_))
+    }
+
+    /// Fills the network-defined keys that `cfg` leaves unset from the scale of the network's
+    /// longest path (measured with [`Self::data_packet_sizes`]: full data packets, header-only
+    /// ACKs). Keys the scenario sets win.
+    pub fn network_defaults(
+        &self,
+        cfg: &mut TransportConfig,
+        scale: &crate::net::scale::PathScale,
+    ) {
+        let (mss, header) = self.data_packet_sizes();
         match self {
-            Transport::Tcp(p) => p.ecn_threshold_pkts(rate),
+            Transport::Pfabric(_) => pfabric::network_defaults(cfg, scale, (mss + header) as u64),
+            Transport::Rcp(_) => rcp::network_defaults(cfg, scale),
+            Transport::Tcp(_) | Transport::Pdq(_) | Transport::D3(_) => {}
+        }
+    }
+
+    /// Whether the protocol's data packets are ECN-capable (only those are ever marked).
+    pub fn uses_ecn(&self) -> bool {
+        matches!(self, Transport::Tcp(p) if p.dctcp)
+    }
+
+    /// The marking threshold, in packets, of a port of this rate whose link sets none: the
+    /// protocol's default (DCTCP's rule), or `None` for a protocol that does not use ECN.
+    pub fn default_ecn_k_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
+        match self {
+            Transport::Tcp(p) => p.default_ecn_k_pkts(rate),
             Transport::Pfabric(_) | Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => {
                 None
             }

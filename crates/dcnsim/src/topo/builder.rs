@@ -7,12 +7,13 @@ use crate::error::{ConfigError, ConfigResult};
 use crate::units::{Rate, Time};
 use std::collections::HashMap;
 
-/// Rate, delay and buffer of a link, the same both ways.
+/// Rate, delay and queue of a link, the same both ways.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct LinkParams {
     pub rate: Rate,
     pub delay: Time,
     pub buffer: BufferSize,
+    pub ecn_k_pkts: Option<u32>,
 }
 
 impl LinkParams {
@@ -93,6 +94,7 @@ impl Builder {
             rate_ba: p.rate,
             delay_ba: p.delay,
             buffer: p.buffer,
+            ecn_k_pkts: p.ecn_k_pkts,
         });
     }
 
@@ -161,10 +163,12 @@ impl Builder {
                     format!("the link {x}–{y} is already overridden by link_overrides[{first}]; merge the two entries"),
                 ));
             }
-            if o.gbps.is_none() && o.delay_us.is_none() {
+            let sets_queue =
+                o.buffer_pkts.is_some() || o.buffer_kb.is_some() || o.ecn_k_pkts.is_some();
+            if o.gbps.is_none() && o.delay_us.is_none() && !sets_queue {
                 return Err(ConfigError::new(
                     key,
-                    "sets nothing; give gbps and/or delay_us",
+                    "sets nothing; give any of gbps, delay_us, buffer_pkts or buffer_kb, ecn_k_pkts",
                 ));
             }
             let link = &mut self.links[li];
@@ -177,6 +181,24 @@ impl Builder {
                 let t = check::delay(d, &format!("{key}.delay_us"))?;
                 link.delay_ab = t;
                 link.delay_ba = t;
+            }
+            match (o.buffer_pkts, o.buffer_kb) {
+                (Some(_), Some(_)) => {
+                    return Err(ConfigError::new(
+                        format!("{key}.buffer_kb"),
+                        "give only one of buffer_pkts and buffer_kb",
+                    ))
+                }
+                (Some(p), None) => {
+                    link.buffer = check::buffer_pkts(p, &format!("{key}.buffer_pkts"))?
+                }
+                (None, Some(kb)) => {
+                    link.buffer = check::buffer_kb(kb, &format!("{key}.buffer_kb"))?
+                }
+                (None, None) => {}
+            }
+            if let Some(k) = o.ecn_k_pkts {
+                link.ecn_k_pkts = Some(k);
             }
         }
         Ok(())

@@ -103,6 +103,7 @@ pub(super) fn common(cfg: &TopologyConfig) -> ConfigResult<LinkParams> {
         rate,
         delay,
         buffer,
+        ecn_k_pkts: cfg.ecn_k_pkts,
     })
 }
 

@@ -9,15 +9,16 @@
 //! switch tor1
 //! link h0 tor0                      # link_gbps, link_delay_us, buffer of [topology]
 //! link h1 tor1 gbps=10 delay_us=1
-//! link tor0 tor1 gbps=40 delay_us=2.5 buffer_pkts=200
+//! link tor0 tor1 gbps=40 delay_us=2.5 buffer_pkts=200 ecn_k_pkts=65
 //! ```
 //!
 //! - One statement per line; `#` starts a comment; blank lines are ignored.
 //! - `host NAME` and `switch NAME` declare a node. Names are unique, contain no `=`, and a
 //!   node is declared before a link uses it. Host ids follow the order of the `host` lines.
-//! - `link A B [gbps=G] [delay_us=D] [buffer_pkts=P | buffer_kb=K]` joins two different
-//!   nodes, full duplex, same values both ways. Omitted values come from `[topology]`
-//!   (`link_gbps`, `link_delay_us`, `buffer_pkts`/`buffer_kb`). At most one link per pair of
+//! - `link A B [gbps=G] [delay_us=D] [buffer_pkts=P | buffer_kb=K] [ecn_k_pkts=N]` joins two
+//!   different nodes, full duplex, same values both ways. Omitted values come from
+//!   `[topology]` (`link_gbps`, `link_delay_us`, `buffer_pkts`/`buffer_kb`, `ecn_k_pkts`,
+//!   which defaults to the transport's marking threshold). At most one link per pair of
 //!   nodes, so a failure named by its two ends is never ambiguous.
 //! - A host may have several links (server-centric layouts such as BCube need that).
 //! - Every node must be reachable from every other.
@@ -187,26 +188,34 @@ fn link_params(words: &[&str], defaults: &LinkParams, at: &str) -> ConfigResult<
             "gbps" => p.rate = check::rate(number()?, &ctx)?,
             "delay_us" => p.delay = check::delay(number()?, &ctx)?,
             "buffer_kb" => p.buffer = check::buffer_kb(number()?, &ctx)?,
-            "buffer_pkts" => {
-                let n = value.parse::<u64>().map_err(|_| {
-                    ConfigError::new(
-                        at,
-                        format!("bad number '{value}' for buffer_pkts: expected a whole number of packets"),
-                    )
-                })?;
-                p.buffer = check::buffer_pkts(n, &ctx)?;
+            "buffer_pkts" => p.buffer = check::buffer_pkts(whole(value, key, at)?, &ctx)?,
+            "ecn_k_pkts" => {
+                let k = whole(value, key, at)?;
+                p.ecn_k_pkts = Some(u32::try_from(k).map_err(|_| {
+                    ConfigError::new(at, format!("ecn_k_pkts={value} does not fit 32 bits"))
+                })?);
             }
             _ => {
                 return Err(ConfigError::new(
                     at,
                     format!(
-                    "unknown link key '{key}'; expected gbps, delay_us, buffer_pkts or buffer_kb"
+                    "unknown link key '{key}'; expected gbps, delay_us, buffer_pkts or buffer_kb, ecn_k_pkts"
                 ),
                 ))
             }
         }
     }
     Ok(p)
+}
+
+/// A whole number of packets.
+fn whole(value: &str, key: &str, at: &str) -> ConfigResult<u64> {
+    value.parse::<u64>().map_err(|_| {
+        ConfigError::new(
+            at,
+            format!("bad number '{value}' for {key}: expected a whole number of packets"),
+        )
+    })
 }
 
 /// Groups hosts by the switch of their first link (see the module doc).
@@ -250,6 +259,7 @@ mod tests {
             rate: Rate::gbps(10),
             delay: Time::from_us(1),
             buffer: BufferSize::Packets(100),
+            ecn_k_pkts: None,
         }
     }
 
@@ -282,6 +292,12 @@ mod tests {
         assert_eq!(core.rate_ab, Rate::gbps(40));
         assert_eq!(core.delay_ba, Time::from_ns(2500));
         assert_eq!(core.buffer, BufferSize::Bytes(150_000));
+        assert_eq!(core.ecn_k_pkts, None, "K left to the transport");
+        let between_tors = t
+            .links
+            .iter()
+            .find(|l| t.nodes[l.a].name == "tor0" && t.nodes[l.b].name == "tor1");
+        assert_eq!(between_tors.unwrap().ecn_k_pkts, Some(40));
     }
 
     /// Writing a spec back in the file format and reading it again gives the same spec.
@@ -303,8 +319,11 @@ mod tests {
                 BufferSize::Packets(p) => format!("buffer_pkts={p}"),
                 BufferSize::Bytes(b) => format!("buffer_kb={}", b as f64 / 1000.0),
             };
+            let k = l
+                .ecn_k_pkts
+                .map_or(String::new(), |k| format!(" ecn_k_pkts={k}"));
             text += &format!(
-                "link {} {} gbps={} delay_us={} {buffer}\n",
+                "link {} {} gbps={} delay_us={} {buffer}{k}\n",
                 t.nodes[l.a].name,
                 t.nodes[l.b].name,
                 l.rate_ab.as_gbps_f64(),
@@ -315,6 +334,7 @@ mod tests {
             rate: Rate::gbps(1),
             delay: Time::from_us(7),
             buffer: BufferSize::Packets(3),
+            ecn_k_pkts: None,
         };
         let again = parse(&text, "copy.topo", &other)
             .unwrap()

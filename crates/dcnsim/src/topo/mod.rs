@@ -15,7 +15,18 @@
 //! | `link_delay_us` | 1 (parkinglot: 6.25) | one-way propagation delay of every link |
 //! | `buffer_pkts` | 100 | buffer of each egress queue, in packets … |
 //! | `buffer_kb` | — | … or in kilobytes (1 KB = 1000 B); give at most one of the two |
-//! | `[[topology.link_overrides]]` | none | `between = ["leaf0", "spine3"]`, `gbps` and/or `delay_us`: changes one link, both directions |
+//! | `ecn_k_pkts` | the transport's | ECN marking threshold K of each egress queue, in packets (see below) |
+//! | `[[topology.link_overrides]]` | none | `between = ["leaf0", "spine3"]` and any of `gbps`, `delay_us`, `buffer_pkts` / `buffer_kb`, `ecn_k_pkts`: changes one link, both directions |
+//!
+//! **The queue of a port** is one physical thing, so its buffer and its ECN marking threshold
+//! live together here, with the link. An ECN-capable packet that arrives while K or more
+//! packets wait is marked CE (DCTCP's instantaneous-queue marking); packets that are not
+//! ECN-capable (TCP NewReno's, pFabric's, …) are never marked, so a K set here is harmless
+//! under a transport that does not use ECN, and one scenario can be run under `tcp`, `dctcp`
+//! and `d2tcp` as it is. When K is not set, the transport supplies a default per port rate
+//! (DCTCP's rule, see [`crate::protocols::tcp`]); transports without ECN mark nothing.
+//! Likewise the buffer defaults to 100 packets unless the transport has its own default
+//! (pFabric's 2·BDP). The queue discipline (FIFO, rank, …) is the transport's.
 //!
 //! Rates must be positive Gbit/s, delays positive µs, counts at least 1. A key that belongs to
 //! another kind is an error that names the kinds it belongs to, rather than being ignored: a
@@ -117,6 +128,9 @@ pub struct LinkSpec {
     pub delay_ba: Time,
     /// Buffer of each of the two egress queues.
     pub buffer: BufferSize,
+    /// ECN marking threshold of both egress queues, when the scenario sets one; `None` leaves
+    /// it to the transport's default for the port's rate.
+    pub ecn_k_pkts: Option<u32>,
 }
 
 /// A built topology: nodes, links, and the host order (host id i is node `hosts[i]`).
@@ -155,6 +169,9 @@ pub struct TopologyConfig {
     pub buffer_pkts: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_kb: Option<f64>,
+    /// ECN marking threshold of every egress queue, in packets; by default the transport's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_k_pkts: Option<u32>,
     /// star
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hosts: Option<usize>,
@@ -224,7 +241,7 @@ pub struct TopologyConfig {
 }
 
 /// One `[[topology.link_overrides]]` entry: the link between two named nodes gets another
-/// rate and/or delay, in both directions.
+/// rate, delay, buffer and/or marking threshold, in both directions.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkOverride {
@@ -233,6 +250,12 @@ pub struct LinkOverride {
     pub gbps: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_pkts: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_kb: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_k_pkts: Option<u32>,
 }
 
 fn default_link_gbps() -> f64 {
@@ -251,6 +274,7 @@ impl TopologyConfig {
             link_delay_us: None,
             buffer_pkts: None,
             buffer_kb: None,
+            ecn_k_pkts: None,
             hosts: None,
             senders: None,
             receivers: None,

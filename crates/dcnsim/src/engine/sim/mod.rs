@@ -229,7 +229,7 @@ impl Simulation {
             transport,
             flows,
         } = p;
-        let ecn = |rate| transport.ecn_threshold_pkts(rate);
+        let ecn = |rate| transport.default_ecn_k_pkts(rate);
         let mut net = Network::build(&topo, discipline, &ecn);
         let agent = SwitchAgent::new(&transport, &net);
         if agent.is_some() {

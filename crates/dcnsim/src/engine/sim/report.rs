@@ -140,6 +140,8 @@ impl Simulation {
                 peer: self.net.node_name(p.peer).to_string(),
                 gbps: p.rate.as_gbps_f64(),
                 delay_us: p.delay.as_us_f64(),
+                buffer: p.queue.limit(),
+                ecn_k_pkts: p.queue.ecn_k_pkts(),
                 tx_packets: p.counters.tx_packets,
                 tx_bytes: p.counters.tx_bytes,
                 drops: p.counters.drops,

@@ -27,8 +27,9 @@
 //!
 //! ## Parameters
 //!
-//! `transport.protocol = "d2tcp"` takes every key of `dctcp` (`ecn_k_pkts`, `dctcp_g`,
-//! `dctcp_init_alpha` and the TCP keys) with the same defaults. D2TCP itself adds:
+//! `transport.protocol = "d2tcp"` takes every key of `dctcp` (`dctcp_g`, `dctcp_init_alpha`
+//! and the TCP keys) with the same defaults, and the same default marking threshold of the
+//! ports (`topology.ecn_k_pkts`). D2TCP itself adds:
 //!
 //! | key | default | source |
 //! |---|---|---|

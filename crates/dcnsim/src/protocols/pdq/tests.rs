@@ -381,10 +381,7 @@ fn keys_are_checked_and_named() {
         bad("pdq", |c| c.pdq_probing_x = Some(-1.0)),
         "transport.pdq_probing_x"
     );
-    assert_eq!(
-        bad("pdq", |c| c.ecn_k_pkts = Some(20)),
-        "transport.ecn_k_pkts"
-    );
+    assert_eq!(bad("pdq", |c| c.dctcp_g = Some(0.1)), "transport.dctcp_g");
     let p = params("pdq", |c| {
         c.pdq_early_start = Some(false);
         c.pdq_dampening = Some(false);

@@ -40,7 +40,7 @@
 //! | `dupack_threshold` | 3 | RFC 5681 §3.2 |
 //! | `rwnd_pkts` | unlimited | receiver window in segments; caps the flight |
 //! | `limited_transmit` | true | RFC 3042, which RFC 5681 §3.2 says a sender SHOULD use (Linux and ns-3 do) |
-//! | `ecn_k_pkts` (dctcp only) | by port rate: ≤ 1 Gb/s → 20, ≤ 10 Gb/s → 65, above: round(65 · rate / 10 Gb/s) | 20 and 65 are the paper's values (Linux DCTCP documentation); the scaling above 10 Gb/s is **derived** (K ∝ C·RTT, paper §3.4), e.g. 40 Gb/s → 260 |
+//! | `topology.ecn_k_pkts` (the port's, not a transport key) | dctcp, d2tcp: by port rate: ≤ 1 Gb/s → 20, ≤ 10 Gb/s → 65, above: round(65 · rate / 10 Gb/s) | 20 and 65 are the paper's values (Linux DCTCP documentation); the scaling above 10 Gb/s is **derived** (K ∝ C·RTT, paper §3.4), e.g. 40 Gb/s → 260. A K the scenario sets wins (see [`crate::topo`]) |
 //! | `dctcp_g` (dctcp only) | 1/16 | paper §3.1; Linux `dctcp_shift_g` = 4 |
 //! | `dctcp_init_alpha` (dctcp only) | 1.0 | RFC 8257 §3.3 and Linux (conservative first cut) |
 //!
@@ -50,8 +50,9 @@
 //! Validation: `mss_bytes`, `header_bytes`, `init_cwnd_pkts`, `dupack_threshold` and
 //! `rwnd_pkts` must be ≥ 1; every RTO value must be a finite number > 0 µs; `max_rto_us ≥
 //! min_rto_us`; an explicit `initial_rto_us` must lie in `[min_rto_us, max_rto_us]`;
-//! `0 < dctcp_g ≤ 1`; `0 ≤ dctcp_init_alpha ≤ 1`. With protocol `tcp`, setting any of
-//! `ecn_k_pkts`, `dctcp_g`, `dctcp_init_alpha` is an error naming the key.
+//! `0 < dctcp_g ≤ 1`; `0 ≤ dctcp_init_alpha ≤ 1`. With protocol `tcp`, setting `dctcp_g` or
+//! `dctcp_init_alpha` is an error naming the key. (A marking threshold set on the topology is
+//! fine under `tcp`: NewReno's packets are not ECN-capable, so nothing is marked.)
 //!
 //! ## Choices where the sources are silent (or where we depart from them)
 //!
@@ -155,7 +156,6 @@ const KEYS: &[&str] = &[
     "dupack_threshold",
     "rwnd_pkts",
     "limited_transmit",
-    "ecn_k_pkts",
     "dctcp_g",
     "dctcp_init_alpha",
     "d2tcp_d_min",
@@ -180,8 +180,6 @@ pub struct TcpParams {
     pub rwnd_pkts: Option<u32>,
     /// RFC 3042 limited transmit on the first `dupack_threshold − 1` duplicate ACKs.
     pub limited_transmit: bool,
-    /// Explicit marking threshold; `None` derives it from the port rate.
-    pub ecn_k_pkts: Option<u32>,
     pub dctcp_g: f64,
     pub dctcp_init_alpha: f64,
     /// D2TCP (DCTCP with the deadline-imminence penalty α^d): the clamp of d, or `None` for
@@ -257,7 +255,6 @@ impl TcpParams {
         };
         if !dctcp {
             let dctcp_only = [
-                ("transport.ecn_k_pkts", cfg.ecn_k_pkts.is_some()),
                 ("transport.dctcp_g", cfg.dctcp_g.is_some()),
                 ("transport.dctcp_init_alpha", cfg.dctcp_init_alpha.is_some()),
             ];
@@ -334,21 +331,18 @@ impl TcpParams {
             )?,
             rwnd_pkts,
             limited_transmit: cfg.limited_transmit.unwrap_or(DEFAULT_LIMITED_TRANSMIT),
-            ecn_k_pkts: cfg.ecn_k_pkts,
             dctcp_g,
             dctcp_init_alpha,
             d2tcp,
         })
     }
 
-    /// DCTCP marking threshold K (packets, instantaneous queue) for a port of this rate;
-    /// `None` for plain TCP, whose switches only drop. See the parameter table for the rule.
-    pub fn ecn_threshold_pkts(&self, rate: Rate) -> Option<u32> {
+    /// DCTCP's default marking threshold K (packets, instantaneous queue) for a port of this
+    /// rate whose link sets none; `None` for plain TCP, which sends nothing ECN-capable. See
+    /// the parameter table for the rule.
+    pub fn default_ecn_k_pkts(&self, rate: Rate) -> Option<u32> {
         if !self.dctcp {
             return None;
-        }
-        if let Some(k) = self.ecn_k_pkts {
-            return Some(k);
         }
         let bps = rate.bits_per_sec() as u128;
         const G1: u128 = 1_000_000_000;
@@ -389,10 +383,7 @@ mod param_tests {
         assert_eq!(p.min_rto, Time::from_us(1000));
         assert_eq!(p.initial_rto, Time::from_us(1000));
         assert_eq!(p.max_rto, Time::from_ms(1000));
-        assert_eq!(
-            (p.dupack_threshold, p.rwnd_pkts, p.ecn_k_pkts),
-            (3, None, None)
-        );
+        assert_eq!((p.dupack_threshold, p.rwnd_pkts), (3, None));
         assert_eq!((p.dctcp_g, p.dctcp_init_alpha), (0.0625, 1.0));
         // The default initial RTO follows a larger min RTO instead of failing.
         let p = TcpParams::from_config(&cfg("tcp", |c| c.min_rto_us = Some(5000.0))).unwrap();
@@ -402,13 +393,11 @@ mod param_tests {
 
     #[test]
     fn tcp_refuses_dctcp_keys_by_name() {
-        let k = err_key(&cfg("tcp", |c| c.ecn_k_pkts = Some(20)));
-        assert_eq!(k, "transport.ecn_k_pkts");
         let k = err_key(&cfg("tcp", |c| c.dctcp_g = Some(0.1)));
         assert_eq!(k, "transport.dctcp_g");
         let k = err_key(&cfg("tcp", |c| c.dctcp_init_alpha = Some(0.0)));
         assert_eq!(k, "transport.dctcp_init_alpha");
-        let e = TcpParams::from_config(&cfg("tcp", |c| c.ecn_k_pkts = Some(20))).unwrap_err();
+        let e = TcpParams::from_config(&cfg("tcp", |c| c.dctcp_g = Some(0.1))).unwrap_err();
         assert!(e.message.contains("only for dctcp"), "{e}");
         let k = err_key(&cfg("dctcp", |c| c.d2tcp_d_min = Some(0.3)));
         assert_eq!(k, "transport.d2tcp_d_min");
@@ -416,7 +405,7 @@ mod param_tests {
         assert_eq!(k, "transport.d2tcp_d_max");
         let p = TcpParams::from_config(&cfg("d2tcp", |_| {})).unwrap();
         assert_eq!((p.dctcp, p.d2tcp), (true, Some((0.5, 2.0))));
-        assert!(TcpParams::from_config(&cfg("dctcp", |c| c.ecn_k_pkts = Some(20))).is_ok());
+        assert!(TcpParams::from_config(&cfg("dctcp", |c| c.dctcp_g = Some(0.1))).is_ok());
     }
 
     #[test]
@@ -484,7 +473,7 @@ mod param_tests {
     #[test]
     fn ecn_threshold_defaults_by_port_rate() {
         let d = TcpParams::from_config(&cfg("dctcp", |_| {})).unwrap();
-        let k = |r: Rate| d.ecn_threshold_pkts(r);
+        let k = |r: Rate| d.default_ecn_k_pkts(r);
         assert_eq!(k(Rate::mbps(100)), Some(20));
         assert_eq!(k(Rate::gbps(1)), Some(20));
         assert_eq!(k(Rate::mbps(2500)), Some(65));
@@ -492,9 +481,7 @@ mod param_tests {
         assert_eq!(k(Rate::gbps(25)), Some(163)); // 162.5 rounds up
         assert_eq!(k(Rate::gbps(40)), Some(260));
         assert_eq!(k(Rate::gbps(100)), Some(650));
-        let explicit = TcpParams::from_config(&cfg("dctcp", |c| c.ecn_k_pkts = Some(7))).unwrap();
-        assert_eq!(explicit.ecn_threshold_pkts(Rate::gbps(40)), Some(7));
         let tcp = TcpParams::from_config(&cfg("tcp", |_| {})).unwrap();
-        assert_eq!(tcp.ecn_threshold_pkts(Rate::gbps(10)), None);
+        assert_eq!(tcp.default_ecn_k_pkts(Rate::gbps(10)), None);
     }
 }
