@@ -63,6 +63,7 @@ pub enum SwitchAgent {
     Pdq(super::pdq::PdqAgent),
     Rcp(super::rcp::RcpSwitch),
     D3(super::d3::D3Switch),
+    Merp(super::merp::MerpSwitch),
 }
 
 impl SwitchAgent {
@@ -76,6 +77,7 @@ impl SwitchAgent {
             ))),
             Transport::Rcp(p) => Some(SwitchAgent::Rcp(super::rcp::RcpSwitch::new(p, net))),
             Transport::D3(_) => Some(SwitchAgent::D3(super::d3::D3Switch::new(net))),
+            Transport::Merp(p) => Some(SwitchAgent::Merp(super::merp::MerpSwitch::new(p, net))),
         }
     }
 
@@ -91,6 +93,10 @@ impl SwitchAgent {
             SwitchAgent::Pdq(a) => a.on_enqueue(now, port, at, pkt),
             SwitchAgent::Rcp(a) => a.on_enqueue(now, port, pkt),
             SwitchAgent::D3(a) => a.on_enqueue(port, pkt),
+            SwitchAgent::Merp(a) => {
+                a.on_enqueue(now, port, pkt);
+                Admission::Normal
+            }
         }
     }
 
@@ -100,15 +106,16 @@ impl SwitchAgent {
     pub fn route(&self, node: crate::net::NodeIdx, pkt: &Packet) -> Option<PortIdx> {
         match self {
             SwitchAgent::Pdq(a) => a.reverse_route(node, pkt),
-            SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => None,
+            SwitchAgent::Rcp(_) | SwitchAgent::D3(_) | SwitchAgent::Merp(_) => None,
         }
     }
 
     /// A packet leaves `port`'s queue and starts serialising.
     pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
-        let _ = (now, port, at, pkt);
+        let _ = (now, at);
         match self {
             SwitchAgent::Pdq(_) | SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => {}
+            SwitchAgent::Merp(a) => a.on_dequeue(port, pkt),
         }
     }
 
@@ -117,7 +124,7 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => None, // the rate controller runs lazily (see protocols::pdq)
             SwitchAgent::Rcp(a) => a.poll_timeout(),
-            SwitchAgent::D3(_) => None,
+            SwitchAgent::D3(_) | SwitchAgent::Merp(_) => None,
         }
     }
 
@@ -126,7 +133,7 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => {}
             SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
-            SwitchAgent::D3(_) => {}
+            SwitchAgent::D3(_) | SwitchAgent::Merp(_) => {}
         }
     }
 }

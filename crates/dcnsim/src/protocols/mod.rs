@@ -14,6 +14,7 @@
 pub mod agent;
 pub mod d2tcp;
 pub mod d3;
+pub mod merp;
 pub(crate) mod paced;
 pub mod pdq;
 pub mod pfabric;
@@ -118,6 +119,12 @@ pub struct TransportConfig {
     pub rcp_init_rtt_us: Option<f64>,
     /// D3: terminate deadline flows that can no longer meet their deadline.
     pub d3_quench: Option<bool>,
+    /// MERP: α, the largest share of a link a flow sends DATA at.
+    pub merp_alpha: Option<f64>,
+    /// MERP: the detecting rate threshold Q, as a fraction of the sender's link rate.
+    pub merp_q: Option<f64>,
+    /// MERP: the RTT switches' early start looks ahead by.
+    pub merp_rtt_us: Option<f64>,
 }
 
 fn default_protocol() -> String {
@@ -161,6 +168,9 @@ impl Default for TransportConfig {
             rcp_init_rate: None,
             rcp_init_rtt_us: None,
             d3_quench: None,
+            merp_alpha: None,
+            merp_q: None,
+            merp_rtt_us: None,
         }
     }
 }
@@ -222,6 +232,10 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "d3",
         "D3 (Wilson et al., SIGCOMM 2011): per-RTT rate requests, greedy FCFS allocation in bytes/us",
     ),
+    (
+        "merp",
+        "MERP (IEEE TPDS 2017): switches order flows for the least maximum expansion ratio (virtual deadlines)",
+    ),
 ];
 
 /// A validated transport choice, from which the engine makes endpoints and switch settings.
@@ -232,6 +246,7 @@ pub enum Transport {
     Pdq(pdq::PdqParams),
     Rcp(rcp::RcpParams),
     D3(d3::D3Params),
+    Merp(merp::MerpParams),
 }
 
 impl Transport {
@@ -252,6 +267,7 @@ impl Transport {
             "pdq" | "mpdq" => Ok(Transport::Pdq(pdq::PdqParams::from_config(cfg)?)),
             "rcp" => Ok(Transport::Rcp(rcp::RcpParams::from_config(cfg)?)),
             "d3" => Ok(Transport::D3(d3::D3Params::from_config(cfg)?)),
+            "merp" => Ok(Transport::Merp(merp::MerpParams::from_config(cfg)?)),
             other => Err(ConfigError::new(
                 "transport.protocol",
                 format!(
@@ -272,6 +288,7 @@ impl Transport {
             Transport::Pdq(_) => "pdq",
             Transport::Rcp(_) => "rcp",
             Transport::D3(_) => "d3",
+            Transport::Merp(_) => "merp",
         }
     }
 
@@ -284,6 +301,7 @@ impl Transport {
             Transport::Pdq(p) => p.data_packet_sizes(),
             Transport::Rcp(p) => (p.mss, p.header + rcp::HEADER_BYTES),
             Transport::D3(p) => (p.mss, p.header + d3::HEADER_BYTES),
+            Transport::Merp(p) => (p.mss, p.header),
         }
     }
 
@@ -295,6 +313,8 @@ impl Transport {
             Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => {
                 crate::net::queue::Discipline::Fifo
             }
+            // The priority buffer of Table 2: rank = priority class.
+            Transport::Merp(_) => crate::net::queue::Discipline::Rank,
         }
     }
 
@@ -304,7 +324,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => None,
             Transport::Pfabric(p) => Some(p.default_buffer_pkts()),
-            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => None,
+            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) | Transport::Merp(_) => None,
         }
     }
 
@@ -312,7 +332,10 @@ impl Transport {
     /// to the network (pFabric's window and RTO, RCP's initial RTT): then the network is
     /// measured before the run ([`crate::net::scale`]) and [`Self::network_defaults`] fills them.
     pub fn derives_defaults_from_network(&self) -> bool {
-        matches!(self, Transport::Pfabric(_) | Transport::Rcp(_))
+        matches!(
+            self,
+            Transport::Pfabric(_) | Transport::Rcp(_) | Transport::Merp(_)
+        )
     }
 
     /// Fills the network-defined keys that `cfg` leaves unset from the scale of the network's
@@ -327,6 +350,7 @@ impl Transport {
         match self {
             Transport::Pfabric(_) => pfabric::network_defaults(cfg, scale, (mss + header) as u64),
             Transport::Rcp(_) => rcp::network_defaults(cfg, scale),
+            Transport::Merp(_) => merp::network_defaults(cfg, scale),
             Transport::Tcp(_) | Transport::Pdq(_) | Transport::D3(_) => {}
         }
     }
@@ -341,9 +365,11 @@ impl Transport {
     pub fn default_ecn_k_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
         match self {
             Transport::Tcp(p) => p.default_ecn_k_pkts(rate),
-            Transport::Pfabric(_) | Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => {
-                None
-            }
+            Transport::Pfabric(_)
+            | Transport::Pdq(_)
+            | Transport::Rcp(_)
+            | Transport::D3(_)
+            | Transport::Merp(_) => None,
         }
     }
 
@@ -355,6 +381,7 @@ impl Transport {
             Transport::Pdq(p) => Sender::Pdq(pdq::PdqSender::new(p, flow, nic_rate)),
             Transport::Rcp(p) => Sender::Rcp(rcp::RcpSender::new(p, flow)),
             Transport::D3(p) => Sender::D3(d3::D3Sender::new(p, flow)),
+            Transport::Merp(p) => Sender::Merp(merp::MerpSender::new(p, flow, nic_rate)),
         }
     }
 
@@ -373,6 +400,7 @@ impl Transport {
                 p.header + d3::HEADER_BYTES,
                 flow,
             )),
+            Transport::Merp(p) => Receiver::Merp(merp::MerpReceiver::new(p, flow)),
         }
     }
 }
@@ -400,11 +428,13 @@ pub enum Sender {
     Pdq(pdq::PdqSender),
     Rcp(rcp::RcpSender),
     D3(d3::D3Sender),
+    Merp(merp::MerpSender),
 }
 
 pub enum Receiver {
     Tcp(tcp::TcpReceiver),
     Pdq(pdq::PdqReceiver),
+    Merp(merp::MerpReceiver),
 }
 
 macro_rules! dispatch_sender {
@@ -415,6 +445,7 @@ macro_rules! dispatch_sender {
             Self::Pdq($e) => $body,
             Self::Rcp($e) => $body,
             Self::D3($e) => $body,
+            Self::Merp($e) => $body,
         }
     };
 }
@@ -424,6 +455,7 @@ macro_rules! dispatch_receiver {
         match $self {
             Self::Tcp($e) => $body,
             Self::Pdq($e) => $body,
+            Self::Merp($e) => $body,
         }
     };
 }

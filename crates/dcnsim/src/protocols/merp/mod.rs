@@ -1,0 +1,183 @@
+//! # MERP: flow scheduling by minimum expansion ratio
+//!
+//! The seed `000_57a1f87c1f24689a` (IEEE TPDS 28(11), 2017; its title and authors are not in
+//! the seed's text), §3–4 for rate control. A flow's *expansion ratio* is its FCT over its FCT
+//! alone on the network (Definition 1); MERP orders competing flows so that the largest ratio
+//! is as small as possible (eq. (4)): short flows usually go first, as in SRPT, but a flow's
+//! ratio grows while it waits, so no flow starves.
+//!
+//! * **Packets** ([`header`]): nine types in three priorities (Table 2) — SYN, SYNACK, BOOST
+//!   high; DATA, DATAACK, FIN, FINACK middle; DET, DETACK low. Every packet carries the flow's
+//!   size, the actual sending rate asr, the expected sending rate esr and the detecting rate
+//!   threshold Q (§4.1).
+//! * **Switch** ([`switch`]), on every egress port: a flow state table T (id, size, remaining
+//!   size rs, arrival aT, virtual deadline vdl, esr). When a packet arrives, Algorithm 1 (DRC):
+//!   a FIN deletes its flow; a SYN inserts its flow and runs VDG (Algorithm 2, [`schedule`]),
+//!   which orders the table for the least maximum expansion ratio and gives every flow a vdl
+//!   and esr; a SYN, DATA or DET then takes the smaller of its own and the table's esr, both
+//!   ways, and the flow's vdl = aT + size/esr. When the packet leaves, Algorithm 3 (RateAdj)
+//!   lowers its asr: the flow with the smallest vdl to α·C; the second to (n − 1)(1 − α)C —
+//!   or α·C if the first will be done within an RTT (early start); the others to (1 − α)C;
+//!   detection capped at Q. The buffer is a priority queue: highest priority out first; when
+//!   full, the lowest-priority packet is dropped, the arriving one included
+//!   ([`Discipline::Rank`](crate::net::queue::Discipline::Rank) with rank = priority).
+//! * **Sender** ([`sender`]): SYN; then DATA while the asr its replies bring exceeds Q, DETs
+//!   while it does not, paced at asr; a BOOST starts DATA at once; RTO from the TCP estimator
+//!   (EWMA RTT + 4 × deviation, §4.1).
+//! * **Receiver** ([`receiver`]): copies asr and esr into every ACK; a DET whose asr exceeds Q
+//!   gets a BOOST instead of a DETACK (§4.2).
+//!
+//! ## Parameters (`[transport]` keys)
+//!
+//! | key | default | source |
+//! |---|---|---|
+//! | `merp_alpha` | 0.999 | α, the largest share of C a flow sends DATA at (§6.1) |
+//! | `merp_q` | 0.8 | Q as a fraction of the sender's link rate (§6.1: "Q = 0.8 Gbps", 80 % of 1 Gb/s) |
+//! | `merp_rtt_us` | the network's RTT | the RTT early start looks ahead by: the base RTT of the longest path ([`crate::net::scale`]) |
+//! | `mss_bytes`, `header_bytes` | 1460, 40 | §6.1: 1500-byte packets including a 40-byte header |
+//! | `min_rto_us` | the network's RTT | floor of the RTO (see below) |
+//! | `initial_rto_us` | 3 × the network's RTT | RTO before the first RTT sample |
+//! | `max_rto_us` | 1 000 000 | as TCP |
+//!
+//! The network-derived values are written into `scenario.json`; keys the scenario sets win.
+//!
+//! ## Choices where the paper is silent or garbled
+//!
+//! * **Per link.** The flow table, C and the algorithms belong to each egress port, host NICs
+//!   included: a host's flows compete for its link as for any other (§4.3 speaks of "each
+//!   MERP switch" with "link capacity C").
+//! * **rs** is the flow's size less the DATA bytes (wire bytes) that have arrived at the link;
+//!   sizes are wire bytes, as the paper's flow sizes "include the packet header".
+//! * **esr on packets.** The sender stamps every packet with the esr its receiver echoed last
+//!   (∞ before the first echo, §4.1): switches then hold the smallest esr along the whole path,
+//!   which is how a flow's vdl becomes the same on every link and how GMER (route control)
+//!   sees downstream links. Since DRC only takes minima, a flow's esr only falls between VDG
+//!   runs; the order of vdl is what RateAdj uses. asr is reset to the sender's link rate on
+//!   every packet, so that switches can raise a flow's rate again.
+//! * **DRC before RateAdj.** Algorithm 1 calls RateAdj at its end; §4.3 says RateAdj runs when
+//!   the packet *leaves*. We run DRC at arrival and RateAdj at departure, with the table as it
+//!   is then.
+//! * **Ties** go to the lower flow id: it has the smaller vdl, and VDG puts it first.
+//! * **A packet of a flow a link does not know** (its SYN went elsewhere before a reroute)
+//!   enters it as a new flow, as a SYN would.
+//! * **DET and FIN.** A DET is header only (40 B). The FIN goes out when every byte is
+//!   acknowledged, is resent on timeout until its FINACK, and the sender is done then.
+//!   DET round trips are not RTT samples (they queue behind everything).
+//! * **RTO floor.** §4.1 gives RTO = EWMA RTT + 4 deviations and no minimum; we floor it at the
+//!   network's base RTT and start at 3 base RTTs (pFabric's rule), so that no timeout fires
+//!   before an answer could have come.
+//! * **Header bytes.** The four fields ride in the paper's 40-byte header: MERP adds no bytes.
+//!   `size` saturates at 4 GiB.
+
+pub mod header;
+mod receiver;
+pub mod schedule;
+mod sender;
+pub mod switch;
+#[cfg(test)]
+mod tests;
+
+pub use receiver::MerpReceiver;
+pub use sender::MerpSender;
+pub use switch::MerpSwitch;
+
+use crate::error::{ConfigError, ConfigResult};
+use crate::net::scale::PathScale;
+use crate::protocols::tcp::DEFAULT_MAX_RTO_US;
+use crate::protocols::TransportConfig;
+use crate::units::Time;
+
+pub const DEFAULT_ALPHA: f64 = 0.999;
+pub const DEFAULT_Q: f64 = 0.8;
+/// Where no network is known (unit tests): the RTT of MERP's 1 Gb/s tree with 10 µs links,
+/// four hops each way (2 × 4 × 10 µs + 4 × (12 + 0.32) µs).
+pub const FALLBACK_RTT_US: f64 = 129.28;
+
+const KEYS: &[&str] = &[
+    "mss_bytes",
+    "header_bytes",
+    "min_rto_us",
+    "initial_rto_us",
+    "max_rto_us",
+    "merp_alpha",
+    "merp_q",
+    "merp_rtt_us",
+];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MerpParams {
+    pub mss: u32,
+    pub header: u32,
+    pub alpha: f64,
+    /// Q as a fraction of the sender's link rate.
+    pub q: f64,
+    pub rtt: Time,
+    pub min_rto: Time,
+    pub initial_rto: Time,
+    pub max_rto: Time,
+}
+
+fn fraction(key: &str, v: Option<f64>, default: f64) -> ConfigResult<f64> {
+    let v = v.unwrap_or(default);
+    if !(v > 0.0 && v <= 1.0) {
+        return Err(ConfigError::new(
+            format!("transport.{key}"),
+            format!("must be a number in (0, 1] (got {v})"),
+        ));
+    }
+    Ok(v)
+}
+
+fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
+    let us = v.unwrap_or(default);
+    let t = Time::from_us_f64(us);
+    if !(us.is_finite() && us > 0.0) || t == Time::ZERO {
+        return Err(ConfigError::new(
+            format!("transport.{key}"),
+            format!("must be a finite time > 0 µs (got {us})"),
+        ));
+    }
+    Ok(t)
+}
+
+impl MerpParams {
+    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<MerpParams> {
+        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
+        let (mss, header) = crate::protocols::rcp::mss_and_header(cfg)?;
+        let rtt = micros("merp_rtt_us", cfg.merp_rtt_us, FALLBACK_RTT_US)?;
+        let min_rto = micros("min_rto_us", cfg.min_rto_us, rtt.as_us_f64())?;
+        let max_rto = micros("max_rto_us", cfg.max_rto_us, DEFAULT_MAX_RTO_US)?;
+        let initial_rto = micros(
+            "initial_rto_us",
+            cfg.initial_rto_us,
+            3.0 * rtt.as_us_f64(),
+        )?;
+        if max_rto < min_rto {
+            return Err(ConfigError::new(
+                "transport.max_rto_us",
+                "must be ≥ min_rto_us",
+            ));
+        }
+        Ok(MerpParams {
+            mss,
+            header,
+            alpha: fraction("merp_alpha", cfg.merp_alpha, DEFAULT_ALPHA)?,
+            q: fraction("merp_q", cfg.merp_q, DEFAULT_Q)?,
+            rtt,
+            min_rto,
+            initial_rto: initial_rto.clamp(min_rto, max_rto),
+            max_rto,
+        })
+    }
+}
+
+/// The keys defined by the network, where the scenario leaves them unset: the RTT early start
+/// looks ahead by, the RTO floor (one RTT) and the initial RTO (three).
+pub fn network_defaults(cfg: &mut TransportConfig, scale: &PathScale) {
+    let rtt = *cfg
+        .merp_rtt_us
+        .get_or_insert_with(|| scale.rtt.as_us_rounded_to_ns());
+    cfg.min_rto_us.get_or_insert(rtt);
+    cfg.initial_rto_us
+        .get_or_insert_with(|| Time::from_us_f64(3.0 * rtt).as_us_rounded_to_ns());
+}

@@ -1,0 +1,209 @@
+//! The MERP sender (§4.1): a SYN, then DATA while the network's asr exceeds Q and DETs (header
+//! only) while it does not, both paced at asr; a BOOST starts DATA at once; a FIN when every
+//! byte is acknowledged, resent until its FINACK. Every packet carries the flow's size, asr =
+//! the sender's own link capacity (switches lower it), the esr its receiver echoed last
+//! (infinity before the first echo) and Q.
+
+use super::header::{kbps, MerpHeader, MerpKind};
+use super::MerpParams;
+use crate::net::packet::Packet;
+use crate::protocols::paced::PacedCore;
+use crate::protocols::tcp::RttEstimator;
+use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
+use crate::units::{Rate, Time};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    SynSent,
+    /// Connected: sending DATA or detecting, by the latest asr.
+    Open,
+    /// Every byte acknowledged; the FIN is out.
+    FinSent,
+    Done,
+}
+
+pub struct MerpSender {
+    core: PacedCore,
+    state: State,
+    /// Whether the latest asr lets DATA out (asr > Q); otherwise DETs are sent.
+    sending_data: bool,
+    /// The latest asr (the DET rate while detecting) and the esr to stamp on packets.
+    asr: Rate,
+    esr_echo: f32,
+    /// The header fields the sender fills: wire size of the flow, own link rate, Q.
+    wire_size: u32,
+    nic_kbps: u32,
+    q_kbps: u32,
+    /// When the next DET may leave.
+    next_det: Time,
+    control_pending: Option<MerpKind>,
+    event: Option<EndpointEvent>,
+}
+
+impl MerpSender {
+    pub fn new(p: &MerpParams, f: &FlowSetup, nic_rate: Rate) -> MerpSender {
+        let rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto);
+        let segments = f.size.div_ceil(p.mss as u64);
+        let wire = f.size + segments * p.header as u64;
+        MerpSender {
+            core: PacedCore::new(f, p.mss, p.header, rtt),
+            state: State::Idle,
+            sending_data: false,
+            asr: Rate(0),
+            esr_echo: f32::INFINITY,
+            wire_size: wire.min(u32::MAX as u64) as u32,
+            nic_kbps: kbps(nic_rate.bits_per_sec() as f64),
+            q_kbps: kbps(p.q * nic_rate.bits_per_sec() as f64),
+            next_det: Time::ZERO,
+            control_pending: None,
+            event: None,
+        }
+    }
+
+    pub fn start(&mut self, now: Time) {
+        if self.state == State::Idle {
+            self.state = State::SynSent;
+            self.control_pending = Some(MerpKind::Syn);
+            self.core.rto_at = Some(now + self.core.rtt.rto());
+        }
+    }
+
+    /// Takes the asr and esr a reply brings back and chooses DATA or detection (§4.1).
+    fn take_rates(&mut self, now: Time, h: &MerpHeader) {
+        self.esr_echo = h.esr;
+        self.asr = Rate(h.asr_bps());
+        let data = h.asr_kbps > h.q_kbps || h.kind == MerpKind::Boost;
+        if data {
+            self.core.rate = self.asr;
+        } else if self.sending_data {
+            // Postponed: the next DET may leave at once.
+            self.next_det = now;
+        }
+        self.sending_data = data;
+    }
+
+    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+        let Some(h) = MerpHeader::read(pkt) else {
+            return;
+        };
+        match (self.state, h.kind) {
+            (State::SynSent, MerpKind::SynAck) => {
+                self.core.rtt.on_sample(now.saturating_sub(pkt.ts_echo));
+                self.core.rto_at = None;
+                self.state = State::Open;
+                self.next_det = now;
+                self.take_rates(now, &h);
+            }
+            (State::Open, MerpKind::DataAck) => {
+                self.core.on_ack(now, pkt, true);
+                self.take_rates(now, &h);
+            }
+            (State::Open, MerpKind::DetAck | MerpKind::Boost) => {
+                // A DET queues behind everything: its round trip is no RTT sample. Its ACK
+                // number may still advance snd_una.
+                self.core.on_ack(now, pkt, false);
+                self.take_rates(now, &h);
+            }
+            (State::FinSent, MerpKind::FinAck) => {
+                self.state = State::Done;
+                self.core.rto_at = None;
+                self.event = Some(EndpointEvent::SenderDone);
+            }
+            _ => {}
+        }
+        if self.state == State::Open && self.core.all_acked() {
+            self.state = State::FinSent;
+            self.control_pending = Some(MerpKind::Fin);
+            self.core.rto_at = Some(now + self.core.rtt.rto());
+        }
+    }
+
+    pub fn handle_timeout(&mut self, now: Time) {
+        if !self.core.rto_due(now) {
+            return;
+        }
+        match self.state {
+            State::SynSent => {
+                self.control_pending = Some(MerpKind::Syn);
+                self.core.on_syn_timeout(now);
+            }
+            State::FinSent => {
+                self.control_pending = Some(MerpKind::Fin);
+                self.core.on_syn_timeout(now);
+            }
+            State::Open if self.core.snd_max > self.core.snd_una => self.core.on_rto(now),
+            _ => self.core.rto_at = None,
+        }
+    }
+
+    fn header(&self, kind: MerpKind) -> MerpHeader {
+        MerpHeader {
+            kind,
+            size: self.wire_size,
+            asr_kbps: self.nic_kbps,
+            esr: self.esr_echo,
+            q_kbps: self.q_kbps,
+        }
+    }
+
+    fn control(&self, now: Time, kind: MerpKind) -> Packet {
+        let mut p = self.core.packet(now, kind.packet_kind(), self.core.snd_una, 0);
+        self.header(kind).write(&mut p);
+        p
+    }
+
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if let Some(kind) = self.control_pending.take() {
+            return Some(self.control(now, kind));
+        }
+        if self.state != State::Open {
+            return None;
+        }
+        if self.sending_data {
+            let (seq, payload, _) = self.core.next_segment(now)?;
+            let mut p = self.core.packet(now, MerpKind::Data.packet_kind(), seq, payload);
+            self.header(MerpKind::Data).write(&mut p);
+            return Some(p);
+        }
+        if self.asr.0 > 0 && now >= self.next_det {
+            let p = self.control(now, MerpKind::Det);
+            self.next_det = now + self.asr.tx_time(p.size as u64);
+            return Some(p);
+        }
+        None
+    }
+
+    pub fn poll_timeout(&self) -> Option<Time> {
+        let pacing = match self.state {
+            State::Open if self.sending_data => self.core.next_send_time(),
+            State::Open if self.asr.0 > 0 => Some(self.next_det),
+            _ => None,
+        };
+        match (self.core.rto_at, pacing) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+        self.event.take()
+    }
+
+    pub fn stats(&self) -> SenderStats {
+        self.core.stats
+    }
+
+    pub fn cwnd(&self) -> u64 {
+        0
+    }
+
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.core.snd_max - self.core.snd_una
+    }
+
+    /// Whether the sender is sending DATA now (rather than detecting).
+    pub fn sending_data(&self) -> bool {
+        self.sending_data
+    }
+}

@@ -1,0 +1,167 @@
+//! MERP's switch (§4.3): a flow state table per egress link, the distributed rate controller
+//! (Algorithm 1) when a packet arrives, rate adjustment (Algorithm 3) when it leaves. The
+//! module doc of [`super`] lists every choice made here.
+
+use super::header::{kbps, MerpHeader, MerpKind};
+use super::schedule::{vdg, FlowEntry};
+use super::MerpParams;
+use crate::net::network::Network;
+use crate::net::packet::Packet;
+use crate::net::PortIdx;
+use crate::units::Time;
+
+/// One egress link: its capacity and flow state table.
+#[derive(Clone, Debug)]
+pub struct Link {
+    /// C, bytes/s.
+    pub capacity: f64,
+    pub table: Vec<FlowEntry>,
+}
+
+impl Link {
+    fn position(&self, flow: u32) -> Option<usize> {
+        self.table.iter().position(|f| f.flow == flow)
+    }
+
+    /// Indices of the flows with the smallest and second smallest virtual deadline (ties: the
+    /// lower flow id first).
+    fn first_two(&self) -> (Option<usize>, Option<usize>) {
+        let key = |i: usize| (self.table[i].vdl, self.table[i].flow);
+        let (mut first, mut second): (Option<usize>, Option<usize>) = (None, None);
+        for i in 0..self.table.len() {
+            if first.is_none_or(|f| key(i) < key(f)) {
+                second = first;
+                first = Some(i);
+            } else if second.is_none_or(|s| key(i) < key(s)) {
+                second = Some(i);
+            }
+        }
+        (first, second)
+    }
+}
+
+/// The MERP switch half of every port of the network.
+pub struct MerpSwitch {
+    pub links: Vec<Link>,
+    /// α and the RTT that early start looks ahead by.
+    alpha: f64,
+    rtt: Time,
+    /// Flows whose FIN has passed a link, by flow id. A DET queued behind the FIN (it has the
+    /// lowest priority, the FIN the middle one) or a late duplicate SYN must not bring such a
+    /// flow back into a table: nothing would remove it again, and a stale first flow blocks
+    /// its link for good.
+    ended: Vec<bool>,
+}
+
+impl MerpSwitch {
+    pub fn new(p: &MerpParams, net: &Network) -> MerpSwitch {
+        MerpSwitch {
+            links: net
+                .ports
+                .iter()
+                .map(|port| Link {
+                    capacity: port.rate.bits_per_sec() as f64 / 8.0,
+                    table: Vec::new(),
+                })
+                .collect(),
+            alpha: p.alpha,
+            rtt: p.rtt,
+            ended: Vec::new(),
+        }
+    }
+
+    /// Algorithm 1 (DRC), lines 1–11, when a packet arrives at `port`'s queue. Rate
+    /// adjustment (line 12) waits until the packet leaves ([`Self::on_dequeue`], as §4.3 says).
+    pub fn on_enqueue(&mut self, now: Time, port: PortIdx, pkt: &mut Packet) {
+        let Some(mut h) = MerpHeader::read(pkt) else {
+            return;
+        };
+        if !h.kind.is_forward() {
+            return;
+        }
+        let id = pkt.flow as usize;
+        if h.kind == MerpKind::Fin {
+            if id >= self.ended.len() {
+                self.ended.resize(id + 1, false);
+            }
+            self.ended[id] = true;
+        }
+        let link = &mut self.links[port as usize];
+        let at = link.position(pkt.flow);
+        if h.kind == MerpKind::Fin {
+            if let Some(i) = at {
+                link.table.swap_remove(i);
+            }
+            return;
+        }
+        if at.is_none() && self.ended.get(id) == Some(&true) {
+            return;
+        }
+        // A SYN, or a packet of a flow this link has not seen (its SYN took another path
+        // before a reroute): a new flow here, and VDG reorders the table.
+        let i = match at {
+            Some(i) if h.kind != MerpKind::Syn => i,
+            _ => {
+                if at.is_none() {
+                    link.table.push(FlowEntry {
+                        flow: pkt.flow,
+                        dst: pkt.dst,
+                        size: h.size as u64,
+                        rs: h.size as u64,
+                        arrival: now,
+                        vdl: Time::ZERO,
+                        esr: f64::INFINITY,
+                    });
+                }
+                vdg(&mut link.table, now, link.capacity);
+                link.position(pkt.flow).expect("just inserted")
+            }
+        };
+        let f = &mut link.table[i];
+        // Lines 9–11: the smaller of the packet's and the table's esr, both ways; vdl follows.
+        let esr = (h.esr as f64).min(f.esr);
+        f.esr = esr;
+        f.vdl = f.deadline_from_esr();
+        h.esr = esr as f32;
+        if h.kind == MerpKind::Data {
+            f.rs = f.rs.saturating_sub(pkt.size as u64);
+        }
+        h.write(pkt);
+    }
+
+    /// Algorithm 3 (RateAdj), when a SYN, DATA or DET packet leaves `port`: the first flow (the
+    /// smallest vdl) may send at α·C; the second detects at (n − 1)·(1 − α)·C, or sends at α·C
+    /// if the first will finish within an RTT (early start); the others detect at (1 − α)·C;
+    /// detection is capped at Q.
+    pub fn on_dequeue(&mut self, port: PortIdx, pkt: &mut Packet) {
+        let Some(mut h) = MerpHeader::read(pkt) else {
+            return;
+        };
+        if !matches!(h.kind, MerpKind::Syn | MerpKind::Data | MerpKind::Det) {
+            return;
+        }
+        let link = &self.links[port as usize];
+        let Some(me) = link.position(pkt.flow) else {
+            return;
+        };
+        let (alpha, c) = (self.alpha, link.capacity * 8.0);
+        let q = h.q_kbps as f64 * 1000.0;
+        let n = link.table.len() as f64;
+        let (first, second) = link.first_two();
+        let rate = if first == Some(me) {
+            alpha * c
+        } else if second == Some(me) {
+            let fk = &link.table[first.expect("a second implies a first")];
+            let window = alpha * link.capacity * self.rtt.as_secs_f64();
+            if (fk.rs as f64) < window {
+                alpha * c // early start
+            } else {
+                ((n - 1.0) * (1.0 - alpha) * c).min(q)
+            }
+        } else {
+            ((1.0 - alpha) * c).min(q)
+        };
+        h.asr_kbps = h.asr_kbps.min(kbps(rate));
+        h.write(pkt);
+    }
+}
