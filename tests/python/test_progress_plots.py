@@ -16,7 +16,7 @@ from dcnsim.progress import progress_bar
 def test_quiet_run_prints_nothing(fake_core, star_file, capsys):
     seen = []
     real_run = fake_core.run
-    fake_core.run = lambda *a: seen.append(a[-1]) or real_run(*a)
+    fake_core.run = lambda *a, **kw: seen.append(a[6]) or real_run(*a, **kw)
     dcnsim.run(star_file, quiet=True)
     assert seen == [None]
     assert capsys.readouterr() == ("", "")
