@@ -84,9 +84,10 @@ def run(
     ``overrides`` are ``"key.path=value"`` strings (``"transport.protocol=tcp"``). With ``out``,
     the core also writes a result directory there (flows.csv, summary.json, scenario.json,
     ports.csv, series.csv, trace.csv) atomically: a run that fails leaves no directory behind,
-    and missing parent folders are created only once the run has succeeded. Unless ``quiet``, a progress bar appears on stderr
-    for runs longer than about two seconds. Ctrl-C stops the run with ``KeyboardInterrupt``.
-    Raises :class:`dcnsim.ScenarioError` for bad input.
+    and missing parent folders are created only once the run has succeeded. Unless ``quiet``,
+    progress shows on stderr: a bar after two seconds on a terminal, else a plain line every
+    five seconds. Ctrl-C stops the run with ``KeyboardInterrupt``. Raises
+    :class:`dcnsim.ScenarioError` for bad input.
     """
     from .results import Results
 

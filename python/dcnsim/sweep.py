@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import api
+from . import api, progress
 
 if TYPE_CHECKING:  # imported where used, so that ``import dcnsim`` stays quick
     import multiprocessing
@@ -339,7 +339,9 @@ def run_sweep(
 
     Invalid points (a bad value at some grid point) are failures and do not run; the others
     run on ``workers`` local processes (default: every core), one fresh process per point, or
-    on the Dask cluster at ``scheduler``. ``log`` receives one line per failure.
+    on the Dask cluster at ``scheduler``. ``log`` receives one line per failure. Unless
+    ``quiet``, stderr shows the points done: a bar on a terminal, else a line every few
+    seconds (:mod:`dcnsim.progress`).
     """
     out = Path(out)
     points = spec.points()
@@ -361,13 +363,11 @@ def run_sweep(
             outcome.kept.append(p.name)
         else:
             todo.append(p)
-    from tqdm import tqdm
-
     say = log or (lambda line: None)
     for f in failures:
         say(f"point {f.point.name} ({', '.join(f.point.overrides) or 'base'}) is invalid: {f.error}")
-    bar = tqdm(total=len(points), initial=len(outcome.kept) + len(failures), unit="point",
-               desc=spec.name, disable=quiet, file=sys.stderr, dynamic_ncols=True)
+    bar = progress.counter(spec.name, "point", total=len(points),
+                           initial=len(outcome.kept) + len(failures), disable=quiet)
     try:
         def done(p: Point, error: str | None) -> None:
             bar.update(1)
@@ -375,7 +375,7 @@ def run_sweep(
                 outcome.ran.append(p.name)
             else:
                 outcome.failures.append(Failure(p, error))
-                with tqdm.external_write_mode(file=sys.stderr):  # keep the bar intact
+                with bar.external_write_mode(file=sys.stderr):  # keep the bar intact
                     say(f"point {p.name} ({', '.join(p.overrides) or 'base'}) failed: {error}")
 
         if scheduler:
