@@ -4,8 +4,8 @@ These functions turn what a user has in hand (a path to a TOML file, or a dict) 
 arguments of the compiled core and the core's columns into DataFrames. They never interpret the
 scenario themselves: the schema, its defaults and its error messages live in Rust, once.
 
-Only :func:`run` needs pandas (and :mod:`dcnsim.results`); it imports them when called, so the
-CLI's quick commands (``list``, ``validate``, ``run``) never load them.
+Only :func:`run` needs pandas (through :mod:`dcnsim.results`), and imports it when called:
+``dcnsim list``, ``validate`` and ``run`` (which calls :func:`run_summary`) never load it.
 """
 
 from __future__ import annotations
