@@ -357,8 +357,8 @@ impl Simulation {
         let size = pkt.size as u64;
         if pkt.kind == PacketKind::Data && pkt.payload > 0 {
             let f = &mut self.flows[pkt.flow as usize];
-            if f.endpoints.is_some() {
-                f.dropped.insert(pkt.seq);
+            if let Some(ep) = f.endpoints.as_ref() {
+                f.dropped.insert(pkt.seq, ep.sender.snd_una());
             }
         }
         self.counters.dropped_pkts += 1;

@@ -59,13 +59,31 @@ impl ReorderStats {
     }
 }
 
-/// The first bytes of a flow's dropped segments, sorted, so that the per-packet questions
-/// ("was the segment below this one dropped?") cost a binary search, not a scan of every drop.
+/// The first bytes of a flow's dropped segments at or above the sender's acknowledged prefix,
+/// sorted, so that the per-packet questions ("was the segment below this one dropped?") cost a
+/// binary search, not a scan of every drop.
+///
+/// Entries below the sender's `snd_una` ([`Sender::snd_una`](crate::protocols::Sender::snd_una))
+/// are pruned at each insertion, so the list holds about one window of drops, not every drop of
+/// a long lossy flow (and an insertion shifts that much, not the whole history).
 #[derive(Default)]
 pub(super) struct DroppedSeqs(Vec<u64>);
 
 impl DroppedSeqs {
-    pub fn insert(&mut self, seq: u64) {
+    /// Records the drop of the segment starting at `seq`, when the sender's acknowledged prefix
+    /// is `snd_una`.
+    ///
+    /// Pruning below `snd_una` cannot change an answer: `snd_una` never decreases, and every
+    /// later question is at or above it. The receiver asks about its next expected byte, which
+    /// is at or above every acknowledgement it has sent. The sender side asks about the
+    /// segments it retransmits: the TCP family, pFabric, RCP and D3 resend only from `snd_una`
+    /// up, and PDQ never marks a packet as a retransmission.
+    pub fn insert(&mut self, seq: u64, snd_una: u64) {
+        let stale = self.0.partition_point(|&s| s < snd_una);
+        self.0.drain(..stale);
+        if seq < snd_una {
+            return;
+        }
         if let Err(at) = self.0.binary_search(&seq) {
             self.0.insert(at, seq);
         }
@@ -168,7 +186,7 @@ mod tests {
     fn dropped_seqs_answer_membership_in_any_insertion_order() {
         let mut d = DroppedSeqs::default();
         for seq in [43_800, 1_460, 29_200, 1_460, 0] {
-            d.insert(seq);
+            d.insert(seq, 0);
         }
         assert_eq!(
             d.0,
@@ -177,5 +195,36 @@ mod tests {
         );
         assert!(d.contains(29_200) && d.contains(0));
         assert!(!d.contains(2_920) && !d.contains(50_000));
+    }
+
+    #[test]
+    fn dropped_seqs_prune_below_snd_una_and_keep_every_answer_above_it() {
+        let mut d = DroppedSeqs::default();
+        for seq in [0, 2_920, 5_840, 8_760] {
+            d.insert(seq, 0);
+        }
+        // The sender's snd_una has passed two of them: they go at the next insertion.
+        d.insert(11_680, 5_840);
+        assert_eq!(d.0, vec![5_840, 8_760, 11_680]);
+        // A drop below snd_una (a late copy of acknowledged data) is not kept.
+        d.insert(1_460, 5_840);
+        assert_eq!(d.0, vec![5_840, 8_760, 11_680]);
+
+        // A long flow losing every seventh segment, snd_una trailing the newest drop by a
+        // window of 63 segments (so it often sits on a dropped segment): the list stays one
+        // window long, and every question at or above snd_una gets the answer an unpruned
+        // list would give.
+        const MSS: u64 = 1_460;
+        let (mut pruned, mut all) = (DroppedSeqs::default(), Vec::new());
+        for seg in (0..100_000u64).step_by(7) {
+            let snd_una = seg.saturating_sub(63) * MSS;
+            pruned.insert(seg * MSS, snd_una);
+            all.push(seg * MSS);
+            assert!(pruned.0.len() <= 63 / 7 + 1, "{} entries", pruned.0.len());
+            for q in (snd_una..(seg + 8) * MSS).step_by(MSS as usize) {
+                assert_eq!(pruned.contains(q), all.binary_search(&q).is_ok(), "seq {q}");
+            }
+        }
+        assert_eq!(all.len(), 14_286);
     }
 }
