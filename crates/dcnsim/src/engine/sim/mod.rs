@@ -8,8 +8,9 @@
 //! O(ports + flows) entries, not O(packets).
 //!
 //! A protocol with switch logic installs a [`SwitchAgent`] (see [`crate::protocols::agent`]):
-//! then every port takes the dequeue-time path and the agent sees each packet at enqueue and at
-//! dequeue; its periodic work runs on one `AgentTick` event. Without an agent nothing here calls
+//! then every port takes the dequeue-time path, the agent may choose a packet's egress port at
+//! each node before the path choice does, and it sees each packet at enqueue and at dequeue;
+//! its periodic work runs on one `AgentTick` event. Without an agent nothing here calls
 //! it: the eager FIFO path is untouched.
 //!
 //! Endpoint timers are cancelled lazily: each endpoint has a generation number and the time of
@@ -371,12 +372,14 @@ impl Simulation {
 
     /// Routes a packet at `node` and queues it at the chosen egress port.
     fn forward(&mut self, node: NodeIdx, r: PacketRef) {
-        let pkt = self.pool.get(r);
-        if let Some(port) = self.agent.as_ref().and_then(|a| a.route(node, pkt)) {
-            return self.enqueue(port, r);
-        }
         let pkt = self.pool.get_mut(r);
         let candidates = self.net.routing.next_hops(node, pkt.dst);
+        if let Some(a) = self.agent.as_mut() {
+            // Asked before the empty check: an agent may route where the tables have no path.
+            if let Some(port) = a.route(self.now, node, pkt, candidates, &self.net.ports) {
+                return self.enqueue(port, r);
+            }
+        }
         if candidates.is_empty() {
             self.drop_packet(r, None);
             return;
