@@ -35,6 +35,7 @@ impl ReorderStats {
     /// The sender emitted data packet `p` (any payload). A retransmission above the last
     /// timeout's high-water mark of a segment the network never dropped was caused by
     /// reordering.
+    #[inline]
     pub fn on_data_sent(&mut self, p: &Packet, dropped: &DroppedSeqs) {
         if p.retransmit && p.seq >= self.rto_high && !dropped.contains(p.seq) {
             self.spurious_retransmits += 1;
@@ -43,6 +44,7 @@ impl ReorderStats {
     }
 
     /// A packet of the flow reached the receiving host (before any reordering buffer).
+    #[inline]
     pub fn on_arrival(&mut self, p: &Packet) {
         if p.kind == PacketKind::Data && p.payload > 0 {
             if !p.retransmit && p.seq < self.max_end {
@@ -54,6 +56,7 @@ impl ReorderStats {
 
     /// The sender's retransmission timer fired: what it resends below `sent_max` now is
     /// go-back-N.
+    #[inline]
     pub fn on_timeout(&mut self) {
         self.rto_high = self.sent_max;
     }
@@ -89,6 +92,7 @@ impl DroppedSeqs {
         }
     }
 
+    #[inline]
     pub fn contains(&self, seq: u64) -> bool {
         self.0.binary_search(&seq).is_ok()
     }

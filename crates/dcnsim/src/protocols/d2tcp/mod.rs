@@ -85,6 +85,7 @@ impl D2tcp {
 }
 
 impl CongestionControl for D2tcp {
+    #[inline]
     fn on_ack(&mut self, c: &Conn, a: Ack, w: &mut Window) {
         let pen = self.penalty;
         self.dctcp.on_ack_with(c, a, w, |alpha, cwnd| {
@@ -92,6 +93,7 @@ impl CongestionControl for D2tcp {
         });
     }
 
+    #[inline]
     fn on_dupack(&mut self, c: &Conn, ece: bool, w: &mut Window) {
         let pen = self.penalty;
         self.dctcp.on_dupack_with(c, ece, w, |alpha, cwnd| {
@@ -99,14 +101,17 @@ impl CongestionControl for D2tcp {
         });
     }
 
+    #[inline]
     fn on_fast_retransmit(&mut self, c: &Conn, flight: u64, w: &mut Window) {
         self.dctcp.on_fast_retransmit(c, flight, w);
     }
 
+    #[inline]
     fn on_timeout(&mut self, c: &Conn, flight: u64, w: &mut Window) {
         self.dctcp.on_timeout(c, flight, w);
     }
 
+    #[inline]
     fn ect(&self) -> bool {
         true
     }

@@ -70,6 +70,7 @@ impl Dctcp {
     }
 
     /// Per-ACK accounting and the once-per-window α update (RFC 8257 §3.3 steps 2–9).
+    #[inline]
     fn account(&mut self, c: &Conn, a: Ack) {
         // The first observation window is the initial flight: it starts with the first ACK.
         let end = *self.window_end.get_or_insert(c.snd_nxt);
@@ -95,6 +96,7 @@ impl Dctcp {
     /// The ECE reaction: `cwnd ← cwnd·(1 − p/2)` at most once per window, ssthresh set to
     /// the same but not below 2 SMSS, no retransmission. `penalty(α, cwnd)` gives p: α for
     /// DCTCP, α^d for D2TCP; it is only evaluated when the cut happens. Returns whether it cut.
+    #[inline]
     fn cut(&mut self, c: &Conn, w: &mut Window, penalty: impl FnOnce(f64, u64) -> f64) -> bool {
         if self.reduced {
             return false;
@@ -109,6 +111,7 @@ impl Dctcp {
     }
 
     /// `on_ack` with the cut's penalty as a parameter (see [`Dctcp::cut`]).
+    #[inline]
     pub(crate) fn on_ack_with(
         &mut self,
         c: &Conn,
@@ -127,6 +130,7 @@ impl Dctcp {
     }
 
     /// `on_dupack` with the cut's penalty as a parameter.
+    #[inline]
     pub(crate) fn on_dupack_with(
         &mut self,
         c: &Conn,
@@ -141,14 +145,17 @@ impl Dctcp {
 }
 
 impl CongestionControl for Dctcp {
+    #[inline]
     fn on_ack(&mut self, c: &Conn, a: Ack, w: &mut Window) {
         self.on_ack_with(c, a, w, |alpha, _| alpha);
     }
 
+    #[inline]
     fn on_dupack(&mut self, c: &Conn, ece: bool, w: &mut Window) {
         self.on_dupack_with(c, ece, w, |alpha, _| alpha);
     }
 
+    #[inline]
     fn on_fast_retransmit(&mut self, c: &Conn, flight: u64, w: &mut Window) {
         // Once per window across all congestion signals (RFC 8257 §3.5, RFC 3168 §6.1.2):
         // after a reduction in this window (an ECN cut, typically) the loss keeps its ssthresh.
@@ -158,6 +165,7 @@ impl CongestionControl for Dctcp {
         self.reduced = true;
     }
 
+    #[inline]
     fn on_timeout(&mut self, c: &Conn, flight: u64, w: &mut Window) {
         newreno::timeout(c, flight, w);
         // A loss reaction counts as this window's reduction (RFC 3168 §6.1.2: at most one
@@ -165,6 +173,7 @@ impl CongestionControl for Dctcp {
         self.reduced = true;
     }
 
+    #[inline]
     fn ect(&self) -> bool {
         true
     }

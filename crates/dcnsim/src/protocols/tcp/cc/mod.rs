@@ -6,7 +6,9 @@
 //! retransmission timer. How the window moves on the events of a connection, and whether its
 //! data is ECN-capable, is the congestion controller's: the shape of quinn-proto's
 //! `Controller`, a handful of hooks that the sender calls with what it knows. Dispatch is by
-//! enum ([`Controller`]), not a boxed trait object: the hooks run on every ACK.
+//! enum ([`Controller`]), not a boxed trait object: the hooks run on every ACK. For the same
+//! reason the hooks are `#[inline]`: without it they stayed calls, and the fat-tree benchmark
+//! ran 0.5 % more instructions than with the code inside the sender (callgrind).
 //!
 //! ## The hooks ([`CongestionControl`])
 //!

@@ -21,6 +21,7 @@ use super::{Ack, CongestionControl, Conn, Window};
 pub struct NewReno;
 
 /// Window growth on an ACK of `newly` bytes outside recovery.
+#[inline]
 pub(crate) fn grow(c: &Conn, newly: u64, w: &mut Window) {
     if w.cwnd < w.ssthresh {
         // Slow start with Appropriate Byte Counting, L = 1 SMSS (RFC 5681 §3.1, RFC 3465).
@@ -32,11 +33,13 @@ pub(crate) fn grow(c: &Conn, newly: u64, w: &mut Window) {
 }
 
 /// RFC 5681 eq. (4) at a fast retransmit: ssthresh = max(FlightSize/2, 2·SMSS).
+#[inline]
 pub(crate) fn halve(c: &Conn, flight: u64, w: &mut Window) {
     w.ssthresh = (flight / 2).max(2 * c.mss);
 }
 
 /// Retransmission timeout (RFC 5681 §3.1 eq. (4), loss window 1 SMSS).
+#[inline]
 pub(crate) fn timeout(c: &Conn, flight: u64, w: &mut Window) {
     let mut ssthresh = (flight / 2).max(2 * c.mss);
     if c.in_recovery {
@@ -51,16 +54,19 @@ pub(crate) fn timeout(c: &Conn, flight: u64, w: &mut Window) {
 }
 
 impl CongestionControl for NewReno {
+    #[inline]
     fn on_ack(&mut self, c: &Conn, a: Ack, w: &mut Window) {
         if !c.in_recovery && !c.all_acked() {
             grow(c, a.newly_acked, w);
         }
     }
 
+    #[inline]
     fn on_fast_retransmit(&mut self, c: &Conn, flight: u64, w: &mut Window) {
         halve(c, flight, w);
     }
 
+    #[inline]
     fn on_timeout(&mut self, c: &Conn, flight: u64, w: &mut Window) {
         timeout(c, flight, w);
     }
