@@ -10,14 +10,6 @@
 //!
 //! ## Where the engine calls it
 //!
-//! * [`on_enqueue`](SwitchAgent::on_enqueue): a packet is offered to the port's queue, before
-//!   admission (it may still be dropped). The agent may rewrite the packet and answers an
-//!   [`Admission`]: `Protected` packets are never dropped for lack of buffer — if the queue
-//!   refuses one, the engine strips its payload (`size -= payload`, `payload = 0`) and queues
-//!   the header-only remainder beyond the limit ([`Queue::push_forced`]). The receiver then sees
-//!   a data packet with no payload and answers it like any other (the header survives, the
-//!   bytes are recovered by the sender's loss recovery). This is how an explicit-rate router
-//!   keeps counters that must see every request (D3) from drifting when a queue overflows.
 //! * [`route`](SwitchAgent::route): a packet is at `node` (a switch, its source host, or a
 //!   relaying host) and needs an egress port, before the path choice of [`crate::lb`] runs.
 //!   The agent sees the time, the packet, the equal-cost candidate ports of the routing table
@@ -30,6 +22,14 @@
 //!   flow's later packets. PDQ uses it to send ACKs back over the links their data came by.
 //!   The answer is not checked against the candidates (a reverse path need not be shortest);
 //!   a port that is down drops the packet as usual.
+//! * [`on_enqueue`](SwitchAgent::on_enqueue): a packet is offered to the port's queue, before
+//!   admission (it may still be dropped). The agent may rewrite the packet and answers an
+//!   [`Admission`]: `Protected` packets are never dropped for lack of buffer — if the queue
+//!   refuses one, the engine strips its payload (`size -= payload`, `payload = 0`) and queues
+//!   the header-only remainder beyond the limit ([`Queue::push_forced`]). The receiver then sees
+//!   a data packet with no payload and answers it like any other (the header survives, the
+//!   bytes are recovered by the sender's loss recovery). This is how an explicit-rate router
+//!   keeps counters that must see every request (D3) from drifting when a queue overflows.
 //! * [`on_dequeue`](SwitchAgent::on_dequeue): the packet leaves the queue and starts
 //!   serialising onto the link. Rewrites here see the queue as the packet leaves it.
 //! * [`poll_timeout`](SwitchAgent::poll_timeout) / [`handle_timeout`](SwitchAgent::handle_timeout):
