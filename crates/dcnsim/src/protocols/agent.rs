@@ -1,6 +1,6 @@
 //! Switch agents: the switch half of a protocol, installed on every egress port.
 //!
-//! A protocol with switch logic (RCP, D3, later PDQ, MERP, PACE) reads and rewrites its
+//! A protocol with switch logic (RCP, D3, PDQ; MERP and PACE next) reads and rewrites its
 //! packets' [`Header`](crate::net::packet::Header) fields as they pass each port, and keeps
 //! per-port state (an advertised rate, allocation counters, a flow list). One [`SwitchAgent`]
 //! value holds that state for *every* port of the network, in dense vectors indexed by
