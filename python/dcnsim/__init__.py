@@ -13,7 +13,8 @@ The simulator itself is Rust (the compiled module ``dcnsim._core``); this packag
   with ``out=`` (or ``dcnsim run --out``) wrote.
 
 Bad input raises :class:`ScenarioError` (a ``ValueError``) whose text names the key path.
-The compiled module is imported on first use, so ``import dcnsim`` itself is cheap.
+The compiled module, pandas and numpy are imported on first use, so ``import dcnsim`` itself
+is cheap (and so is the start of the ``dcnsim`` command).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 from typing import Any
 
 from .api import catalog, run, validate
-from .results import Results
 from .sweep import SweepError, sweep
 
 __all__ = ["run", "validate", "catalog", "sweep", "Results", "ScenarioError", "SweepError",
@@ -29,9 +29,14 @@ __all__ = ["run", "validate", "catalog", "sweep", "Results", "ScenarioError", "S
 
 
 def __getattr__(name: str) -> Any:
-    # ScenarioError and __version__ live in the extension; fetch them only when asked for.
+    # ScenarioError and __version__ live in the extension, Results needs pandas: fetch them
+    # only when asked for.
     if name in ("ScenarioError", "__version__"):
         from .api import core
 
         return getattr(core(), name)
+    if name == "Results":
+        from .results import Results
+
+        return Results
     raise AttributeError(f"module 'dcnsim' has no attribute {name!r}")

@@ -22,16 +22,17 @@ class _RunOutput(TypedDict):
     # retransmits u64, timeouts u64, bytes_delivered u64, terminated_s f64 (NaN unless the
     # protocol terminated the flow), data_packets u64, spurious_retransmits u64,
     # ooo_arrivals u64, dupacks_reorder u64, dupacks_loss u64, queue_delay_mean_s f64 (NaN if no
-    # data packet was sent)
-    flows: dict[str, npt.NDArray[np.generic]]
+    # data packet was sent); None when run with columns=False
+    flows: dict[str, npt.NDArray[np.generic]] | None
     # the summary as JSON text
     summary: str
-    # time_s f64, kind object (str), id u64, value f64; None when series are off
+    # time_s f64, kind object (str), id u64, value f64; None when series are off (or
+    # columns=False)
     series: dict[str, npt.NDArray[np.generic]] | None
     # the scenario as run, every default filled in (what scenario.json holds), as JSON text
     scenario: str
     # time_s f64, event object (str: send | receive | timeout), seq u64, ack u64, payload u32,
-    # retransmit bool, cwnd_bytes u64; None without output.trace_flow
+    # retransmit bool, cwnd_bytes u64; None without output.trace_flow (or columns=False)
     trace: dict[str, npt.NDArray[np.generic]] | None
 
 def run(
@@ -42,10 +43,13 @@ def run(
     out_dir: str | None,
     quiet: bool,
     progress: Callable[[float, int, int], None] | None,
+    columns: bool = True,
 ) -> _RunOutput:
     """Simulates the scenario text. Releases the GIL; calls ``progress(sim_time_s,
     flows_done, flows_total)`` about every 0.2 s of wall time (it may raise
-    KeyboardInterrupt to stop). With ``out_dir``, writes the result directory atomically."""
+    KeyboardInterrupt to stop). With ``out_dir``, writes the result directory atomically.
+    With ``columns=False``, flows, series and trace are None (no numpy array is made, so
+    numpy is not imported); summary and scenario are returned as always."""
 
 def validate(
     scenario: str,

@@ -3,6 +3,9 @@
 These functions turn what a user has in hand (a path to a TOML file, or a dict) into the
 arguments of the compiled core and the core's columns into DataFrames. They never interpret the
 scenario themselves: the schema, its defaults and its error messages live in Rust, once.
+
+Only :func:`run` needs pandas (through :mod:`dcnsim.results`), and imports it when called:
+``dcnsim list``, ``validate`` and ``run`` (which calls :func:`run_summary`) never load it.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from .progress import progress_bar
-from .results import Results
+
+if TYPE_CHECKING:
+    from .results import Results
 
 #: A scenario as a user gives it: a path to a TOML (or ``.json``) file, or a dict.
 ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
@@ -79,24 +84,56 @@ def run(
     ``overrides`` are ``"key.path=value"`` strings (``"transport.protocol=tcp"``). With ``out``,
     the core also writes a result directory there (flows.csv, summary.json, scenario.json,
     ports.csv, series.csv, trace.csv) atomically: a run that fails leaves no directory behind,
-    and missing parent folders are created only once the run has succeeded. Unless ``quiet``, a progress bar appears on stderr
-    for runs longer than about two seconds. Ctrl-C stops the run with ``KeyboardInterrupt``.
-    Raises :class:`dcnsim.ScenarioError` for bad input.
+    and missing parent folders are created only once the run has succeeded. Unless ``quiet``,
+    progress shows on stderr: a bar after two seconds on a terminal, else a plain line every
+    five seconds. Ctrl-C stops the run with ``KeyboardInterrupt``. Raises
+    :class:`dcnsim.ScenarioError` for bad input.
     """
+    from .results import Results
+
+    raw = _run_core(scenario, overrides, out, quiet, columns=True)[0]
+    out_dir = None if out is None else str(Path(out))
+    return Results.from_core(raw, scenario=json.loads(raw["scenario"]), path=out_dir)
+
+
+def run_summary(
+    scenario: ScenarioLike,
+    *,
+    overrides: Iterable[str] = (),
+    out: str | os.PathLike[str] | None = None,
+    quiet: bool = True,
+) -> dict[str, Any]:
+    """Like :func:`run`, but returns only the summary dict (summary.json).
+
+    The core still writes the whole result directory when ``out`` is given. No per-flow
+    columns cross into Python, so neither numpy nor pandas is imported: ``dcnsim run`` uses
+    this to start fast.
+    """
+    return _run_core(scenario, overrides, out, quiet, columns=False)[1]
+
+
+def _run_core(
+    scenario: ScenarioLike,
+    overrides: Iterable[str],
+    out: str | os.PathLike[str] | None,
+    quiet: bool,
+    columns: bool,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The core's raw output and the parsed summary, with progress shown unless ``quiet``."""
     text, fmt, base_dir = scenario_args(scenario)
     ovr = _override_list(overrides)
     out_dir = None if out is None else str(Path(out))
     with progress_bar(quiet) as callback:
-        raw = core().run(text, fmt, base_dir, ovr, out_dir, quiet, callback)
-        results = Results.from_core(raw, scenario=json.loads(raw["scenario"]), path=out_dir)
-        if callback is not None:  # leave the bar (if it showed) at the final count
-            flows = results.summary.get("flows", {})
+        raw = core().run(text, fmt, base_dir, ovr, out_dir, quiet, callback, columns=columns)
+        summary = json.loads(raw["summary"])
+        if callback is not None:  # leave the progress (if it showed) at the final count
+            flows = summary.get("flows", {})
             callback(
-                float(results.summary.get("run", {}).get("sim_time_s", 0.0)),
+                float(summary.get("run", {}).get("sim_time_s", 0.0)),
                 int(flows.get("finished", 0)),
                 int(flows.get("total", 0)),
             )
-    return results
+    return raw, summary
 
 
 def catalog() -> dict[str, list[tuple[str, str]]]:

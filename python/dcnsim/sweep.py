@@ -23,12 +23,10 @@ summaries, flattened, with a column per grid key; it is also written to ``OUT/su
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import hashlib
 import itertools
 import json
 import math
-import multiprocessing
 import os
 import re
 import shutil
@@ -38,12 +36,14 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-from tqdm import tqdm
+from . import api, progress
 
-from . import api
+if TYPE_CHECKING:  # imported where used, so that ``import dcnsim`` stays quick
+    import multiprocessing
+
+    import pandas as pd
 
 #: Keys a sweep file may hold at its top level.
 SWEEP_KEYS = ("name", "scenario", "base", "grid")
@@ -232,8 +232,10 @@ def run_point(point: Point, out: str) -> dict[str, Any]:
     final = root / point.name
     tmp = root / f"{TMP_PREFIX}{point.name}-{uuid.uuid4().hex[:8]}"
     try:
+        # columns=False: only the summary crosses into Python, so the worker never imports numpy
         raw = api.core().run(
-            point.text, point.fmt, point.base_dir, list(point.overrides), str(tmp), True, None
+            point.text, point.fmt, point.base_dir, list(point.overrides), str(tmp), True, None,
+            columns=False,
         )
         (tmp / POINT_JSON).write_text(
             json.dumps({"name": point.name, "grid": point.values, "overrides": point.overrides},
@@ -337,7 +339,9 @@ def run_sweep(
 
     Invalid points (a bad value at some grid point) are failures and do not run; the others
     run on ``workers`` local processes (default: every core), one fresh process per point, or
-    on the Dask cluster at ``scheduler``. ``log`` receives one line per failure.
+    on the Dask cluster at ``scheduler``. ``log`` receives one line per failure. Unless
+    ``quiet``, stderr shows the points done: a bar on a terminal, else a line every few
+    seconds (:mod:`dcnsim.progress`).
     """
     out = Path(out)
     points = spec.points()
@@ -362,8 +366,8 @@ def run_sweep(
     say = log or (lambda line: None)
     for f in failures:
         say(f"point {f.point.name} ({', '.join(f.point.overrides) or 'base'}) is invalid: {f.error}")
-    bar = tqdm(total=len(points), initial=len(outcome.kept) + len(failures), unit="point",
-               desc=spec.name, disable=quiet, file=sys.stderr, dynamic_ncols=True)
+    bar = progress.counter(spec.name, "point", total=len(points),
+                           initial=len(outcome.kept) + len(failures), disable=quiet)
     try:
         def done(p: Point, error: str | None) -> None:
             bar.update(1)
@@ -371,7 +375,7 @@ def run_sweep(
                 outcome.ran.append(p.name)
             else:
                 outcome.failures.append(Failure(p, error))
-                with tqdm.external_write_mode(file=sys.stderr):  # keep the bar intact
+                with bar.external_write_mode(file=sys.stderr):  # keep the bar intact
                     say(f"point {p.name} ({', '.join(p.overrides) or 'base'}) failed: {error}")
 
         if scheduler:
@@ -405,14 +409,16 @@ def _error_text(e: BaseException) -> str:
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
-    """Fresh processes that start fast: a fork server that has imported dcnsim (with numpy and
-    pandas) once forks each worker, instead of a new interpreter per point (spawn). Plain fork
+    """Fresh processes that start fast: a fork server that has imported dcnsim and loaded the
+    core once forks each worker, instead of a new interpreter per point (spawn). Plain fork
     is not an option: it copies the parent's threads and locks, and it cannot be combined with
     ``max_tasks_per_child``."""
+    import multiprocessing
+
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["dcnsim.sweep"])
+    ctx.set_forkserver_preload(["dcnsim.sweep", "dcnsim._core"])
     return ctx
 
 
@@ -423,6 +429,8 @@ def _run_local(todo: list[Point], out: Path, workers: int,
     point never inherits another's state. A point that kills its process breaks the pool;
     the points caught in that are retried one by one so only the culprit fails. ``fn`` is the
     point function (a seam for tests)."""
+    import concurrent.futures as cf
+
     if not todo:
         return
     ctx = _pool_context()
@@ -506,6 +514,8 @@ def collect(out: str | os.PathLike[str], points: list[Point] | None = None) -> p
 
     Without ``points``, the sweep's own sweep.json says which points there are.
     """
+    import pandas as pd
+
     out = Path(out)
     if points is None:
         meta = json.loads((out / SWEEP_JSON).read_text(encoding="utf-8"))

@@ -102,7 +102,7 @@ def make() -> types.ModuleType:
         m.calls.append(("validate", list(overrides)))
         return json.dumps(resolve(scenario, fmt, base_dir, overrides))
 
-    def run(scenario, fmt, base_dir, overrides, out_dir, quiet, progress):
+    def run(scenario, fmt, base_dir, overrides, out_dir, quiet, progress, columns=True):
         m.calls.append(("run", list(overrides)))
         s = resolve(scenario, fmt, base_dir, overrides)
         if m.fail_run:
@@ -116,6 +116,8 @@ def make() -> types.ModuleType:
         summary = json.dumps(_summary(s, flows))
         if out_dir is not None:
             _write(out_dir, s, flows, summary, series)
+        if not columns:
+            flows = series = None
         return {"flows": flows, "summary": summary, "series": series, "scenario": json.dumps(s)}
 
     m.validate = validate

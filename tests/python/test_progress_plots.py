@@ -1,8 +1,9 @@
-"""The progress bar's visibility, and the FCT-by-size figure."""
+"""Progress on stderr (a bar on a terminal, plain lines in a log), and the FCT-by-size figure."""
 
 from __future__ import annotations
 
 import io
+import time
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,7 @@ from dcnsim.progress import progress_bar
 def test_quiet_run_prints_nothing(fake_core, star_file, capsys):
     seen = []
     real_run = fake_core.run
-    fake_core.run = lambda *a: seen.append(a[-1]) or real_run(*a)
+    fake_core.run = lambda *a, **kw: seen.append(a[6]) or real_run(*a, **kw)
     dcnsim.run(star_file, quiet=True)
     assert seen == [None]
     assert capsys.readouterr() == ("", "")
@@ -27,12 +28,63 @@ def test_short_run_shows_no_bar(fake_core, star_file, capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_bar_shows_time_and_flows_once_delay_passed():
-    buf = io.StringIO()
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_terminal_gets_a_bar_with_time_and_flows_once_delay_passed():
+    buf = Terminal()
     with progress_bar(False, file=buf, delay=0) as cb:
         cb(0.0025, 7, 20)
     text = buf.getvalue()
-    assert "7/20" in text and "sim 2.50 ms" in text
+    assert "7/20" in text and "sim 2.50 ms" in text and "\r" in text
+
+
+def test_terminal_bar_waits_for_its_delay():
+    buf = Terminal()
+    with progress_bar(False, file=buf, delay=60) as cb:
+        cb(0.0025, 7, 20)
+    assert buf.getvalue() == ""
+
+
+def test_log_gets_a_plain_line_every_interval():
+    buf, clock = io.StringIO(), FakeClock()
+    with progress_bar(False, file=buf, interval=5, clock=clock) as cb:
+        for second in range(13):  # the core calls about every 0.2 s; once a second is enough
+            clock.now = 100.0 + second
+            cb(second * 1e-3, second, 20)
+    text = buf.getvalue()
+    assert "\r" not in text
+    assert text.splitlines() == [
+        "simulating: 5/20 flows, sim 5.00 ms, 0:05 elapsed",
+        "simulating: 10/20 flows, sim 10.00 ms, 0:10 elapsed",
+        "simulating: 12/20 flows, sim 12.00 ms, 0:12 elapsed",  # close() adds the final count
+    ]
+
+
+def test_log_prints_nothing_for_work_shorter_than_the_interval():
+    buf, clock = io.StringIO(), FakeClock()
+    with progress_bar(False, file=buf, interval=5, clock=clock) as cb:
+        clock.now += 4.9
+        cb(0.001, 1, 2)
+    assert buf.getvalue() == ""
+
+
+def test_log_with_a_real_clock_and_a_short_interval():
+    buf = io.StringIO()
+    with progress_bar(False, file=buf, interval=0.001) as cb:
+        time.sleep(0.002)
+        cb(0.5, 1, 2)
+    assert buf.getvalue().startswith("simulating: 1/2 flows, sim 500.00 ms, 0:00 elapsed\n")
 
 
 def test_quiet_bar_is_none():

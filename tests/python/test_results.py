@@ -33,9 +33,9 @@ def test_dict_scenario_is_sent_as_json_relative_to_cwd(fake_core, tmp_path, monk
     seen = {}
     real_run = fake_core.run
 
-    def spy(text, fmt, base_dir, *rest):
+    def spy(text, fmt, base_dir, *rest, **kw):
         seen.update(fmt=fmt, base_dir=base_dir)
-        return real_run(text, fmt, base_dir, *rest)
+        return real_run(text, fmt, base_dir, *rest, **kw)
 
     fake_core.run = spy
     res = dcnsim.run(

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import dcnsim
-
+from dcnsim import progress
 from dcnsim.cli import cli
 from conftest import ROOT, STAR, real_core_available
 
@@ -249,6 +249,16 @@ def test_cli_sweep_errors_exit_2_before_anything_runs(tmp_path):
     r = invoke("sweep", path, "--out", out)
     assert r.exit_code == 2 and r.stderr.startswith("error: grid.seed: empty list")
     assert not out.exists()
+
+
+@needs_core
+def test_sweep_progress_off_a_terminal_is_plain_lines(sweep_file, tmp_path, monkeypatch):
+    monkeypatch.setattr(progress, "LOG_INTERVAL_S", 0.0)  # a line at every point
+    r = invoke("sweep", sweep_file, "--out", tmp_path / "out", "-j", "2")
+    assert r.exit_code == 0, r.output
+    assert "\r" not in r.stderr
+    lines = [line for line in r.stderr.splitlines() if line.startswith("sweep: ")]
+    assert [line.split(",")[0] for line in lines] == [f"sweep: {k}/4 points" for k in range(1, 5)]
 
 
 @needs_core

@@ -63,7 +63,7 @@ fn validate(scenario: &str, fmt: &str, base_dir: &str, overrides: Vec<String>) -
 
 /// Runs a scenario. See `_core.pyi` for the contract.
 #[pyfunction]
-#[pyo3(signature = (scenario, fmt, base_dir, overrides, out_dir, quiet, progress))]
+#[pyo3(signature = (scenario, fmt, base_dir, overrides, out_dir, quiet, progress, columns = true))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -74,6 +74,7 @@ fn run<'py>(
     out_dir: Option<PathBuf>,
     quiet: bool,
     progress: Option<Py<PyAny>>,
+    columns: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let prepared = prepare(scenario, fmt, base_dir, overrides)?;
     let scenario_json = prepared.scenario.to_json();
@@ -120,11 +121,19 @@ fn run<'py>(
         }
     }
     let d = PyDict::new(py);
-    d.set_item("flows", flow_columns(py, &out)?)?;
     d.set_item("summary", summary.to_string())?;
     d.set_item("scenario", scenario_json)?;
-    d.set_item("series", series_columns(py, &out)?)?;
-    d.set_item("trace", trace_columns(py, &out)?)?;
+    // Without columns no numpy array is made, so numpy is never imported: `dcnsim run` starts
+    // faster when it only prints the summary.
+    if columns {
+        d.set_item("flows", flow_columns(py, &out)?)?;
+        d.set_item("series", series_columns(py, &out)?)?;
+        d.set_item("trace", trace_columns(py, &out)?)?;
+    } else {
+        for key in ["flows", "series", "trace"] {
+            d.set_item(key, py.None())?;
+        }
+    }
     Ok(d)
 }
 

@@ -1,5 +1,6 @@
 //! PDQ and M-PDQ end to end: a lone flow at line rate, SRPT order on one bottleneck, EDF and
-//! Early Termination with deadlines, Early Start's effect, and M-PDQ's paths on BCube.
+//! Early Termination with deadlines, Early Start's effect, M-PDQ's paths on BCube, and ACKs
+//! routed back over their data's path by the switch agent.
 
 mod common;
 use common::{flow_dir, run_in, star_with_flow_file};
@@ -256,4 +257,63 @@ fn mpdq_uses_several_paths_and_finishes_faster() {
         "speedup {speedup:.2} with {m} paths"
     );
     assert_eq!(multi.flows[0].bytes_delivered, 1_460_000);
+}
+
+/// The spines a flow's packets crossed from `leaf` (the ports of `leaf` towards a spine that
+/// carried anything).
+fn spines_from(out: &RunOutput, leaf: &str) -> Vec<String> {
+    out.ports
+        .iter()
+        .filter(|p| p.node == leaf && p.peer.starts_with("spine") && p.tx_packets > 0)
+        .map(|p| p.peer.clone())
+        .collect()
+}
+
+/// PDQ's switch agent overrides the path choice through its `route` hook: a flow's ACKs go
+/// back over the spine its data crossed. Per-flow ECMP hashes each direction at a different
+/// leaf, so without the hook the ACKs would share the data's spine only by chance (1 in 8
+/// here); DCTCP, which has no agent, shows that over the same seeds.
+#[test]
+fn pdq_acks_follow_the_agent_route_back_over_their_data_spine() {
+    let dir = flow_dir("pdq-reverse", "src,dst,size_bytes,start_s\n0,1,146000,0\n");
+    let scenario = |protocol: &str| {
+        format!(
+            r#"
+[topology]
+kind = "leafspine"
+leaves = 2
+spines = 8
+hosts_per_leaf = 1
+link_gbps = 10
+link_delay_us = 1
+[transport]
+protocol = "{protocol}"
+[workload]
+kind = "flows"
+file = "flows.csv"
+"#
+        )
+    };
+    let mut ecmp_apart = 0;
+    for seed in 1..=6 {
+        let seed = format!("seed={seed}");
+        let pdq = run_in(&scenario("pdq"), &[&seed], &dir);
+        assert_eq!(pdq.flows[0].bytes_delivered, 146_000);
+        let data = spines_from(&pdq, "leaf0");
+        assert_eq!(data.len(), 1, "{seed}: one path for the data");
+        assert_eq!(
+            spines_from(&pdq, "leaf1"),
+            data,
+            "{seed}: ACKs by the data's spine"
+        );
+
+        let dctcp = run_in(&scenario("dctcp"), &[&seed], &dir);
+        let (data, acks) = (spines_from(&dctcp, "leaf0"), spines_from(&dctcp, "leaf1"));
+        assert_eq!((data.len(), acks.len()), (1, 1), "{seed}");
+        ecmp_apart += usize::from(data != acks);
+    }
+    assert!(
+        ecmp_apart > 0,
+        "ECMP alone never split the directions: the test shows nothing"
+    );
 }

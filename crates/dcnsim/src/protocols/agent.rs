@@ -1,6 +1,6 @@
 //! Switch agents: the switch half of a protocol, installed on every egress port.
 //!
-//! A protocol with switch logic (RCP, D3, later PDQ, MERP, PACE) reads and rewrites its
+//! A protocol with switch logic (RCP, D3, PDQ; MERP and PACE next) reads and rewrites its
 //! packets' [`Header`](crate::net::packet::Header) fields as they pass each port, and keeps
 //! per-port state (an advertised rate, allocation counters, a flow list). One [`SwitchAgent`]
 //! value holds that state for *every* port of the network, in dense vectors indexed by
@@ -10,6 +10,18 @@
 //!
 //! ## Where the engine calls it
 //!
+//! * [`route`](SwitchAgent::route): a packet is at `node` (a switch, its source host, or a
+//!   relaying host) and needs an egress port, before the path choice of [`crate::lb`] runs.
+//!   The agent sees the time, the packet, the equal-cost candidate ports of the routing table
+//!   for its destination (possibly none, after a failure) and every port read-only (rate,
+//!   queue length, up/down). `Some(port)` sends the packet there, into that port's
+//!   `on_enqueue`; `None` leaves the choice to the routing table and the path choice. It is
+//!   `&mut`, so an agent can choose and pin a flow's route: MERP's MEMR, at a SYN, will pick
+//!   one of the candidates from its own per-port state, remember it per flow (a dense vector
+//!   by flow and node, no hash map: this is on the per-packet path) and return it for the
+//!   flow's later packets. PDQ uses it to send ACKs back over the links their data came by.
+//!   The answer is not checked against the candidates (a reverse path need not be shortest);
+//!   a port that is down drops the packet as usual.
 //! * [`on_enqueue`](SwitchAgent::on_enqueue): a packet is offered to the port's queue, before
 //!   admission (it may still be dropped). The agent may rewrite the packet and answers an
 //!   [`Admission`]: `Protected` packets are never dropped for lack of buffer — if the queue
@@ -100,11 +112,21 @@ impl SwitchAgent {
         }
     }
 
-    /// The egress port a packet must take at `node` when the agent decides its route (PDQ's
-    /// ACKs retrace their data's path), or `None` for the routing table and path choice.
+    /// The egress port `pkt` takes at `node` when the agent decides its route, or `None` for
+    /// the path choice among `candidates` (the routing table's equal-cost ports towards its
+    /// destination). `ports` is every port of the network, by index. See the module doc.
     #[inline]
-    pub fn route(&self, node: crate::net::NodeIdx, pkt: &Packet) -> Option<PortIdx> {
+    pub fn route(
+        &mut self,
+        now: Time,
+        node: crate::net::NodeIdx,
+        pkt: &Packet,
+        candidates: &[PortIdx],
+        ports: &[Port],
+    ) -> Option<PortIdx> {
+        let _ = (now, candidates, ports);
         match self {
+            // PDQ's ACKs retrace their data's path, whatever the candidates.
             SwitchAgent::Pdq(a) => a.reverse_route(node, pkt),
             SwitchAgent::Rcp(_) | SwitchAgent::D3(_) | SwitchAgent::Merp(_) => None,
         }

@@ -491,6 +491,13 @@ impl Sender {
     pub fn bytes_in_flight(&self) -> u64 {
         dispatch_sender!(self, s => s.bytes_in_flight())
     }
+    /// The acknowledged prefix: every payload byte below it has been acknowledged, and it
+    /// never decreases. The cumulative ACK (`snd_una`) for the TCP family, pFabric, RCP and D3;
+    /// for PDQ, which acknowledges segments one by one, the start of its first unacknowledged
+    /// segment.
+    pub fn snd_una(&self) -> u64 {
+        dispatch_sender!(self, s => s.snd_una())
+    }
 }
 
 impl Receiver {

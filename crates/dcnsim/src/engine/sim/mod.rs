@@ -8,14 +8,19 @@
 //! O(ports + flows) entries, not O(packets).
 //!
 //! A protocol with switch logic installs a [`SwitchAgent`] (see [`crate::protocols::agent`]):
-//! then every port takes the dequeue-time path and the agent sees each packet at enqueue and at
-//! dequeue; its periodic work runs on one `AgentTick` event. Without an agent nothing here calls
+//! then every port takes the dequeue-time path, the agent may choose a packet's egress port at
+//! each node before the path choice does, and it sees each packet at enqueue and at dequeue;
+//! its periodic work runs on one `AgentTick` event. Without an agent nothing here calls
 //! it: the eager FIFO path is untouched.
 //!
 //! Endpoint timers are cancelled lazily: each endpoint has a generation number and the time of
 //! its pending timer event; a timer that moved later is rescheduled when the stale event fires,
 //! one that moved earlier gets a new event and the old one is ignored by its generation.
+//!
+//! Files: this one (the loop, packets through ports, endpoints), `reorder` (what each flow saw
+//! of reordering and loss, for `flows.csv`), `report` (the run's output).
 
+mod reorder;
 mod report;
 
 use super::prepare::Prepared;
@@ -34,6 +39,7 @@ use crate::protocols::{EndpointEvent, FlowSetup, Receiver, Sender, Transport};
 use crate::topo::NodeKind;
 use crate::units::Time;
 use crate::workload::FlowSpec;
+use reorder::{DroppedSeqs, ReceiverInput, ReorderStats};
 
 /// Without `stop_s`, a run ends when every flow has finished or, as a guard against flows that
 /// can never finish (a partitioned network), this long after the last flow started.
@@ -104,26 +110,6 @@ struct Endpoints {
     reseq: Option<Resequencer>,
 }
 
-/// What a flow saw of reordering and queueing (the reordering columns of `flows.csv`).
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct ReorderStats {
-    /// First transmissions that reached the receiving host below the highest byte already
-    /// there.
-    pub ooo_arrivals: u64,
-    pub dupacks_reorder: u64,
-    pub dupacks_loss: u64,
-    /// Retransmissions driven by duplicate ACKs (fast retransmit, NewReno's partial-ACK
-    /// retransmit) of segments the network had never dropped: caused by reordering.
-    pub spurious_retransmits: u64,
-    /// One past the highest data byte the sender has sent, and its value at the sender's last
-    /// timeout: resends below that are go-back-N after the timeout, not dupACK-driven (RFC 6582
-    /// allows no fast retransmit below it).
-    pub sent_max: u64,
-    pub rto_high: u64,
-    /// One past the highest data byte that reached the receiving host.
-    pub max_end: u64,
-}
-
 struct FlowState {
     spec: FlowSpec,
     path_key: u32,
@@ -141,23 +127,6 @@ struct FlowState {
     reorder: ReorderStats,
     /// First byte of every data segment of this flow that the network dropped (while it runs).
     dropped: DroppedSeqs,
-}
-
-/// The first bytes of a flow's dropped segments, sorted, so that the per-packet questions
-/// ("was the segment below this one dropped?") cost a binary search, not a scan of every drop.
-#[derive(Default)]
-struct DroppedSeqs(Vec<u64>);
-
-impl DroppedSeqs {
-    fn insert(&mut self, seq: u64) {
-        if let Err(at) = self.0.binary_search(&seq) {
-            self.0.insert(at, seq);
-        }
-    }
-
-    fn contains(&self, seq: u64) -> bool {
-        self.0.binary_search(&seq).is_ok()
-    }
 }
 
 /// Progress reported to the caller about every few hundred milliseconds of wall time.
@@ -389,8 +358,8 @@ impl Simulation {
         let size = pkt.size as u64;
         if pkt.kind == PacketKind::Data && pkt.payload > 0 {
             let f = &mut self.flows[pkt.flow as usize];
-            if f.endpoints.is_some() {
-                f.dropped.insert(pkt.seq);
+            if let Some(ep) = f.endpoints.as_ref() {
+                f.dropped.insert(pkt.seq, ep.sender.snd_una());
             }
         }
         self.counters.dropped_pkts += 1;
@@ -403,12 +372,14 @@ impl Simulation {
 
     /// Routes a packet at `node` and queues it at the chosen egress port.
     fn forward(&mut self, node: NodeIdx, r: PacketRef) {
-        let pkt = self.pool.get(r);
-        if let Some(port) = self.agent.as_ref().and_then(|a| a.route(node, pkt)) {
-            return self.enqueue(port, r);
-        }
         let pkt = self.pool.get_mut(r);
         let candidates = self.net.routing.next_hops(node, pkt.dst);
+        if let Some(a) = self.agent.as_mut() {
+            // Asked before the empty check: an agent may route where the tables have no path.
+            if let Some(port) = a.route(self.now, node, pkt, candidates, &self.net.ports) {
+                return self.enqueue(port, r);
+            }
+        }
         if candidates.is_empty() {
             self.drop_packet(r, None);
             return;
@@ -610,14 +581,8 @@ impl Simulation {
                     }
                 }
                 Side::Receiver => {
-                    let st = &mut self.flows[flow].reorder;
-                    if pkt.kind == PacketKind::Data && pkt.payload > 0 {
-                        if !pkt.retransmit && pkt.seq < st.max_end {
-                            st.ooo_arrivals += 1;
-                        }
-                        st.max_end = st.max_end.max(pkt.seq + pkt.payload as u64);
-                    }
                     let f = &mut self.flows[flow];
+                    f.reorder.on_arrival(pkt);
                     let ep = f.endpoints.as_mut().expect("checked above");
                     let mut rx = ReceiverInput {
                         stats: &mut f.reorder,
@@ -704,8 +669,7 @@ impl Simulation {
                     let before = ep.sender.stats().timeouts;
                     ep.sender.handle_timeout(now);
                     if ep.sender.stats().timeouts > before {
-                        let st = &mut self.flows[flow as usize].reorder;
-                        st.rto_high = st.sent_max;
+                        self.flows[flow as usize].reorder.on_timeout();
                     }
                     let ep = self.flows[flow as usize].endpoints.as_mut().expect("alive");
                     if self.trace_flow == Some(flow) {
@@ -753,11 +717,7 @@ impl Simulation {
             Side::Sender => {
                 while let Some(p) = ep.sender.poll_transmit(now) {
                     if p.kind == PacketKind::Data {
-                        let st = &mut f.reorder;
-                        if p.retransmit && p.seq >= st.rto_high && !f.dropped.contains(p.seq) {
-                            st.spurious_retransmits += 1;
-                        }
-                        st.sent_max = st.sent_max.max(p.seq + p.payload as u64);
+                        f.reorder.on_data_sent(&p, &f.dropped);
                     }
                     out.push(admit(&mut self.pool, &mut self.counters, p));
                 }
@@ -883,113 +843,9 @@ fn receiver_timeout(ep: &Endpoints) -> Option<Time> {
     }
 }
 
-/// What the receiver is fed with, and where its duplicate ACKs are counted.
-struct ReceiverInput<'a> {
-    stats: &'a mut ReorderStats,
-    dropped: &'a DroppedSeqs,
-    size: u64,
-    now: Time,
-}
-
-impl ReceiverInput<'_> {
-    /// Hands `pkt` to the receiver. A data packet that does not advance the receiver's next
-    /// expected byte makes a duplicate ACK. Its cause is loss when the segment missing below
-    /// it was dropped, or, for a second copy of a segment, when the copies come from a
-    /// timeout's go-back-N; otherwise reordering (a late segment, or a copy of a segment that
-    /// reordering made the sender retransmit).
-    fn feed(&mut self, receiver: &mut Receiver, pkt: &Packet) {
-        let before = receiver.bytes_delivered();
-        receiver.handle_packet(self.now, pkt);
-        let data = pkt.kind == PacketKind::Data && pkt.payload > 0;
-        if data && before < self.size && receiver.bytes_delivered() == before {
-            let loss = if pkt.seq > before {
-                self.dropped.contains(before)
-            } else {
-                // A second copy: one sent before a timeout was resent by its go-back-N.
-                pkt.seq < self.stats.rto_high
-            };
-            if loss {
-                self.stats.dupacks_loss += 1;
-            } else {
-                self.stats.dupacks_reorder += 1;
-            }
-        }
-    }
-
-    /// Hands the receiver `first` (a packet the buffer let through) and every held packet that
-    /// is in order now (or expired). Like GRO, contiguous data with the same ECN codepoint goes
-    /// up as one merged segment, so TCP answers a released run with one ACK rather than a burst
-    /// of partial ACKs.
-    fn release_held(
-        &mut self,
-        rs: &mut Resequencer,
-        receiver: &mut Receiver,
-        first: Option<&Packet>,
-    ) {
-        let mut run: Option<Packet> = None;
-        if let Some(p) = first {
-            if p.payload > 0 {
-                run = Some(p.clone());
-            } else {
-                self.feed(receiver, p);
-            }
-        }
-        loop {
-            // Where the receiver will stand once the run is in, counting what the buffer let
-            // through out of order earlier.
-            let delivered = rs.extend(receiver.bytes_delivered());
-            let next = match &run {
-                Some(r) if r.seq <= delivered => rs.extend(delivered.max(r.seq + r.payload as u64)),
-                _ => delivered,
-            };
-            let Some(p) = rs.pop_ready(next) else {
-                if let Some(r) = run.take() {
-                    self.feed(receiver, &r);
-                }
-                break;
-            };
-            match run.as_mut() {
-                // Contiguous with the run (through data the receiver already holds): one
-                // merged segment from the run's start to the packet's end.
-                Some(r) if r.seq <= delivered && p.seq <= next && r.ecn == p.ecn => {
-                    let end = next.max(p.seq + p.payload as u64);
-                    r.payload = (end - r.seq) as u32;
-                    r.ts = p.ts;
-                    r.retransmit |= p.retransmit;
-                }
-                _ => {
-                    if let Some(r) = run.replace(p) {
-                        self.feed(receiver, &r);
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// Puts a packet an endpoint emitted into the pool, counted as sent.
 fn admit(pool: &mut PacketPool, counters: &mut NetCounters, p: Packet) -> PacketRef {
     counters.sent_pkts += 1;
     counters.sent_bytes += p.size as u64;
     pool.insert(p)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::DroppedSeqs;
-
-    #[test]
-    fn dropped_seqs_answer_membership_in_any_insertion_order() {
-        let mut d = DroppedSeqs::default();
-        for seq in [43_800, 1_460, 29_200, 1_460, 0] {
-            d.insert(seq);
-        }
-        assert_eq!(
-            d.0,
-            vec![0, 1_460, 29_200, 43_800],
-            "sorted, without repeats"
-        );
-        assert!(d.contains(29_200) && d.contains(0));
-        assert!(!d.contains(2_920) && !d.contains(50_000));
-    }
 }

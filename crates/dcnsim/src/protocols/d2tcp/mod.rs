@@ -3,7 +3,9 @@
 //! B. Vamanan, J. Hasan, T. N. Vijaykumar, "Deadline-Aware Datacenter TCP (D2TCP)",
 //! SIGCOMM 2012, §3 ("gamma correction" of DCTCP's window cut). Everything of DCTCP stays —
 //! switches mark at K on the instantaneous queue, receivers echo CE per packet, the sender keeps
-//! α with gain g once per window (see [`crate::protocols::tcp`]) — except the cut on ECE:
+//! α with gain g once per window (see [`crate::protocols::tcp`] and its DCTCP controller) —
+//! except the cut on ECE. This file is D2TCP's congestion controller ([`D2tcp`], DCTCP's hooks
+//! with another penalty) and that penalty:
 //!
 //! ```text
 //!   p = α^d,      W ← W · (1 − p/2)
@@ -49,21 +51,83 @@
 //!   its deadline is for the metrics to say.
 //! * **No RTT sample yet** (cannot happen after the handshake, kept for safety): d = 1.
 
+use crate::protocols::tcp::cc::{Ack, CongestionControl, Conn, Dctcp, Window};
 use crate::units::Time;
 
 pub const DEFAULT_D_MIN: f64 = 0.5;
 pub const DEFAULT_D_MAX: f64 = 2.0;
 
-/// D2TCP's per-flow state in the TCP sender.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// D2TCP's congestion controller ([`crate::protocols::tcp::cc`]): DCTCP's hooks and state,
+/// with the cut's α replaced by this flow's [`Penalty`].
+#[derive(Clone, Debug)]
 pub struct D2tcp {
+    dctcp: Dctcp,
+    penalty: Penalty,
+}
+
+impl D2tcp {
+    /// `deadline` is the flow's absolute deadline (`None`: plain DCTCP); `[d_min, d_max]` the
+    /// clamp of d.
+    pub fn new(dctcp: Dctcp, deadline: Option<Time>, d_min: f64, d_max: f64) -> D2tcp {
+        D2tcp {
+            dctcp,
+            penalty: Penalty {
+                deadline,
+                d_min,
+                d_max,
+            },
+        }
+    }
+
+    /// The DCTCP state underneath (α, counters).
+    pub fn dctcp(&self) -> &Dctcp {
+        &self.dctcp
+    }
+}
+
+impl CongestionControl for D2tcp {
+    #[inline]
+    fn on_ack(&mut self, c: &Conn, a: Ack, w: &mut Window) {
+        let pen = self.penalty;
+        self.dctcp.on_ack_with(c, a, w, |alpha, cwnd| {
+            pen.penalty(alpha, c.now, c.remaining(), cwnd, c.srtt)
+        });
+    }
+
+    #[inline]
+    fn on_dupack(&mut self, c: &Conn, ece: bool, w: &mut Window) {
+        let pen = self.penalty;
+        self.dctcp.on_dupack_with(c, ece, w, |alpha, cwnd| {
+            pen.penalty(alpha, c.now, c.remaining(), cwnd, c.srtt)
+        });
+    }
+
+    #[inline]
+    fn on_fast_retransmit(&mut self, c: &Conn, flight: u64, w: &mut Window) {
+        self.dctcp.on_fast_retransmit(c, flight, w);
+    }
+
+    #[inline]
+    fn on_timeout(&mut self, c: &Conn, flight: u64, w: &mut Window) {
+        self.dctcp.on_timeout(c, flight, w);
+    }
+
+    #[inline]
+    fn ect(&self) -> bool {
+        true
+    }
+}
+
+/// The deadline-imminence penalty of one flow.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Penalty {
     /// Absolute deadline of the flow; `None` behaves as DCTCP (d = 1).
     pub deadline: Option<Time>,
     pub d_min: f64,
     pub d_max: f64,
 }
 
-impl D2tcp {
+impl Penalty {
     /// The deadline imminence factor d at `now` (see the module doc).
     pub fn imminence(&self, now: Time, remaining: u64, cwnd: u64, srtt: Option<Time>) -> f64 {
         let (Some(deadline), Some(rtt)) = (self.deadline, srtt) else {
@@ -94,8 +158,8 @@ impl D2tcp {
 mod tests {
     use super::*;
 
-    fn d2(deadline_us: Option<u64>) -> D2tcp {
-        D2tcp {
+    fn d2(deadline_us: Option<u64>) -> Penalty {
+        Penalty {
             deadline: deadline_us.map(Time::from_us),
             d_min: DEFAULT_D_MIN,
             d_max: DEFAULT_D_MAX,

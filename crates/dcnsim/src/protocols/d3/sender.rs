@@ -259,6 +259,11 @@ impl D3Sender {
         self.core.snd_max - self.core.snd_una
     }
 
+    /// The cumulative acknowledgement: every byte below it has been acknowledged.
+    pub fn snd_una(&self) -> u64 {
+        self.core.snd_una
+    }
+
     /// The rate the sender paces at now.
     pub fn rate(&self) -> crate::units::Rate {
         self.core.rate

@@ -93,6 +93,8 @@ pub struct PdqSender {
     segments: u32,
     acked: Vec<bool>,
     acked_count: u32,
+    /// Segments acknowledged in order from the first: `acked[..acked_prefix]` are all true.
+    acked_prefix: u32,
     subs: Vec<Subflow>,
     /// TERM packets waiting for `poll_transmit`.
     terms: VecDeque<Packet>,
@@ -146,6 +148,7 @@ impl PdqSender {
             segments,
             acked: vec![false; segments as usize],
             acked_count: 0,
+            acked_prefix: 0,
             subs,
             terms: VecDeque::new(),
             events: VecDeque::new(),
@@ -291,6 +294,9 @@ impl PdqSender {
             }
             if !std::mem::replace(&mut self.acked[seg as usize], true) {
                 self.acked_count += 1;
+            }
+            while self.acked.get(self.acked_prefix as usize) == Some(&true) {
+                self.acked_prefix += 1;
             }
         }
         self.after_progress(now);
@@ -502,6 +508,12 @@ impl PdqSender {
 
     pub fn cwnd(&self) -> u64 {
         0
+    }
+
+    /// The acknowledged prefix of the flow's bytes (PDQ acknowledges each segment alone):
+    /// the first byte of the first segment not yet acknowledged, or the size when all are.
+    pub fn snd_una(&self) -> u64 {
+        (self.acked_prefix as u64 * self.p.mss as u64).min(self.size)
     }
 
     pub fn bytes_in_flight(&self) -> u64 {

@@ -172,6 +172,11 @@ impl PfabricSender {
         self.snd_max - self.snd_una
     }
 
+    /// The cumulative acknowledgement: every byte below it has been acknowledged.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
     pub fn is_probing(&self) -> bool {
         self.probing
     }

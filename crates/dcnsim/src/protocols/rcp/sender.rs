@@ -175,6 +175,11 @@ impl RcpSender {
         self.core.snd_max - self.core.snd_una
     }
 
+    /// The cumulative acknowledgement: every byte below it has been acknowledged.
+    pub fn snd_una(&self) -> u64 {
+        self.core.snd_una
+    }
+
     pub fn rate(&self) -> Rate {
         self.core.rate
     }

@@ -1,7 +1,8 @@
 //! # TCP NewReno and DCTCP
 //!
 //! A byte-counted TCP sender and receiver as sans-IO state machines (the quinn-proto shape of
-//! [`crate::protocols`]). Two congestion controls share them:
+//! [`crate::protocols`]). The sender's window policy is a congestion controller ([`cc`]); two of
+//! them are described here (D2TCP, a third, in [`crate::protocols::d2tcp`]):
 //!
 //! * **`tcp`: NewReno.** Slow start and congestion avoidance of RFC 5681 §3.1 (with
 //!   Appropriate Byte Counting, RFC 3465, L = 1 SMSS), fast retransmit / fast recovery of
@@ -12,9 +13,10 @@
 //!   α estimator and the cut `cwnd ← cwnd·(1 − α/2)`), as written down in RFC 8257 §3. Loss
 //!   is handled exactly as NewReno. Data packets (retransmissions included) carry ECT.
 //!
-//! Files: [`sender`](TcpSender) (congestion control, recovery, DCTCP), [`receiver`](TcpReceiver)
-//! (reassembly and ACKs), `rto` (RFC 6298 estimator), `tests/` (a two-endpoint harness and the
-//! behavioural tests).
+//! Files: [`sender`](TcpSender) (handshake, sequence space, loss recovery, timer), [`cc`]
+//! (the congestion-control hooks and the NewReno and DCTCP controllers, with their choices),
+//! [`receiver`](TcpReceiver) (reassembly and ACKs), `rto` (RFC 6298 estimator), `tests/` (a
+//! two-endpoint harness and the behavioural tests).
 //!
 //! ## Connection model
 //!
@@ -88,38 +90,22 @@
 //!   already holds, and their dupACKs must not cause a second reduction. After a fast recovery
 //!   ends with a full ACK no such duplicates exist, so later dupACKs start a new episode.
 //! * **ssthresh at a timeout during fast recovery** is min(FlightSize/2, the recovery's
-//!   ssthresh). RFC 5681 eq. (4) sets ssthresh to *no more than* FlightSize/2; inside a
-//!   recovery FlightSize counts every segment the inflated window let out, after a loss storm
-//!   several times what the path holds. Linux (`tcp_enter_loss`) keeps the recovery's ssthresh;
-//!   ns-3 halves its pipe estimate, about the recovery's window. Outside recovery:
-//!   FlightSize/2.
+//!   ssthresh), and **window growth does not check whether the sender is cwnd-limited**: see
+//!   the NewReno controller (`cc/newreno.rs`).
 //! * **Go-back-N after a timeout** from `snd_una` in slow start; `snd_nxt` jumps forward when
 //!   a cumulative ACK shows the receiver already has data (its out-of-order store). Segments
 //!   below the highest byte ever sent count as retransmissions.
-//! * **Congestion window growth does not check whether the sender is cwnd-limited** (RFC 5681
-//!   has no such rule; Linux's `tcp_is_cwnd_limited` is not modelled).
 //! * **`bytes_in_flight` = `snd_max − snd_una`**: sent and not cumulatively acknowledged. The
 //!   send gate uses `snd_nxt − snd_una` (they differ only during go-back-N).
-//! * **DCTCP observation window.** It ends when the cumulative ACK reaches `window_end`, then
-//!   `window_end ← snd_nxt` (Linux, RFC 8257). The first window is the initial flight (it
-//!   starts at the first data ACK; Linux starts it at the SYN, making its first window one
-//!   ACK long). DupACKs count 0 bytes acknowledged (RFC 8257 §3.3 ignores SACKed bytes).
-//! * **DCTCP cut.** On an ACK with ECE, at most once per observation window:
-//!   `ssthresh ← max(cwnd·(1 − α/2), 2·SMSS)`, `cwnd ← min(cwnd, ssthresh)` (the floor of
-//!   2 SMSS is Linux's `dctcp_ssthresh`). α is updated first when the same ACK closes a
-//!   window, so the cut uses the freshest α. The ACK that cuts does not also grow cwnd. No cut
-//!   during fast recovery; a fast retransmit or timeout counts as the window's one reduction
-//!   (RFC 3168 §6.1.2). The reduction is immediate (no PRR-style spreading over the window).
-//!   The other way round, a loss found by three dupACKs in the window of an ECN cut keeps
-//!   the cut's ssthresh (cwnd becomes ssthresh + 3 SMSS as usual): "a DCTCP sender will only
-//!   reduce the cwnd once per window of data across all loss signals" (RFC 8257 §3.5; Linux's
-//!   `tcp_enter_recovery` does not reduce again while a CWR reduction is under way).
+//! * **DCTCP's observation window and cut** (once per window, across ECN and loss signals):
+//!   see the DCTCP controller (`cc/dctcp.rs`).
 //!
 //! ## Allocation
 //!
 //! Nothing allocates per packet in the steady state: the sender holds scalars only; the
 //! receiver's out-of-order store and reply queue keep their capacity.
 
+pub mod cc;
 mod receiver;
 mod rto;
 mod sender;

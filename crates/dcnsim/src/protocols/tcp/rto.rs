@@ -67,6 +67,7 @@ impl RttEstimator {
     }
 
     /// The current RTO: the clamped base value doubled once per backoff, capped at max.
+    #[inline]
     pub(crate) fn rto(&self) -> Time {
         let base = match self.srtt {
             None => self.initial_rto,

@@ -1,5 +1,7 @@
-//! The TCP sender: handshake, NewReno congestion control and loss recovery, RFC 6298 timer,
-//! and, for DCTCP, the α estimator and the α-proportional window cut.
+//! The TCP sender: handshake, sequence space, loss recovery (RFC 5681 §3.2 fast retransmit and
+//! fast recovery, RFC 6582 partial ACKs, RFC 3042 limited transmit) and the RFC 6298 timer. How
+//! cwnd and ssthresh move on new ACKs, ECN echoes, fast retransmit and timeouts, and whether
+//! data is ECN-capable, is the congestion controller's ([`super::cc`]: NewReno, DCTCP, D2TCP).
 //!
 //! Sequence space: data bytes are numbered from 0; `snd_una ≤ snd_nxt ≤ snd_max ≤ size`.
 //! `snd_nxt` is the next byte to send and falls back to `snd_una` on a timeout (go-back-N);
@@ -7,6 +9,7 @@
 //! MSS, and cumulative ACKs land on those boundaries, so a retransmission at `snd_una` is
 //! always exactly one original segment.
 
+use super::cc::{Ack, CongestionControl, Conn, Controller, Window};
 use super::rto::RttEstimator;
 use super::TcpParams;
 use crate::net::packet::{Ecn, FlowId, HostId, Packet, PacketKind};
@@ -23,24 +26,6 @@ enum State {
     Done,
 }
 
-/// DCTCP sender state (Alizadeh et al. §3.1; RFC 8257 §3.3).
-#[derive(Clone, Debug)]
-struct Dctcp {
-    alpha: f64,
-    g: f64,
-    /// Bytes newly acknowledged in the current observation window, and those of them whose
-    /// ACK carried ECE.
-    bytes_acked: u64,
-    bytes_marked: u64,
-    /// The window ends when `snd_una` reaches this byte. `None` until the first data ACK.
-    window_end: Option<u64>,
-    /// A reduction (ECE cut, fast retransmit or timeout) already happened in this window.
-    reduced: bool,
-    /// Windows completed (α updates) and ECE cuts made, for tests and diagnostics.
-    windows: u64,
-    cuts: u64,
-}
-
 pub struct TcpSender {
     flow: FlowId,
     src: HostId,
@@ -53,16 +38,17 @@ pub struct TcpSender {
     limited_transmit: bool,
     /// Receiver window in bytes; `u64::MAX` when unlimited.
     rwnd: u64,
-    dctcp: Option<Dctcp>,
+    /// The window policy (NewReno, DCTCP, D2TCP).
+    cc: Controller,
 
     state: State,
     syn_pending: bool,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
-    /// Congestion window and slow-start threshold, in bytes.
-    cwnd: u64,
-    ssthresh: u64,
+    /// Congestion window and slow-start threshold, in bytes: the controller's, except during
+    /// a fast recovery, where the sender inflates and deflates cwnd (RFC 5681, RFC 6582).
+    win: Window,
     dupacks: u32,
     /// Bytes sent beyond cwnd by limited transmit since the last new ACK (RFC 3042); they
     /// do not count in the FlightSize that sets ssthresh (RFC 5681 §3.2 step 2).
@@ -79,14 +65,17 @@ pub struct TcpSender {
     retx_pending: Option<u64>,
     rtt: RttEstimator,
     deadline: Option<Time>,
-    /// D2TCP: the flow's deadline and the clamp of d; `None` for NewReno and DCTCP.
-    d2tcp: Option<crate::protocols::d2tcp::D2tcp>,
     event: Option<EndpointEvent>,
     stats: SenderStats,
 }
 
 impl TcpSender {
     pub fn new(p: &TcpParams, f: &FlowSetup) -> TcpSender {
+        TcpSender::with_controller(p, f, Controller::new(p, f))
+    }
+
+    /// A sender whose window policy is `cc` rather than the one `p` names.
+    pub fn with_controller(p: &TcpParams, f: &FlowSetup, cc: Controller) -> TcpSender {
         let mss = p.mss as u64;
         TcpSender {
             flow: f.flow,
@@ -99,24 +88,17 @@ impl TcpSender {
             dupack_threshold: p.dupack_threshold,
             limited_transmit: p.limited_transmit,
             rwnd: p.rwnd_pkts.map_or(u64::MAX, |w| w as u64 * mss),
-            dctcp: p.dctcp.then_some(Dctcp {
-                alpha: p.dctcp_init_alpha,
-                g: p.dctcp_g,
-                bytes_acked: 0,
-                bytes_marked: 0,
-                window_end: None,
-                reduced: false,
-                windows: 0,
-                cuts: 0,
-            }),
+            cc,
             state: State::Idle,
             syn_pending: false,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            cwnd: p.init_cwnd_pkts as u64 * mss,
-            // RFC 5681 §3.1: "arbitrarily high".
-            ssthresh: u64::MAX,
+            win: Window {
+                cwnd: p.init_cwnd_pkts as u64 * mss,
+                // RFC 5681 §3.1: "arbitrarily high".
+                ssthresh: u64::MAX,
+            },
             dupacks: 0,
             limited_bytes: 0,
             in_recovery: false,
@@ -126,13 +108,6 @@ impl TcpSender {
             retx_pending: None,
             rtt: RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto),
             deadline: None,
-            d2tcp: p
-                .d2tcp
-                .map(|(d_min, d_max)| crate::protocols::d2tcp::D2tcp {
-                    deadline: f.deadline,
-                    d_min,
-                    d_max,
-                }),
             event: None,
             stats: SenderStats::default(),
         }
@@ -157,6 +132,8 @@ impl TcpSender {
                 self.state = State::Established;
                 self.syn_pending = false;
                 self.deadline = None;
+                let c = self.conn(now);
+                self.cc.on_established(&c, &mut self.win);
                 if self.snd_una >= self.size {
                     self.finish();
                 }
@@ -165,6 +142,7 @@ impl TcpSender {
             // Duplicate SYN-ACKs, stray ACKs, anything after Done.
             _ => {}
         }
+        self.abort_if_asked();
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
@@ -183,6 +161,7 @@ impl TcpSender {
             State::Established if self.snd_max > self.snd_una => self.on_rto(now),
             _ => self.deadline = None,
         }
+        self.abort_if_asked();
     }
 
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
@@ -203,13 +182,13 @@ impl TcpSender {
                     return None;
                 }
                 let payload = self.mss.min(self.size - self.snd_nxt);
-                let window = self.cwnd.min(self.rwnd);
+                let window = self.win.cwnd.min(self.rwnd);
                 let flight_after = self.snd_nxt - self.snd_una + payload;
                 if flight_after > window {
                     // RFC 3042: on the first dupACKs one new segment each, while FlightSize
                     // stays ≤ cwnd + (dupACKs)·SMSS, within the receiver's window.
                     let extra = self.limited_transmit_allowance();
-                    if flight_after > self.cwnd + extra || flight_after > self.rwnd {
+                    if flight_after > self.win.cwnd + extra || flight_after > self.rwnd {
                         return None;
                     }
                     self.limited_bytes += payload;
@@ -245,12 +224,12 @@ impl TcpSender {
 
     /// Congestion window in bytes (for time series).
     pub fn cwnd(&self) -> u64 {
-        self.cwnd
+        self.win.cwnd
     }
 
     /// Slow-start threshold in bytes (`u64::MAX` until the first reduction).
     pub fn ssthresh(&self) -> u64 {
-        self.ssthresh
+        self.win.ssthresh
     }
 
     pub fn snd_una(&self) -> u64 {
@@ -265,14 +244,19 @@ impl TcpSender {
         self.rtt.srtt()
     }
 
-    /// DCTCP's α, or `None` for plain TCP.
+    #[cfg(test)]
+    pub(crate) fn controller(&self) -> &Controller {
+        &self.cc
+    }
+
+    /// DCTCP's (and D2TCP's) α, or `None` for plain TCP.
     pub fn dctcp_alpha(&self) -> Option<f64> {
-        self.dctcp.as_ref().map(|d| d.alpha)
+        self.cc.dctcp().map(|d| d.alpha())
     }
 
     /// DCTCP: (observation windows completed, ECE window cuts made).
     pub fn dctcp_counters(&self) -> (u64, u64) {
-        self.dctcp.as_ref().map_or((0, 0), |d| (d.windows, d.cuts))
+        self.cc.dctcp().map_or((0, 0), |d| d.counters())
     }
 
     // ----------------------------------------------------------------------------------------
@@ -300,7 +284,14 @@ impl TcpSender {
         self.limited_bytes = 0;
         // After a go-back-N restart the receiver may already hold what we were about to resend.
         self.snd_nxt = self.snd_nxt.max(ack);
-        self.dctcp_account(newly, pkt.ece);
+        // The controller sees every new ACK, before the recovery step below: its accounting
+        // (DCTCP's α) covers ACKs in recovery too; outside recovery it moves the window.
+        let c = self.conn(now);
+        let a = Ack {
+            newly_acked: newly,
+            ece: pkt.ece,
+        };
+        self.cc.on_ack(&c, a, &mut self.win);
 
         if self.snd_una >= self.size {
             self.finish();
@@ -311,7 +302,7 @@ impl TcpSender {
             if ack >= self.recover {
                 // Full ACK (RFC 6582 §3.2 step 3, first option).
                 let flight = self.snd_max - self.snd_una;
-                self.cwnd = self.ssthresh.min(flight.max(self.mss) + self.mss);
+                self.win.cwnd = self.win.ssthresh.min(flight.max(self.mss) + self.mss);
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.restart_timer(now);
@@ -320,12 +311,13 @@ impl TcpSender {
                 // the bytes acked, add back one SMSS if at least one was acked, stay in
                 // recovery; the timer restarts only on the first partial ACK.
                 self.retx_pending = Some(self.snd_una);
-                self.cwnd = self.cwnd.saturating_sub(newly);
+                let w = &mut self.win;
+                w.cwnd = w.cwnd.saturating_sub(newly);
                 if newly >= self.mss {
-                    self.cwnd += self.mss;
+                    w.cwnd += self.mss;
                 }
                 // Not in the RFC: never below one segment, so the sender cannot stall.
-                self.cwnd = self.cwnd.max(self.mss);
+                w.cwnd = w.cwnd.max(self.mss);
                 if !self.first_partial_seen {
                     self.first_partial_seen = true;
                     self.restart_timer(now);
@@ -334,17 +326,8 @@ impl TcpSender {
             return;
         }
 
+        // Outside recovery the controller has already moved the window.
         self.dupacks = 0;
-        // An ACK that triggers the DCTCP cut does not also grow the window.
-        if !(pkt.ece && self.dctcp_cut(now)) {
-            if self.cwnd < self.ssthresh {
-                // Slow start with Appropriate Byte Counting, L = 1 SMSS (RFC 5681 §3.1, RFC 3465).
-                self.cwnd += newly.min(self.mss);
-            } else {
-                // Congestion avoidance, RFC 5681 eq. (3); at least 1 byte per ACK.
-                self.cwnd += (self.mss * self.mss / self.cwnd).max(1);
-            }
-        }
         self.restart_timer(now);
     }
 
@@ -366,49 +349,39 @@ impl TcpSender {
         self.dupacks += 1;
         if self.in_recovery {
             // Window inflation: each dupACK means a segment has left the network
-            // (RFC 5681 §3.2 step 5). No DCTCP cut inside a loss recovery.
-            self.cwnd += self.mss;
+            // (RFC 5681 §3.2 step 5). The controller is not asked inside a loss recovery.
+            self.win.cwnd += self.mss;
             return;
         }
         if self.dupacks == self.dupack_threshold && self.rto_recover.is_none_or(|r| ack > r) {
-            self.enter_fast_recovery();
-        } else if ece {
-            self.dctcp_cut(now);
+            self.enter_fast_recovery(now);
+        } else {
+            let c = self.conn(now);
+            self.cc.on_dupack(&c, ece, &mut self.win);
         }
     }
 
-    fn enter_fast_recovery(&mut self) {
-        // DCTCP reduces once per window across all congestion signals (RFC 8257 §3.5, RFC
-        // 3168 §6.1.2): after a reduction in this window (an ECN cut, typically), a loss keeps
-        // its ssthresh.
-        let reduced_this_window = self.dctcp.as_ref().is_some_and(|d| d.reduced);
-        if !reduced_this_window {
-            let flight = self.snd_max - self.snd_una - self.limited_bytes;
-            self.ssthresh = (flight / 2).max(2 * self.mss);
-        }
-        self.cwnd = self.ssthresh + self.dupack_threshold as u64 * self.mss;
+    fn enter_fast_recovery(&mut self, now: Time) {
+        // The controller sets ssthresh from the FlightSize without the limited-transmit
+        // segments (RFC 5681 §3.2 step 2); the inflated window is the sender's (step 3).
+        let flight = self.snd_max - self.snd_una - self.limited_bytes;
+        let c = self.conn(now);
+        self.cc.on_fast_retransmit(&c, flight, &mut self.win);
+        self.win.cwnd = self.win.ssthresh + self.dupack_threshold as u64 * self.mss;
         self.recover = self.snd_max;
         self.in_recovery = true;
         self.first_partial_seen = false;
         self.retx_pending = Some(self.snd_una);
         self.stats.fast_retransmits += 1;
-        self.mark_reduced();
     }
 
-    /// Retransmission timeout (RFC 6298 §5.4–5.6, RFC 5681 §3.1 eq. (4)).
+    /// Retransmission timeout (RFC 6298 §5.4–5.6; the window per RFC 5681 eq. (4) is the
+    /// controller's).
     fn on_rto(&mut self, now: Time) {
         self.stats.timeouts += 1;
-        let flight = self.snd_max - self.snd_una;
-        let mut ssthresh = (flight / 2).max(2 * self.mss);
-        if self.in_recovery {
-            // Eq. (4) is an upper bound ("no more than FlightSize/2"). Inside a fast recovery
-            // FlightSize holds everything the inflated window let out, after a loss storm
-            // several times what the path holds, so keep the recovery's lower ssthresh (Linux's
-            // tcp_enter_loss keeps it too).
-            ssthresh = ssthresh.min(self.ssthresh);
-        }
-        self.ssthresh = ssthresh;
-        self.cwnd = self.mss;
+        let c = self.conn(now);
+        self.cc
+            .on_timeout(&c, self.snd_max - self.snd_una, &mut self.win);
         self.rto_recover = Some(self.snd_max);
         self.in_recovery = false;
         self.dupacks = 0;
@@ -416,7 +389,6 @@ impl TcpSender {
         // goes out through the ordinary send path (cwnd = 1 SMSS allows exactly it).
         self.snd_nxt = self.snd_una;
         self.retx_pending = None;
-        self.mark_reduced();
         self.rtt.back_off();
         self.deadline = Some(now + self.rtt.rto());
     }
@@ -426,11 +398,38 @@ impl TcpSender {
     }
 
     fn finish(&mut self) {
+        self.end(EndpointEvent::SenderDone);
+    }
+
+    /// Ends the flow when the controller gives up on it (after every packet and timer).
+    fn abort_if_asked(&mut self) {
+        if !matches!(self.state, State::Idle | State::Done) && self.cc.wants_abort() {
+            self.syn_pending = false;
+            self.end(EndpointEvent::Terminated);
+        }
+    }
+
+    /// No packets and no timers after this; `event` is the last thing the sender reports.
+    fn end(&mut self, event: EndpointEvent) {
         self.state = State::Done;
         self.deadline = None;
         self.retx_pending = None;
         self.in_recovery = false;
-        self.event = Some(EndpointEvent::SenderDone);
+        self.event = Some(event);
+    }
+
+    /// What the controller's hooks see of the connection now.
+    fn conn(&self, now: Time) -> Conn {
+        Conn {
+            now,
+            mss: self.mss,
+            size: self.size,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+            srtt: self.rtt.srtt(),
+            in_recovery: self.in_recovery,
+        }
     }
 
     /// Builds the data segment starting at `seq` and does the per-transmission bookkeeping.
@@ -444,11 +443,7 @@ impl TcpSender {
         if self.deadline.is_none() {
             self.deadline = Some(now + self.rtt.rto());
         }
-        let ecn = if self.dctcp.is_some() {
-            Ecn::Ect
-        } else {
-            Ecn::NotEct
-        };
+        let ecn = if self.cc.ect() { Ecn::Ect } else { Ecn::NotEct };
         self.packet(now, PacketKind::Data, seq, payload, ecn, retransmit)
     }
 
@@ -474,69 +469,6 @@ impl TcpSender {
             retransmit,
             ts: now,
             ..Default::default()
-        }
-    }
-
-    // --- DCTCP ------------------------------------------------------------------------------
-
-    /// Per-ACK accounting and the once-per-window α update (RFC 8257 §3.3 steps 2–9).
-    fn dctcp_account(&mut self, newly: u64, ece: bool) {
-        let snd_una = self.snd_una;
-        let snd_nxt = self.snd_nxt;
-        let Some(d) = self.dctcp.as_mut() else {
-            return;
-        };
-        // The first observation window is the initial flight: it starts with the first ACK.
-        let end = *d.window_end.get_or_insert(snd_nxt);
-        d.bytes_acked += newly;
-        if ece {
-            d.bytes_marked += newly;
-        }
-        if snd_una >= end {
-            let f = if d.bytes_acked > 0 {
-                d.bytes_marked as f64 / d.bytes_acked as f64
-            } else {
-                0.0
-            };
-            d.alpha = (1.0 - d.g) * d.alpha + d.g * f;
-            d.bytes_acked = 0;
-            d.bytes_marked = 0;
-            d.window_end = Some(snd_nxt);
-            d.reduced = false;
-            d.windows += 1;
-        }
-    }
-
-    /// The ECE reaction: `cwnd ← cwnd·(1 − α/2)` at most once per window, ssthresh set to
-    /// the same but not below 2 SMSS, no retransmission. Returns whether it cut. D2TCP uses
-    /// the penalty α^d in place of α (see [`crate::protocols::d2tcp`]).
-    fn dctcp_cut(&mut self, now: Time) -> bool {
-        let mss = self.mss;
-        let remaining = self.size - self.snd_una;
-        let srtt = self.rtt.srtt();
-        let Some(d) = self.dctcp.as_mut() else {
-            return false;
-        };
-        if d.reduced {
-            return false;
-        }
-        let p = match &self.d2tcp {
-            Some(d2) => d2.penalty(d.alpha, now, remaining, self.cwnd, srtt),
-            None => d.alpha,
-        };
-        let target = (self.cwnd as f64 * (1.0 - p / 2.0)) as u64;
-        self.ssthresh = target.max(2 * mss);
-        self.cwnd = self.cwnd.min(self.ssthresh);
-        d.reduced = true;
-        d.cuts += 1;
-        true
-    }
-
-    /// A loss reaction counts as this window's reduction (RFC 3168 §6.1.2: at most one
-    /// window reduction per RTT for loss and ECN together).
-    fn mark_reduced(&mut self) {
-        if let Some(d) = self.dctcp.as_mut() {
-            d.reduced = true;
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::protocols::{EndpointEvent, FlowSetup};
 use std::collections::{HashMap, VecDeque};
 
 mod connection;
+mod controller;
 mod d2tcp;
 mod dctcp;
 mod newreno;
