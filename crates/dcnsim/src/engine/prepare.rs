@@ -46,7 +46,9 @@ pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared
         }
     }
     check_marking_below_buffer(&scenario.topology, &topo, &transport)?;
-    LbParams::from_config(&scenario.routing)?.check_topology(&scenario.topology.kind)?;
+    let lb = LbParams::from_config(&scenario.routing)?;
+    lb.check_topology(&scenario.topology.kind)?;
+    lb.check_transport(transport.name())?;
     let host_rate = topo
         .hosts
         .first()

@@ -106,6 +106,10 @@ pub const PATH_CHOICES: &[(&str, &str)] = &[
         "bcube_paths",
         "BCube only: per-flow hash onto BuildPathSet's k+1 parallel paths (Guo et al., SIGCOMM 2009), shortest or not",
     ),
+    (
+        "memr",
+        "MERP only: MEMR route control (MERP §5): at a SYN each switch takes the next hop of least expansion ratio, then highest tail rate; pinned per flow",
+    ),
 ];
 
 /// Which scheme.
@@ -119,6 +123,8 @@ pub enum LbKind {
     Conga,
     Drill,
     BcubePaths,
+    /// MERP's route control: the MERP switch agent routes MERP packets; the rest go by ECMP.
+    Memr,
 }
 
 /// Validated `[routing]` parameters of the path choice (defaults in the module table).
@@ -177,6 +183,7 @@ impl LbParams {
             "conga" => LbKind::Conga,
             "drill" => LbKind::Drill,
             "bcube_paths" => LbKind::BcubePaths,
+            "memr" => LbKind::Memr,
             other => {
                 return Err(ConfigError::new(
                     "routing.lb",
@@ -263,6 +270,21 @@ impl LbParams {
         })
     }
 
+    /// Refuses a path choice that needs another transport: MEMR is MERP's route control.
+    pub fn check_transport(&self, protocol: &str) -> ConfigResult<()> {
+        if self.kind == LbKind::Memr && protocol != "merp" {
+            return Err(ConfigError::new(
+                "routing.lb",
+                format!(
+                    "'memr' is MERP's route control and reads MERP's switch flow tables: it needs \
+                     transport.protocol = \"merp\" (this scenario runs '{protocol}'); use ecmp \
+                     or another path choice"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Refuses a path choice that cannot work on the scenario's topology kind.
     pub fn check_topology(&self, topology_kind: &str) -> ConfigResult<()> {
         if self.kind == LbKind::BcubePaths && topology_kind != "bcube" {
@@ -289,6 +311,7 @@ fn kind_name(k: LbKind) -> &'static str {
         LbKind::Conga => "conga",
         LbKind::Drill => "drill",
         LbKind::BcubePaths => "bcube_paths",
+        LbKind::Memr => "memr",
     }
 }
 
@@ -316,7 +339,8 @@ impl PathChoice {
     pub fn new(params: &LbParams, net: &Network, flows: usize, seed: u64) -> PathChoice {
         let nodes = net.nodes.len();
         match params.kind {
-            LbKind::Ecmp => PathChoice::Ecmp {
+            // MEMR routes MERP's own packets in its switch agent; ECMP does the rest.
+            LbKind::Ecmp | LbKind::Memr => PathChoice::Ecmp {
                 seeds: (0..nodes as u64)
                     .map(|n| rng::derive_u64(seed, "ecmp", n))
                     .collect(),

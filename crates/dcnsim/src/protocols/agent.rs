@@ -79,8 +79,13 @@ pub enum SwitchAgent {
 }
 
 impl SwitchAgent {
-    /// The agent of `transport` for this network, if the protocol has switch logic.
-    pub fn new(transport: &super::Transport, net: &Network) -> Option<SwitchAgent> {
+    /// The agent of `transport` for this network, if the protocol has switch logic. `lb` is
+    /// the path choice: a protocol's own route control (MERP's MEMR) is one of them.
+    pub fn new(
+        transport: &super::Transport,
+        net: &Network,
+        lb: crate::lb::LbKind,
+    ) -> Option<SwitchAgent> {
         use super::Transport;
         match transport {
             Transport::Tcp(_) | Transport::Pfabric(_) => None,
@@ -89,7 +94,11 @@ impl SwitchAgent {
             ))),
             Transport::Rcp(p) => Some(SwitchAgent::Rcp(super::rcp::RcpSwitch::new(p, net))),
             Transport::D3(_) => Some(SwitchAgent::D3(super::d3::D3Switch::new(net))),
-            Transport::Merp(p) => Some(SwitchAgent::Merp(super::merp::MerpSwitch::new(p, net))),
+            Transport::Merp(p) => Some(SwitchAgent::Merp(super::merp::MerpSwitch::new(
+                p,
+                net,
+                lb == crate::lb::LbKind::Memr,
+            ))),
         }
     }
 
@@ -124,11 +133,12 @@ impl SwitchAgent {
         candidates: &[PortIdx],
         ports: &[Port],
     ) -> Option<PortIdx> {
-        let _ = (now, candidates, ports);
+        let _ = ports;
         match self {
             // PDQ's ACKs retrace their data's path, whatever the candidates.
             SwitchAgent::Pdq(a) => a.reverse_route(node, pkt),
-            SwitchAgent::Rcp(_) | SwitchAgent::D3(_) | SwitchAgent::Merp(_) => None,
+            SwitchAgent::Merp(a) => a.route(now, node, pkt, candidates),
+            SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => None,
         }
     }
 

@@ -200,14 +200,14 @@ impl Simulation {
         } = p;
         let ecn = |rate| transport.default_ecn_k_pkts(rate);
         let mut net = Network::build(&topo, discipline, &ecn);
-        let agent = SwitchAgent::new(&transport, &net);
+        let lb_params = LbParams::from_config(&scenario.routing).expect("checked in prepare");
+        let agent = SwitchAgent::new(&transport, &net, lb_params.kind);
         if agent.is_some() {
             // An agent acts when a packet leaves the queue: no port may fix departures early.
             for p in &mut net.ports {
                 p.eager = false;
             }
         }
-        let lb_params = LbParams::from_config(&scenario.routing).expect("checked in prepare");
         let lb = PathChoice::new(&lb_params, &net, flows.len(), scenario.seed);
         let mut events = EventQueue::default();
         if let Some(f) = flows.first() {

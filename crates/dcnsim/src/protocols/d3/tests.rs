@@ -22,7 +22,7 @@ fn star_switch(gbps: f64) -> D3Switch {
         ..Default::default()
     })
     .unwrap();
-    match SwitchAgent::new(&t, &net) {
+    match SwitchAgent::new(&t, &net, crate::lb::LbKind::Ecmp) {
         Some(SwitchAgent::D3(s)) => s,
         _ => panic!("d3 has a switch agent"),
     }

@@ -145,8 +145,9 @@ pub fn gmer(table: &[FlowEntry], size: u64, dst: HostId, now: Time, c: f64) -> f
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::rngs::StdRng;
-    use rand::{Rng, SeedableRng};
+    use crate::rng::StreamRng as StdRng;
+    use rand::RngExt;
+    use rand_chacha::rand_core::SeedableRng;
 
     fn entry(flow: u32, arrival_s: f64, size: u64, rs: u64) -> FlowEntry {
         FlowEntry {
@@ -197,9 +198,9 @@ mod tests {
     fn random_table(rng: &mut StdRng, n: usize, now_s: f64) -> Vec<FlowEntry> {
         (0..n)
             .map(|i| {
-                let size = rng.gen_range(1_000..3_000_000u64);
-                let rs = rng.gen_range(0..=size);
-                entry(i as u32, rng.gen_range(0.0..now_s), size, rs)
+                let size = rng.random_range(1_000..3_000_000u64);
+                let rs = rng.random_range(0..=size);
+                entry(i as u32, rng.random_range(0.0..now_s), size, rs)
             })
             .collect()
     }
@@ -247,7 +248,7 @@ mod tests {
         let mut scratch = Vec::new();
         for case in 0..300 {
             let table = random_table(&mut rng, case % 6, 0.02);
-            let size = rng.gen_range(1_000..3_000_000u64);
+            let size = rng.random_range(1_000..3_000_000u64);
             let g = gpe(&table, size, now, c, &mut scratch);
             let mut all = table.clone();
             all.push(FlowEntry {
@@ -263,7 +264,10 @@ mod tests {
                     (f.flow == 999).then(|| done as f64 / size as f64)
                 })
                 .unwrap();
-            assert!((g - mine).abs() <= 1e-9 * mine, "case {case}: GPE {g} vs VDG {mine}");
+            assert!(
+                (g - mine).abs() <= 1e-9 * mine,
+                "case {case}: GPE {g} vs VDG {mine}"
+            );
         }
         // An empty link: the flow alone, ratio 1.
         assert_eq!(gpe(&[], 5_000, now, c, &mut scratch), 1.0);

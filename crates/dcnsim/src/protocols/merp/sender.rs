@@ -35,8 +35,10 @@ pub struct MerpSender {
     wire_size: u32,
     nic_kbps: u32,
     q_kbps: u32,
-    /// When the next DET may leave.
-    next_det: Time,
+    /// When the last DET left: the next may leave one DET's size at asr later, asr being the
+    /// latest (a DETACK that raises the rate brings the next DET forward).
+    last_det: Option<Time>,
+    det_bytes: u32,
     control_pending: Option<MerpKind>,
     event: Option<EndpointEvent>,
 }
@@ -55,7 +57,8 @@ impl MerpSender {
             wire_size: wire.min(u32::MAX as u64) as u32,
             nic_kbps: kbps(nic_rate.bits_per_sec() as f64),
             q_kbps: kbps(p.q * nic_rate.bits_per_sec() as f64),
-            next_det: Time::ZERO,
+            last_det: None,
+            det_bytes: p.header,
             control_pending: None,
             event: None,
         }
@@ -70,15 +73,15 @@ impl MerpSender {
     }
 
     /// Takes the asr and esr a reply brings back and chooses DATA or detection (§4.1).
-    fn take_rates(&mut self, now: Time, h: &MerpHeader) {
+    fn take_rates(&mut self, h: &MerpHeader) {
         self.esr_echo = h.esr;
         self.asr = Rate(h.asr_bps());
         let data = h.asr_kbps > h.q_kbps || h.kind == MerpKind::Boost;
         if data {
             self.core.rate = self.asr;
         } else if self.sending_data {
-            // Postponed: the next DET may leave at once.
-            self.next_det = now;
+            // Postponed: the first DET may leave at once.
+            self.last_det = None;
         }
         self.sending_data = data;
     }
@@ -92,18 +95,18 @@ impl MerpSender {
                 self.core.rtt.on_sample(now.saturating_sub(pkt.ts_echo));
                 self.core.rto_at = None;
                 self.state = State::Open;
-                self.next_det = now;
-                self.take_rates(now, &h);
+                self.last_det = None;
+                self.take_rates(&h);
             }
             (State::Open, MerpKind::DataAck) => {
                 self.core.on_ack(now, pkt, true);
-                self.take_rates(now, &h);
+                self.take_rates(&h);
             }
             (State::Open, MerpKind::DetAck | MerpKind::Boost) => {
                 // A DET queues behind everything: its round trip is no RTT sample. Its ACK
                 // number may still advance snd_una.
                 self.core.on_ack(now, pkt, false);
-                self.take_rates(now, &h);
+                self.take_rates(&h);
             }
             (State::FinSent, MerpKind::FinAck) => {
                 self.state = State::Done;
@@ -148,7 +151,9 @@ impl MerpSender {
     }
 
     fn control(&self, now: Time, kind: MerpKind) -> Packet {
-        let mut p = self.core.packet(now, kind.packet_kind(), self.core.snd_una, 0);
+        let mut p = self
+            .core
+            .packet(now, kind.packet_kind(), self.core.snd_una, 0);
         self.header(kind).write(&mut p);
         p
     }
@@ -162,22 +167,35 @@ impl MerpSender {
         }
         if self.sending_data {
             let (seq, payload, _) = self.core.next_segment(now)?;
-            let mut p = self.core.packet(now, MerpKind::Data.packet_kind(), seq, payload);
+            let mut p = self
+                .core
+                .packet(now, MerpKind::Data.packet_kind(), seq, payload);
             self.header(MerpKind::Data).write(&mut p);
             return Some(p);
         }
-        if self.asr.0 > 0 && now >= self.next_det {
-            let p = self.control(now, MerpKind::Det);
-            self.next_det = now + self.asr.tx_time(p.size as u64);
-            return Some(p);
+        if self.next_det().is_some_and(|t| now >= t) {
+            self.last_det = Some(now);
+            return Some(self.control(now, MerpKind::Det));
         }
         None
+    }
+
+    /// When the next DET may leave while detecting: at once for the first, then one DET's
+    /// size at the latest asr after the previous one.
+    fn next_det(&self) -> Option<Time> {
+        if self.asr.0 == 0 {
+            return None;
+        }
+        Some(match self.last_det {
+            None => Time::ZERO,
+            Some(t) => t + self.asr.tx_time(self.det_bytes as u64),
+        })
     }
 
     pub fn poll_timeout(&self) -> Option<Time> {
         let pacing = match self.state {
             State::Open if self.sending_data => self.core.next_send_time(),
-            State::Open if self.asr.0 > 0 => Some(self.next_det),
+            State::Open => self.next_det(),
             _ => None,
         };
         match (self.core.rto_at, pacing) {
@@ -200,6 +218,11 @@ impl MerpSender {
 
     pub fn bytes_in_flight(&self) -> u64 {
         self.core.snd_max - self.core.snd_una
+    }
+
+    /// The cumulative acknowledgement: every byte below it has been acknowledged.
+    pub fn snd_una(&self) -> u64 {
+        self.core.snd_una
     }
 
     /// Whether the sender is sending DATA now (rather than detecting).

@@ -3,11 +3,12 @@
 //! module doc of [`super`] lists every choice made here.
 
 use super::header::{kbps, MerpHeader, MerpKind};
+use super::route::Memr;
 use super::schedule::{vdg, FlowEntry};
 use super::MerpParams;
 use crate::net::network::Network;
 use crate::net::packet::Packet;
-use crate::net::PortIdx;
+use crate::net::{NodeIdx, PortIdx};
 use crate::units::Time;
 
 /// One egress link: its capacity and flow state table.
@@ -51,10 +52,13 @@ pub struct MerpSwitch {
     /// flow back into a table: nothing would remove it again, and a stale first flow blocks
     /// its link for good.
     ended: Vec<bool>,
+    /// Route control, when `routing.lb = "memr"`.
+    memr: Option<Memr>,
 }
 
 impl MerpSwitch {
-    pub fn new(p: &MerpParams, net: &Network) -> MerpSwitch {
+    /// The switch of every port of `net`; `memr` turns route control on.
+    pub fn new(p: &MerpParams, net: &Network, memr: bool) -> MerpSwitch {
         MerpSwitch {
             links: net
                 .ports
@@ -67,7 +71,21 @@ impl MerpSwitch {
             alpha: p.alpha,
             rtt: p.rtt,
             ended: Vec::new(),
+            memr: memr.then(Memr::default),
         }
+    }
+
+    /// MEMR's next hop for `pkt` at `node` (see [`super::route`]); `None` without route
+    /// control, or for packets it leaves to ECMP.
+    pub fn route(
+        &mut self,
+        now: Time,
+        node: NodeIdx,
+        pkt: &Packet,
+        candidates: &[PortIdx],
+    ) -> Option<PortIdx> {
+        let memr = self.memr.as_mut()?;
+        memr.route(now, node, pkt, candidates, &self.links)
     }
 
     /// Algorithm 1 (DRC), lines 1–11, when a packet arrives at `port`'s queue. Rate

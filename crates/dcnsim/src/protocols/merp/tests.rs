@@ -1,0 +1,272 @@
+//! MERP's endpoints and switch on hand-built packets.
+
+use super::header::{MerpHeader, MerpKind};
+use super::*;
+use crate::net::packet::{Packet, PacketKind};
+use crate::protocols::{EndpointEvent, FlowSetup};
+use crate::topo::TopologyConfig;
+use crate::units::{Rate, Time};
+
+fn params() -> MerpParams {
+    MerpParams::from_config(&TransportConfig {
+        protocol: "merp".into(),
+        merp_rtt_us: Some(64.0),
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+/// A 1 Gb/s star of four hosts; port 7 is sw → h3.
+fn switch() -> MerpSwitch {
+    let cfg = TopologyConfig {
+        hosts: Some(4),
+        link_gbps: 1.0,
+        ..TopologyConfig::of_kind("star")
+    };
+    let topo = crate::topo::build(&cfg, std::path::Path::new("."), 1).unwrap();
+    let net = crate::net::Network::build(&topo, crate::net::queue::Discipline::Rank, &|_| None);
+    MerpSwitch::new(&params(), &net, false)
+}
+
+const PORT: u32 = 7;
+
+fn packet(flow: u32, kind: MerpKind, size: u32, wire: u32) -> Packet {
+    let mut p = Packet {
+        flow,
+        dst: 3,
+        size: wire,
+        payload: wire.saturating_sub(40),
+        ..Default::default()
+    };
+    MerpHeader {
+        kind,
+        size,
+        asr_kbps: 1_000_000,
+        esr: f32::INFINITY,
+        q_kbps: 800_000,
+    }
+    .write(&mut p);
+    p
+}
+
+/// The asr a packet of `flow` of `kind` leaves the port with.
+fn asr_through(s: &mut MerpSwitch, now: Time, flow: u32, kind: MerpKind, size: u32) -> u32 {
+    let wire = if kind == MerpKind::Data { 1500 } else { 40 };
+    let mut p = packet(flow, kind, size, wire);
+    s.on_enqueue(now, PORT, &mut p);
+    s.on_dequeue(PORT, &mut p);
+    MerpHeader::read(&p).unwrap().asr_kbps
+}
+
+#[test]
+fn rate_adjustment_first_second_and_others() {
+    let mut s = switch();
+    let t = Time::from_us(1);
+    // Three flows arrive together: sizes 30, 60 and 90 KB. The smallest goes first.
+    for (flow, size) in [(0, 90_000), (1, 30_000), (2, 60_000)] {
+        asr_through(&mut s, t, flow, MerpKind::Syn, size);
+    }
+    let table = &s.links[PORT as usize].table;
+    assert_eq!(table.len(), 3);
+    // α·C = 999 Mb/s for the first flow.
+    assert_eq!(asr_through(&mut s, t, 1, MerpKind::Data, 30_000), 999_000);
+    // The second: (n − 1)(1 − α)C = 2 Mb/s; the others (1 − α)C = 1 Mb/s.
+    assert_eq!(asr_through(&mut s, t, 2, MerpKind::Det, 60_000), 2_000);
+    assert_eq!(asr_through(&mut s, t, 0, MerpKind::Det, 90_000), 1_000);
+    // Early start: once the first flow has less than α·C·RTT = 7992 B left at this link, the
+    // second may send at α·C.
+    for _ in 0..15 {
+        asr_through(&mut s, t, 1, MerpKind::Data, 30_000);
+    }
+    let rs = s.links[PORT as usize]
+        .table
+        .iter()
+        .find(|f| f.flow == 1)
+        .unwrap()
+        .rs;
+    assert_eq!(rs, 30_000 - 16 * 1500);
+    assert_eq!(asr_through(&mut s, t, 2, MerpKind::Det, 60_000), 999_000);
+    assert_eq!(asr_through(&mut s, t, 0, MerpKind::Det, 90_000), 1_000);
+    // The FIN removes the first flow: the second is first now.
+    let mut fin = packet(1, MerpKind::Fin, 30_000, 40);
+    s.on_enqueue(t, PORT, &mut fin);
+    assert_eq!(s.links[PORT as usize].table.len(), 2);
+    assert_eq!(asr_through(&mut s, t, 2, MerpKind::Det, 60_000), 999_000);
+    // A DET of the finished flow that the FIN overtook does not bring it back.
+    asr_through(&mut s, t, 1, MerpKind::Det, 30_000);
+    assert_eq!(s.links[PORT as usize].table.len(), 2);
+}
+
+#[test]
+fn esr_is_the_smaller_of_packet_and_table_both_ways() {
+    let mut s = switch();
+    let t = Time::from_us(1);
+    asr_through(&mut s, t, 0, MerpKind::Syn, 125_000);
+    let alone = s.links[PORT as usize].table[0].esr;
+    // Alone on an empty 125 MB/s link: vdl = now + 1 ms, esr = size / 1 ms = C.
+    assert!((alone - 125e6).abs() < 1.0, "{alone}");
+    // A packet that carries a smaller esr from another link lowers the table's, and the vdl
+    // moves out to aT + size / esr.
+    let mut p = packet(0, MerpKind::Data, 125_000, 1500);
+    if let crate::net::packet::Header::Merp(h) = &mut p.header {
+        h.esr = 62.5e6;
+    }
+    s.on_enqueue(t, PORT, &mut p);
+    let f = s.links[PORT as usize].table[0];
+    assert_eq!(f.esr, 62.5e6);
+    assert_eq!(f.vdl, t + Time::from_ms(2));
+    // A packet with a larger esr takes the table's.
+    let mut p = packet(0, MerpKind::Data, 125_000, 1500);
+    s.on_enqueue(t, PORT, &mut p);
+    assert_eq!(MerpHeader::read(&p).unwrap().esr, 62.5e6);
+}
+
+fn setup(size: u64) -> FlowSetup {
+    FlowSetup {
+        flow: 0,
+        src: 0,
+        dst: 3,
+        size,
+        start: Time::ZERO,
+        deadline: None,
+        weight: 1.0,
+        path_key: 7,
+    }
+}
+
+fn reply(to: &Packet, kind: MerpKind, asr_kbps: u32, ack: u64) -> Packet {
+    let h = MerpHeader::read(to).unwrap();
+    let mut p = Packet {
+        flow: 0,
+        ack,
+        ts_echo: to.ts,
+        size: 40,
+        ..Default::default()
+    };
+    MerpHeader {
+        kind,
+        asr_kbps,
+        ..h
+    }
+    .write(&mut p);
+    p
+}
+
+#[test]
+fn sender_detects_below_q_sends_data_above_and_ends_with_a_fin() {
+    let p = params();
+    let mut s = MerpSender::new(&p, &setup(2920), Rate::gbps(1));
+    s.start(Time::ZERO);
+    let syn = s.poll_transmit(Time::ZERO).unwrap();
+    let h = MerpHeader::read(&syn).unwrap();
+    assert_eq!(
+        (h.kind, syn.kind, syn.rank),
+        (MerpKind::Syn, PacketKind::Syn, 0)
+    );
+    // Every packet carries the flow's wire size, the sender's link rate as asr, ∞ esr, Q.
+    assert_eq!((h.size, h.asr_kbps, h.q_kbps), (3000, 1_000_000, 800_000));
+    assert!(h.esr.is_infinite());
+    // Postponed: 1 Mb/s. DETs of 40 B leave every 320 µs, lowest priority.
+    let t = Time::from_us(50);
+    s.handle_packet(t, &reply(&syn, MerpKind::SynAck, 1_000, 0));
+    assert!(!s.sending_data());
+    let det = s.poll_transmit(t).unwrap();
+    assert_eq!(
+        (MerpHeader::read(&det).unwrap().kind, det.size, det.rank),
+        (MerpKind::Det, 40, 2)
+    );
+    assert!(s.poll_transmit(t).is_none());
+    assert_eq!(s.poll_timeout(), Some(t + Time::from_us(320)));
+    // A DETACK that raises the rate brings the next DET forward: 40 B at 4 Mb/s = 80 µs.
+    s.handle_packet(
+        t + Time::from_us(10),
+        &reply(&det, MerpKind::DetAck, 4_000, 0),
+    );
+    assert_eq!(s.poll_timeout(), Some(t + Time::from_us(80)));
+    // A BOOST starts DATA at once, at its asr.
+    let t2 = t + Time::from_us(20);
+    s.handle_packet(t2, &reply(&det, MerpKind::Boost, 999_000, 0));
+    let d1 = s.poll_transmit(t2).unwrap();
+    assert_eq!(
+        (MerpHeader::read(&d1).unwrap().kind, d1.payload, d1.rank),
+        (MerpKind::Data, 1460, 1)
+    );
+    assert!(s.poll_transmit(t2).is_none(), "paced at asr");
+    let d2 = s
+        .poll_transmit(t2 + Rate(999_000_000).tx_time(1500))
+        .unwrap();
+    // Both acknowledged: the FIN goes out; the FINACK ends the sender.
+    s.handle_packet(
+        t2 + Time::from_us(100),
+        &reply(&d2, MerpKind::DataAck, 999_000, 2920),
+    );
+    let fin = s.poll_transmit(t2 + Time::from_us(100)).unwrap();
+    assert_eq!(MerpHeader::read(&fin).unwrap().kind, MerpKind::Fin);
+    s.handle_packet(
+        t2 + Time::from_us(150),
+        &reply(&fin, MerpKind::FinAck, 0, 2920),
+    );
+    assert_eq!(s.poll_event(), Some(EndpointEvent::SenderDone));
+    assert_eq!(s.poll_timeout(), None);
+    let _ = d1;
+}
+
+#[test]
+fn receiver_boosts_a_det_whose_asr_exceeds_q() {
+    let p = params();
+    let mut r = MerpReceiver::new(&p, &setup(2920));
+    let mut det = packet(0, MerpKind::Det, 3000, 40);
+    r.handle_packet(Time::ZERO, &det);
+    let a = r.poll_transmit(Time::ZERO).unwrap();
+    assert_eq!(
+        (MerpHeader::read(&a).unwrap().kind, a.kind, a.rank),
+        (MerpKind::Boost, PacketKind::Ack, 0)
+    );
+    if let crate::net::packet::Header::Merp(h) = &mut det.header {
+        h.asr_kbps = 2_000;
+    }
+    r.handle_packet(Time::ZERO, &det);
+    let a = r.poll_transmit(Time::ZERO).unwrap();
+    assert_eq!(
+        (MerpHeader::read(&a).unwrap().kind, a.rank),
+        (MerpKind::DetAck, 2)
+    );
+    // Data: cumulative ACKs; the flow completes with its last byte.
+    for seq in [1460, 0] {
+        let mut d = packet(0, MerpKind::Data, 3000, 1500);
+        d.seq = seq;
+        d.payload = 1460;
+        r.handle_packet(Time::ZERO, &d);
+    }
+    let acks: Vec<u64> = std::iter::from_fn(|| r.poll_transmit(Time::ZERO))
+        .map(|a| a.ack)
+        .collect();
+    assert_eq!(acks, vec![0, 2920]);
+    assert_eq!(r.poll_event(), Some(EndpointEvent::Completed));
+}
+
+#[test]
+fn keys_are_validated_and_network_values_filled() {
+    let bad = |f: fn(&mut TransportConfig)| {
+        let mut c = TransportConfig {
+            protocol: "merp".into(),
+            ..Default::default()
+        };
+        f(&mut c);
+        MerpParams::from_config(&c).unwrap_err().path
+    };
+    assert_eq!(bad(|c| c.merp_alpha = Some(1.5)), "transport.merp_alpha");
+    assert_eq!(bad(|c| c.merp_q = Some(0.0)), "transport.merp_q");
+    assert_eq!(bad(|c| c.merp_rtt_us = Some(-1.0)), "transport.merp_rtt_us");
+    assert_eq!(bad(|c| c.dctcp_g = Some(0.1)), "transport.dctcp_g");
+    let mut c = TransportConfig::default();
+    let scale = crate::net::scale::PathScale {
+        rtt: Time::from_ns(64_640),
+        rate: Rate::gbps(1),
+    };
+    network_defaults(&mut c, &scale);
+    assert_eq!(
+        (c.merp_rtt_us, c.min_rto_us, c.initial_rto_us),
+        (Some(64.64), Some(64.64), Some(193.92))
+    );
+}

@@ -19,7 +19,7 @@ fn star_switch() -> (RcpSwitch, crate::net::Network) {
         ..Default::default()
     })
     .unwrap();
-    match SwitchAgent::new(&t, &net) {
+    match SwitchAgent::new(&t, &net, crate::lb::LbKind::Ecmp) {
         Some(SwitchAgent::Rcp(s)) => (s, net),
         _ => panic!("rcp has a switch agent"),
     }

@@ -1,0 +1,171 @@
+//! MERP end to end, packet by packet: the paper's motivating example (Table 1, Fig. 1), flow
+//! switching (Fig. 13), incast (Fig. 14) and route control around a failed link (MEMR, §5).
+
+mod common;
+use common::{flow_dir, run_in};
+use dcnsim::metrics::RunOutput;
+
+/// One switch, `hosts` hosts at 1 Gb/s with 10 µs links (§6.3), the flows of `csv`.
+fn star(hosts: u32, protocol: &str, csv: &str, tag: &str, extra: &[&str]) -> RunOutput {
+    let text = format!(
+        r#"
+[topology]
+kind = "star"
+hosts = {hosts}
+link_gbps = 1
+link_delay_us = 10
+[transport]
+protocol = "{protocol}"
+[workload]
+kind = "flows"
+file = "flows.csv"
+"#
+    );
+    run_in(&text, extra, &flow_dir(tag, csv))
+}
+
+/// Table 1 with one unit of size = 1 MB of payload and one unit of time = the time one unit
+/// takes on the 1 Gb/s link (1500-byte packets of 1460 payload bytes: 8.219 ms). A and C arrive
+/// at 0 with sizes 3 and 4, B at 3 with size 3. MERP serves A, then C (which has waited longer
+/// than B relative to its size), then B: FCTs 3, 7, 7, mean 17/3, largest expansion ratio 7/3
+/// (B's). pFabric (SRPT) serves A, B, C: mean 16/3, C's ratio 10/4. Within 3 % (the
+/// handshake, per-hop store-and-forward and α = 0.999 add a little).
+#[test]
+fn motivating_example_merp_and_srpt() {
+    let unit = 1e6 / 1460.0 * 1500.0 * 8.0 / 1e9;
+    let csv = format!(
+        "src,dst,size_bytes,start_s\n0,3,3000000,0\n1,3,3000000,{}\n2,3,4000000,0\n",
+        3.0 * unit
+    );
+    let run = |protocol: &str| {
+        let out = star(4, protocol, &csv, &format!("t1-{protocol}"), &[]);
+        // (FCT, finish) in units, by source host: A = h0, B = h1, C = h2.
+        let mut by_host = [(0.0, 0.0); 3];
+        let mut largest: f64 = 0.0;
+        for f in &out.flows {
+            let fct = f.fct().unwrap().as_secs_f64() / unit;
+            by_host[f.src as usize] = (fct, f.finish.unwrap().as_secs_f64() / unit);
+            largest = largest.max(fct / (f.size_bytes as f64 / 1e6));
+        }
+        (by_host, largest)
+    };
+    let close = |x: f64, want: f64| (x - want).abs() / want < 0.03;
+    let ([a, b, c], largest) = run("merp");
+    assert!(
+        a.1 < c.1 && c.1 < b.1,
+        "MERP order A, C, B: {a:?} {b:?} {c:?}"
+    );
+    let mean = (a.0 + b.0 + c.0) / 3.0;
+    assert!(close(mean, 17.0 / 3.0), "MERP mean FCT {mean} units");
+    assert!(
+        close(largest, 7.0 / 3.0),
+        "MERP max expansion ratio {largest}"
+    );
+    let ([a, b, c], largest) = run("pfabric");
+    assert!(
+        a.1 < b.1 && b.1 < c.1,
+        "SRPT order A, B, C: {a:?} {b:?} {c:?}"
+    );
+    let mean = (a.0 + b.0 + c.0) / 3.0;
+    assert!(close(mean, 16.0 / 3.0), "pFabric mean FCT {mean} units");
+    assert!(
+        close(largest, 10.0 / 4.0),
+        "pFabric max expansion ratio {largest}"
+    );
+}
+
+/// Fig. 13: three senders start 2000 packets each at 0 towards one receiver. The paper
+/// finishes them in 72.25 ms against an ideal 72 ms (3 × 2000 × 1500 B at 1 Gb/s); within 1 %
+/// of 72.25 ms, one after the other.
+#[test]
+fn flow_switching_finishes_within_one_percent_of_72_25_ms() {
+    let csv = "src,dst,size_bytes,start_s\n0,3,2920000,0\n1,3,2920000,0\n2,3,2920000,0\n";
+    let out = star(4, "merp", csv, "switching", &[]);
+    let mut ends: Vec<f64> = out
+        .flows
+        .iter()
+        .map(|f| f.finish.unwrap().as_secs_f64())
+        .collect();
+    ends.sort_by(f64::total_cmp);
+    let last = ends[2] * 1e3;
+    assert!((last - 72.25).abs() / 72.25 < 0.01, "done at {last} ms");
+    // One at a time: each finishes about a third of the way apart.
+    assert!(ends[0] < 0.0245 && ends[1] < 0.049, "{ends:?}");
+    // Postponed flows' DETs overflow the buffer and are dropped (the lowest priority, by
+    // design); no DATA is.
+    assert!(out
+        .flows
+        .iter()
+        .all(|f| f.retransmits == 0 && f.timeouts == 0));
+}
+
+/// MEMR refuses to run without MERP's switch tables.
+#[test]
+fn memr_needs_merp() {
+    let text = r#"
+[topology]
+kind = "fattree"
+[transport]
+protocol = "dctcp"
+[routing]
+lb = "memr"
+[workload]
+kind = "poisson"
+flows = 10
+"#;
+    let err = match dcnsim::prepare_text(text, dcnsim::Format::Toml, &[], std::path::Path::new("."))
+    {
+        Err(e) => e,
+        Ok(_) => panic!("memr with dctcp must be refused"),
+    };
+    assert_eq!(err.path, "routing.lb");
+    assert!(err.message.contains("merp"), "{err}");
+}
+
+/// Fig. 14: a 5 MB background flow from 0 and, at 10 ms, 30 flows of 20 packets from eight
+/// senders into the same receiver. The short flows preempt the long one and go one after the
+/// other; the link stays busy but for the hand-overs. The paper measures 91.8 % utilisation
+/// over 10–18 ms; we do not reach it (module doc, "What the evaluation gives"): while a flow
+/// sends DATA at α·C the link has (1 − α)·C, one 40-byte DET per ≈ 320 µs, for detection, so the
+/// next flow's early start rarely gets through before the current flow ends. Each hand-over
+/// then costs the next flow's DET reaching the receiver, its BOOST coming back and its first
+/// DATA packet reaching the switch: 10.32 + 2 × 10.32 + 22 ≈ 53 µs against 240 µs of data, at
+/// most 240 / 293 = 82 % over the burst. We check the burst comes within 8 % of that bound,
+/// the short flows finish in turn, and the background flow resumes and finishes.
+#[test]
+fn incast_keeps_the_link_busy_but_for_hand_overs() {
+    let mut csv = String::from("src,dst,size_bytes,start_s\n0,8,5000000,0\n");
+    for i in 0..30 {
+        csv += &format!("{},8,29200,0.01\n", i % 8);
+    }
+    let carried = |stop: f64| {
+        let out = star(9, "merp", &csv, "incast", &[&format!("stop_s={stop}")]);
+        let p = out
+            .ports
+            .iter()
+            .find(|p| p.node == "sw" && p.peer == "h8")
+            .unwrap();
+        p.tx_bytes
+    };
+    let util = (carried(0.018) - carried(0.010)) as f64 * 8.0 / (0.008 * 1e9);
+    let bound = 240.0 / (240.0 + 53.0);
+    assert!(
+        util <= bound && util > bound * 0.92,
+        "utilisation over 10–18 ms {util:.3}, bound {bound:.3}"
+    );
+    let out = star(9, "merp", &csv, "incast", &[]);
+    let long = out
+        .flows
+        .iter()
+        .find(|f| f.size_bytes == 5_000_000)
+        .unwrap();
+    let last_short = out
+        .flows
+        .iter()
+        .filter(|f| f.size_bytes == 29_200)
+        .map(|f| f.finish.unwrap())
+        .max()
+        .unwrap();
+    assert!(long.finish.unwrap() > last_short, "preempted, then resumed");
+    assert!(out.flows.iter().all(|f| f.retransmits == 0));
+}
