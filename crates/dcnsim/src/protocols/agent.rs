@@ -1,6 +1,6 @@
 //! Switch agents: the switch half of a protocol, installed on every egress port.
 //!
-//! A protocol with switch logic (RCP, D3, later PDQ, MERP, PACE) reads and rewrites its
+//! A protocol with switch logic (RCP, D3, PDQ, PACE, later MERP) reads and rewrites its
 //! packets' [`Header`](crate::net::packet::Header) fields as they pass each port, and keeps
 //! per-port state (an advertised rate, allocation counters, a flow list). One [`SwitchAgent`]
 //! value holds that state for *every* port of the network, in dense vectors indexed by
@@ -63,6 +63,7 @@ pub enum SwitchAgent {
     Pdq(super::pdq::PdqAgent),
     Rcp(super::rcp::RcpSwitch),
     D3(super::d3::D3Switch),
+    Pace(super::pace::PaceForwarder),
 }
 
 impl SwitchAgent {
@@ -76,6 +77,11 @@ impl SwitchAgent {
             ))),
             Transport::Rcp(p) => Some(SwitchAgent::Rcp(super::rcp::RcpSwitch::new(p, net))),
             Transport::D3(_) => Some(SwitchAgent::D3(super::d3::D3Switch::new(net))),
+            Transport::Pace(p) => Some(SwitchAgent::Pace(super::pace::PaceForwarder::new(
+                p.period_units,
+                p.full_packet(),
+                net,
+            ))),
         }
     }
 
@@ -91,6 +97,7 @@ impl SwitchAgent {
             SwitchAgent::Pdq(a) => a.on_enqueue(now, port, at, pkt),
             SwitchAgent::Rcp(a) => a.on_enqueue(now, port, pkt),
             SwitchAgent::D3(a) => a.on_enqueue(port, pkt),
+            SwitchAgent::Pace(a) => a.on_enqueue(now, port, at, pkt),
         }
     }
 
@@ -100,15 +107,17 @@ impl SwitchAgent {
     pub fn route(&self, node: crate::net::NodeIdx, pkt: &Packet) -> Option<PortIdx> {
         match self {
             SwitchAgent::Pdq(a) => a.reverse_route(node, pkt),
+            SwitchAgent::Pace(a) => a.reverse_route(node, pkt),
             SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => None,
         }
     }
 
     /// A packet leaves `port`'s queue and starts serialising.
     pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
-        let _ = (now, port, at, pkt);
+        let _ = (now, pkt);
         match self {
             SwitchAgent::Pdq(_) | SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => {}
+            SwitchAgent::Pace(a) => a.on_dequeue(port, at),
         }
     }
 
@@ -117,7 +126,7 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => None, // the rate controller runs lazily (see protocols::pdq)
             SwitchAgent::Rcp(a) => a.poll_timeout(),
-            SwitchAgent::D3(_) => None,
+            SwitchAgent::D3(_) | SwitchAgent::Pace(_) => None,
         }
     }
 
@@ -126,7 +135,7 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => {}
             SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
-            SwitchAgent::D3(_) => {}
+            SwitchAgent::D3(_) | SwitchAgent::Pace(_) => {}
         }
     }
 }

@@ -14,6 +14,7 @@
 pub mod agent;
 pub mod d2tcp;
 pub mod d3;
+pub mod pace;
 pub(crate) mod paced;
 pub mod pdq;
 pub mod pfabric;
@@ -118,6 +119,9 @@ pub struct TransportConfig {
     pub rcp_init_rtt_us: Option<f64>,
     /// D3: terminate deadline flows that can no longer meet their deadline.
     pub d3_quench: Option<bool>,
+    /// PACE: the initial (and shortest) allocation period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace_period_us: Option<f64>,
 }
 
 fn default_protocol() -> String {
@@ -161,6 +165,7 @@ impl Default for TransportConfig {
             rcp_init_rate: None,
             rcp_init_rtt_us: None,
             d3_quench: None,
+            pace_period_us: None,
         }
     }
 }
@@ -222,6 +227,10 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "d3",
         "D3 (Wilson et al., SIGCOMM 2011): per-RTT rate requests, greedy FCFS allocation in bytes/us",
     ),
+    (
+        "pace",
+        "PACE (Carvalho et al.): per-period credits cut by forwarders to weighted max-min, lossless",
+    ),
 ];
 
 /// A validated transport choice, from which the engine makes endpoints and switch settings.
@@ -232,6 +241,7 @@ pub enum Transport {
     Pdq(pdq::PdqParams),
     Rcp(rcp::RcpParams),
     D3(d3::D3Params),
+    Pace(pace::PaceParams),
 }
 
 impl Transport {
@@ -252,6 +262,7 @@ impl Transport {
             "pdq" | "mpdq" => Ok(Transport::Pdq(pdq::PdqParams::from_config(cfg)?)),
             "rcp" => Ok(Transport::Rcp(rcp::RcpParams::from_config(cfg)?)),
             "d3" => Ok(Transport::D3(d3::D3Params::from_config(cfg)?)),
+            "pace" => Ok(Transport::Pace(pace::PaceParams::from_config(cfg)?)),
             other => Err(ConfigError::new(
                 "transport.protocol",
                 format!(
@@ -272,6 +283,7 @@ impl Transport {
             Transport::Pdq(_) => "pdq",
             Transport::Rcp(_) => "rcp",
             Transport::D3(_) => "d3",
+            Transport::Pace(_) => "pace",
         }
     }
 
@@ -284,6 +296,7 @@ impl Transport {
             Transport::Pdq(p) => p.data_packet_sizes(),
             Transport::Rcp(p) => (p.mss, p.header + rcp::HEADER_BYTES),
             Transport::D3(p) => (p.mss, p.header + d3::HEADER_BYTES),
+            Transport::Pace(p) => (p.mss, p.header + pace::header::WIRE_BYTES),
         }
     }
 
@@ -292,7 +305,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => crate::net::queue::Discipline::Fifo,
             Transport::Pfabric(_) => crate::net::queue::Discipline::Pfabric,
-            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => {
+            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) | Transport::Pace(_) => {
                 crate::net::queue::Discipline::Fifo
             }
         }
@@ -304,7 +317,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => None,
             Transport::Pfabric(p) => Some(p.default_buffer_pkts()),
-            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => None,
+            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) | Transport::Pace(_) => None,
         }
     }
 
@@ -327,7 +340,7 @@ impl Transport {
         match self {
             Transport::Pfabric(_) => pfabric::network_defaults(cfg, scale, (mss + header) as u64),
             Transport::Rcp(_) => rcp::network_defaults(cfg, scale),
-            Transport::Tcp(_) | Transport::Pdq(_) | Transport::D3(_) => {}
+            Transport::Tcp(_) | Transport::Pdq(_) | Transport::D3(_) | Transport::Pace(_) => {}
         }
     }
 
@@ -341,9 +354,11 @@ impl Transport {
     pub fn default_ecn_k_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
         match self {
             Transport::Tcp(p) => p.default_ecn_k_pkts(rate),
-            Transport::Pfabric(_) | Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => {
-                None
-            }
+            Transport::Pfabric(_)
+            | Transport::Pdq(_)
+            | Transport::Rcp(_)
+            | Transport::D3(_)
+            | Transport::Pace(_) => None,
         }
     }
 
@@ -355,6 +370,7 @@ impl Transport {
             Transport::Pdq(p) => Sender::Pdq(pdq::PdqSender::new(p, flow, nic_rate)),
             Transport::Rcp(p) => Sender::Rcp(rcp::RcpSender::new(p, flow)),
             Transport::D3(p) => Sender::D3(d3::D3Sender::new(p, flow)),
+            Transport::Pace(p) => Sender::Pace(pace::PaceSender::new(p, flow, nic_rate)),
         }
     }
 
@@ -373,6 +389,7 @@ impl Transport {
                 p.header + d3::HEADER_BYTES,
                 flow,
             )),
+            Transport::Pace(p) => Receiver::Pace(pace::PaceReceiver::new(p, flow)),
         }
     }
 }
@@ -400,11 +417,13 @@ pub enum Sender {
     Pdq(pdq::PdqSender),
     Rcp(rcp::RcpSender),
     D3(d3::D3Sender),
+    Pace(pace::PaceSender),
 }
 
 pub enum Receiver {
     Tcp(tcp::TcpReceiver),
     Pdq(pdq::PdqReceiver),
+    Pace(pace::PaceReceiver),
 }
 
 macro_rules! dispatch_sender {
@@ -415,6 +434,7 @@ macro_rules! dispatch_sender {
             Self::Pdq($e) => $body,
             Self::Rcp($e) => $body,
             Self::D3($e) => $body,
+            Self::Pace($e) => $body,
         }
     };
 }
@@ -424,6 +444,7 @@ macro_rules! dispatch_receiver {
         match $self {
             Self::Tcp($e) => $body,
             Self::Pdq($e) => $body,
+            Self::Pace($e) => $body,
         }
     };
 }
