@@ -95,8 +95,9 @@
 //! * **Loss** (the paper has none: a failed link, or a buffer smaller than eq. (7) allows,
 //!   below): the receiver accepts data in order only; an allocation reports a gap seen since
 //!   the previous one and the sender goes back to the first missing byte (once per period);
-//!   when the sender has sent everything and the receiver's count has not moved for four of
-//!   the flow's longest periods, it goes back too. A lost request is resent after 20.4 ms.
+//!   when the receiver's count has not moved for 20.4 ms (four of the longest periods: a
+//!   port's queue can hold data for 2·p) while data is outstanding, it goes back too. A lost
+//!   request is resent after 20.4 ms.
 //!
 //! ## Losslessness and buffers
 //!

@@ -155,9 +155,11 @@ impl PaceReceiver {
                         });
                     }
                 }
-                // In order only: PACE's path is one and lossless (see the module doc).
-                if pkt.payload > 0 && pkt.seq == self.delivered {
-                    self.delivered += pkt.payload as u64;
+                // In order only: PACE's path is one and lossless (see the module doc). A
+                // resent segment may straddle what has arrived (other packet boundaries).
+                let end = pkt.seq + pkt.payload as u64;
+                if pkt.payload > 0 && pkt.seq <= self.delivered && end > self.delivered {
+                    self.delivered = end;
                 } else if pkt.payload > 0 && pkt.seq > self.delivered {
                     self.gap = true;
                 }

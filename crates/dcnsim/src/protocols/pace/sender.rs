@@ -12,14 +12,14 @@ use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::{Rate, Time};
 
 /// A request unanswered this long is sent again. Only a failed link can lose one (control
-/// messages are never dropped for lack of buffer), while a queue can hold one for up to
-/// 2·p of the longest period (10.2 ms): four of the longest periods.
+/// messages are never dropped for lack of buffer), while a port's queue can hold one for up
+/// to 2·p of the longest period (10.2 ms, eq. 7): four of the longest periods.
 pub const REQUEST_RETRY: Time = Time::from_us(4 * 5100);
-/// When the receiver's count of bytes received in order has not moved for this many of the
-/// flow's longest periods while data is outstanding, data was lost without the receiver
-/// seeing a gap (the tail of a burst): the sender goes back to the first missing byte. (A
-/// queue holds a flow's data for at most 2·p per port.)
-pub const GO_BACK_PERIODS: u64 = 4;
+/// When the receiver's count of bytes received in order has not moved for this long while
+/// data is outstanding, data was lost without the receiver seeing a gap (the tail of a
+/// burst): the sender goes back to the first missing byte. As long as [`REQUEST_RETRY`], for
+/// the same reason: a queue built at a long period can outlive it.
+pub const GO_BACK_AFTER: Time = REQUEST_RETRY;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -62,10 +62,9 @@ pub struct PaceSender {
     pace_bytes: u64,
     pace_period: Time,
     next_send: Time,
-    /// When the receiver's report of bytes received last advanced.
+    /// When the oldest byte not yet reported received was sent, or the report last
+    /// advanced: how long data has been outstanding without news.
     last_progress: Time,
-    /// The longest period an allocation has carried.
-    max_period: Time,
     /// Gap reports arriving before this are older than the last go-back: ignored.
     gap_holdoff: Time,
     feedback: Option<PaceHeader>,
@@ -97,7 +96,6 @@ impl PaceSender {
             pace_period: Time::ZERO,
             next_send: Time::ZERO,
             last_progress: Time::ZERO,
-            max_period: Time::ZERO,
             gap_holdoff: Time::ZERO,
             feedback: None,
             stats: SenderStats::default(),
@@ -168,7 +166,6 @@ impl PaceSender {
             self.last_progress = now;
         }
         let period = period_time(h.period);
-        self.max_period = self.max_period.max(period);
         if self.acked < self.snd_nxt {
             if h.has(FLAG_GAP) && now >= self.gap_holdoff {
                 // The receiver saw a hole (data lost): resend from it. Reports sent before the
@@ -177,7 +174,7 @@ impl PaceSender {
                 self.snd_nxt = self.acked;
                 self.gap_holdoff = now + period;
                 self.last_progress = now;
-            } else if now.saturating_sub(self.last_progress) > self.max_period * GO_BACK_PERIODS {
+            } else if now.saturating_sub(self.last_progress) > GO_BACK_AFTER {
                 // Nothing more has arrived for long: lost without a gap to show it.
                 self.stats.timeouts += 1;
                 self.snd_nxt = self.acked;
@@ -282,6 +279,9 @@ impl PaceSender {
                 let payload = self.next_payload();
                 if let Some(payload) = payload.filter(|_| now >= self.next_send) {
                     let seq = self.snd_nxt;
+                    if seq == self.acked {
+                        self.last_progress = now; // nothing was outstanding until now
+                    }
                     let wire = payload + self.header as u64;
                     self.spend(wire);
                     self.snd_nxt += payload;
