@@ -109,9 +109,9 @@
 //! share of their previous period, and with allocations summing to the link nothing drains
 //! the surplus but eq. (7) itself, which binds only near 2·C0 − A(t). It collects at the
 //! first port the flows share. With 64 and 250 flows started 5 ms apart on the parking lot
-//! (Table 1) the queue at F1–F2 reaches 121 KB and 145 KB and, with the 100-packet buffers
-//! of the other scenarios, 3 and 497 packets are dropped; `reproduce pace` gives Table 1
-//! buffers of 2·p·R (its package doc).
+//! (Table 1) and the 100-packet buffers of the other scenarios, the queue at F1–F2 fills and
+//! 20 and 490 packets are dropped; `reproduce pace` gives Table 1 buffers of 2·p·R (its
+//! package doc), where none is.
 //!
 //! Flows that start in the same instant keep their periods in step: each period they all
 //! send their first packet at once. With 250 such flows and 100-packet buffers that burst
