@@ -55,10 +55,10 @@ What the paper did, what we run, and why
 * ``--quick``: scenario 1 at 5 ms only; Table 1 with flows 1 ms apart; scenario 2 to 26 ms;
   controllability as is. For tests, not for verdicts.
 
-What we get (full run, 40 s wall with ``-j 2``), and our reading of the gaps
---------------------------------------------------------------------------------
+What we get (full run, 28–40 s wall with ``-j 2``), and our reading of the gaps
+-------------------------------------------------------------------------------
 
-31 of the 40 claims reproduced. No PACE packet is dropped in any run (claims ``drops``; the
+33 of the 40 claims reproduced. No PACE packet is dropped in any run (claims ``drops``; the
 quick reproduction's test checks every PACE point).
 
 * **fig6** — PACE's index is 0.997/0.999/1.000 (different RTTs) and 0.996/0.999/1.000 (same
@@ -90,11 +90,12 @@ quick reproduction's test checks every PACE point).
   the first S2 flow gets 6 % of its share in phase 2 and 33 % in phase 3 (first come, first
   served: the S1 flows hold the link).
 * **fig8** — S2 gets 0.48 of S1 after 1.5 ms, S3 2.02× S1 after 3 ms, S2 doubles its rate
-  (1.96×): reproduced. After S1 ends, S2 and S3 reach 95 % and 91 % of the link over the
-  0.36 ms until S2 ends ("100 %": differs): a flow's demand grows by one feedback round per
-  period, two periods to reach the freed link, and S2 has only ~0.5 ms of data left. Flows end
-  at 8.1, 8.8, 9.1 ms (by hand 7.9, 8.3, 8.8: a request round trip at the start and a period
-  to settle at each change).
+  (1.96×), and once S1 ends both reach the whole link (best one-period goodput 1.00 and 1.00
+  of it): reproduced. Reaching it takes two periods — a flow's demand grows by one feedback
+  round per period — so over the 0.36 ms both still run after S1 their mean is 95 % and 91 %
+  (``share_S2``, ``share_S3``: S2 has only ~0.5 ms of data left). Flows end at 8.1, 8.8,
+  9.1 ms (by hand 7.9, 8.3, 8.8: a request round trip at the start and a period to settle at
+  each change).
 """
 
 from ..figure import Paper
