@@ -124,8 +124,8 @@ def test_cli_reproduce_list_and_exit_codes(tmp_path):
     for name in ("merp", "pace", "tr", "mcp", "pdq", "core"):
         assert re.search(rf"^{name}  ", r.stdout, re.M), name
     assert "table1 " in r.stdout and "not yet implemented" in r.stdout
-    r = invoke("reproduce", "pace", "--out", tmp_path / "p")
-    assert r.exit_code == 1 and "pace: not yet implemented" in r.stderr
+    r = invoke("reproduce", "tr", "--out", tmp_path / "p")
+    assert r.exit_code == 1 and "tr: not yet implemented" in r.stderr
     assert not (tmp_path / "p").exists()
     r = invoke("reproduce", "nope")
     assert r.exit_code == 2 and "unknown paper 'nope'" in r.stderr

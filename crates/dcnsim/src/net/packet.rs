@@ -63,6 +63,7 @@ pub enum Header {
     Rcp(crate::protocols::rcp::RcpHeader),
     D3(crate::protocols::d3::D3Header),
     Merp(crate::protocols::merp::header::MerpHeader),
+    Pace(crate::protocols::pace::PaceHeader),
 }
 
 /// Fields of the path choices in `lb/` (8 bytes; the packet's budget is in `packet_stays_small`).

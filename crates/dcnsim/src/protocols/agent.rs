@@ -1,6 +1,6 @@
 //! Switch agents: the switch half of a protocol, installed on every egress port.
 //!
-//! A protocol with switch logic (RCP, D3, PDQ; MERP and PACE next) reads and rewrites its
+//! A protocol with switch logic (RCP, D3, PDQ, MERP, PACE) reads and rewrites its
 //! packets' [`Header`](crate::net::packet::Header) fields as they pass each port, and keeps
 //! per-port state (an advertised rate, allocation counters, a flow list). One [`SwitchAgent`]
 //! value holds that state for *every* port of the network, in dense vectors indexed by
@@ -76,6 +76,7 @@ pub enum SwitchAgent {
     Rcp(super::rcp::RcpSwitch),
     D3(super::d3::D3Switch),
     Merp(super::merp::MerpSwitch),
+    Pace(super::pace::PaceForwarder),
 }
 
 impl SwitchAgent {
@@ -99,6 +100,11 @@ impl SwitchAgent {
                 net,
                 lb == crate::lb::LbKind::Memr,
             ))),
+            Transport::Pace(p) => Some(SwitchAgent::Pace(super::pace::PaceForwarder::new(
+                p.period_units,
+                p.full_packet(),
+                net,
+            ))),
         }
     }
 
@@ -118,6 +124,7 @@ impl SwitchAgent {
                 a.on_enqueue(now, port, pkt);
                 Admission::Normal
             }
+            SwitchAgent::Pace(a) => a.on_enqueue(now, port, at, pkt),
         }
     }
 
@@ -138,16 +145,18 @@ impl SwitchAgent {
             // PDQ's ACKs retrace their data's path, whatever the candidates.
             SwitchAgent::Pdq(a) => a.reverse_route(node, pkt),
             SwitchAgent::Merp(a) => a.route(now, node, pkt, candidates),
+            SwitchAgent::Pace(a) => a.reverse_route(node, pkt),
             SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => None,
         }
     }
 
     /// A packet leaves `port`'s queue and starts serialising.
     pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
-        let _ = (now, at);
+        let _ = now;
         match self {
             SwitchAgent::Pdq(_) | SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => {}
             SwitchAgent::Merp(a) => a.on_dequeue(port, pkt),
+            SwitchAgent::Pace(a) => a.on_dequeue(port, at),
         }
     }
 
@@ -156,7 +165,7 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => None, // the rate controller runs lazily (see protocols::pdq)
             SwitchAgent::Rcp(a) => a.poll_timeout(),
-            SwitchAgent::D3(_) | SwitchAgent::Merp(_) => None,
+            SwitchAgent::D3(_) | SwitchAgent::Merp(_) | SwitchAgent::Pace(_) => None,
         }
     }
 
@@ -165,7 +174,7 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => {}
             SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
-            SwitchAgent::D3(_) | SwitchAgent::Merp(_) => {}
+            SwitchAgent::D3(_) | SwitchAgent::Merp(_) | SwitchAgent::Pace(_) => {}
         }
     }
 }

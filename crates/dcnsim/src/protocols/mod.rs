@@ -15,6 +15,7 @@ pub mod agent;
 pub mod d2tcp;
 pub mod d3;
 pub mod merp;
+pub mod pace;
 pub(crate) mod paced;
 pub mod pdq;
 pub mod pfabric;
@@ -125,6 +126,9 @@ pub struct TransportConfig {
     pub merp_q: Option<f64>,
     /// MERP: the RTT switches' early start looks ahead by.
     pub merp_rtt_us: Option<f64>,
+    /// PACE: the initial (and shortest) allocation period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace_period_us: Option<f64>,
 }
 
 fn default_protocol() -> String {
@@ -171,6 +175,7 @@ impl Default for TransportConfig {
             merp_alpha: None,
             merp_q: None,
             merp_rtt_us: None,
+            pace_period_us: None,
         }
     }
 }
@@ -236,6 +241,10 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "merp",
         "MERP (IEEE TPDS 2017): switches order flows for the least maximum expansion ratio (virtual deadlines)",
     ),
+    (
+        "pace",
+        "PACE (Carvalho et al.): per-period credits cut by forwarders to weighted max-min, lossless",
+    ),
 ];
 
 /// A validated transport choice, from which the engine makes endpoints and switch settings.
@@ -247,6 +256,7 @@ pub enum Transport {
     Rcp(rcp::RcpParams),
     D3(d3::D3Params),
     Merp(merp::MerpParams),
+    Pace(pace::PaceParams),
 }
 
 impl Transport {
@@ -268,6 +278,7 @@ impl Transport {
             "rcp" => Ok(Transport::Rcp(rcp::RcpParams::from_config(cfg)?)),
             "d3" => Ok(Transport::D3(d3::D3Params::from_config(cfg)?)),
             "merp" => Ok(Transport::Merp(merp::MerpParams::from_config(cfg)?)),
+            "pace" => Ok(Transport::Pace(pace::PaceParams::from_config(cfg)?)),
             other => Err(ConfigError::new(
                 "transport.protocol",
                 format!(
@@ -289,6 +300,7 @@ impl Transport {
             Transport::Rcp(_) => "rcp",
             Transport::D3(_) => "d3",
             Transport::Merp(_) => "merp",
+            Transport::Pace(_) => "pace",
         }
     }
 
@@ -302,6 +314,7 @@ impl Transport {
             Transport::Rcp(p) => (p.mss, p.header + rcp::HEADER_BYTES),
             Transport::D3(p) => (p.mss, p.header + d3::HEADER_BYTES),
             Transport::Merp(p) => (p.mss, p.header),
+            Transport::Pace(p) => (p.mss, p.header + pace::header::WIRE_BYTES),
         }
     }
 
@@ -310,7 +323,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => crate::net::queue::Discipline::Fifo,
             Transport::Pfabric(_) => crate::net::queue::Discipline::Pfabric,
-            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => {
+            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) | Transport::Pace(_) => {
                 crate::net::queue::Discipline::Fifo
             }
             // The priority buffer of Table 2: rank = priority class.
@@ -324,7 +337,11 @@ impl Transport {
         match self {
             Transport::Tcp(_) => None,
             Transport::Pfabric(p) => Some(p.default_buffer_pkts()),
-            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) | Transport::Merp(_) => None,
+            Transport::Pdq(_)
+            | Transport::Rcp(_)
+            | Transport::D3(_)
+            | Transport::Merp(_)
+            | Transport::Pace(_) => None,
         }
     }
 
@@ -351,7 +368,7 @@ impl Transport {
             Transport::Pfabric(_) => pfabric::network_defaults(cfg, scale, (mss + header) as u64),
             Transport::Rcp(_) => rcp::network_defaults(cfg, scale),
             Transport::Merp(_) => merp::network_defaults(cfg, scale),
-            Transport::Tcp(_) | Transport::Pdq(_) | Transport::D3(_) => {}
+            Transport::Tcp(_) | Transport::Pdq(_) | Transport::D3(_) | Transport::Pace(_) => {}
         }
     }
 
@@ -369,7 +386,8 @@ impl Transport {
             | Transport::Pdq(_)
             | Transport::Rcp(_)
             | Transport::D3(_)
-            | Transport::Merp(_) => None,
+            | Transport::Merp(_)
+            | Transport::Pace(_) => None,
         }
     }
 
@@ -382,6 +400,7 @@ impl Transport {
             Transport::Rcp(p) => Sender::Rcp(rcp::RcpSender::new(p, flow)),
             Transport::D3(p) => Sender::D3(d3::D3Sender::new(p, flow)),
             Transport::Merp(p) => Sender::Merp(merp::MerpSender::new(p, flow, nic_rate)),
+            Transport::Pace(p) => Sender::Pace(pace::PaceSender::new(p, flow, nic_rate)),
         }
     }
 
@@ -401,6 +420,7 @@ impl Transport {
                 flow,
             )),
             Transport::Merp(p) => Receiver::Merp(merp::MerpReceiver::new(p, flow)),
+            Transport::Pace(p) => Receiver::Pace(pace::PaceReceiver::new(p, flow)),
         }
     }
 }
@@ -429,12 +449,14 @@ pub enum Sender {
     Rcp(rcp::RcpSender),
     D3(d3::D3Sender),
     Merp(merp::MerpSender),
+    Pace(pace::PaceSender),
 }
 
 pub enum Receiver {
     Tcp(tcp::TcpReceiver),
     Pdq(pdq::PdqReceiver),
     Merp(merp::MerpReceiver),
+    Pace(pace::PaceReceiver),
 }
 
 macro_rules! dispatch_sender {
@@ -446,6 +468,7 @@ macro_rules! dispatch_sender {
             Self::Rcp($e) => $body,
             Self::D3($e) => $body,
             Self::Merp($e) => $body,
+            Self::Pace($e) => $body,
         }
     };
 }
@@ -456,6 +479,7 @@ macro_rules! dispatch_receiver {
             Self::Tcp($e) => $body,
             Self::Pdq($e) => $body,
             Self::Merp($e) => $body,
+            Self::Pace($e) => $body,
         }
     };
 }
