@@ -64,6 +64,8 @@ pub enum Header {
     D3(crate::protocols::d3::D3Header),
     Merp(crate::protocols::merp::header::MerpHeader),
     Pace(crate::protocols::pace::PaceHeader),
+    /// MCP-Opt's sums of the path's queues and prices ([`crate::protocols::mcp::McpHeader`]).
+    Mcp(crate::protocols::mcp::McpHeader),
 }
 
 /// Fields of the path choices in `lb/` (8 bytes; the packet's budget is in `packet_stays_small`).

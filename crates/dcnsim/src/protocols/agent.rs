@@ -1,6 +1,6 @@
 //! Switch agents: the switch half of a protocol, installed on every egress port.
 //!
-//! A protocol with switch logic (RCP, D3, PDQ, MERP, PACE) reads and rewrites its
+//! A protocol with switch logic (RCP, D3, PDQ, MERP, PACE, MCP-Opt) reads and rewrites its
 //! packets' [`Header`](crate::net::packet::Header) fields as they pass each port, and keeps
 //! per-port state (an advertised rate, allocation counters, a flow list). One [`SwitchAgent`]
 //! value holds that state for *every* port of the network, in dense vectors indexed by
@@ -77,6 +77,7 @@ pub enum SwitchAgent {
     D3(super::d3::D3Switch),
     Merp(super::merp::MerpSwitch),
     Pace(super::pace::PaceForwarder),
+    Mcp(super::mcp::McpSwitch),
 }
 
 impl SwitchAgent {
@@ -89,7 +90,13 @@ impl SwitchAgent {
     ) -> Option<SwitchAgent> {
         use super::Transport;
         match transport {
-            Transport::Tcp(_) | Transport::Pfabric(_) => None,
+            Transport::Tcp(p) => match &p.variant {
+                super::tcp::Variant::Mcp(m) if m.opt => {
+                    Some(SwitchAgent::Mcp(super::mcp::McpSwitch::new(m, net)))
+                }
+                _ => None,
+            },
+            Transport::Pfabric(_) => None,
             Transport::Pdq(p) => Some(SwitchAgent::Pdq(super::pdq::PdqAgent::new(
                 p.switch, p.subflows, net,
             ))),
@@ -125,6 +132,10 @@ impl SwitchAgent {
                 Admission::Normal
             }
             SwitchAgent::Pace(a) => a.on_enqueue(now, port, at, pkt),
+            SwitchAgent::Mcp(a) => {
+                a.on_enqueue(now, port, at, pkt);
+                Admission::Normal
+            }
         }
     }
 
@@ -146,6 +157,7 @@ impl SwitchAgent {
             SwitchAgent::Pdq(a) => a.reverse_route(node, pkt),
             SwitchAgent::Merp(a) => a.route(now, node, pkt, candidates),
             SwitchAgent::Pace(a) => a.reverse_route(node, pkt),
+            SwitchAgent::Mcp(_) => None,
             SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => None,
         }
     }
@@ -157,6 +169,7 @@ impl SwitchAgent {
             SwitchAgent::Pdq(_) | SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => {}
             SwitchAgent::Merp(a) => a.on_dequeue(port, pkt),
             SwitchAgent::Pace(a) => a.on_dequeue(port, at),
+            SwitchAgent::Mcp(_) => {}
         }
     }
 
@@ -165,7 +178,10 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => None, // the rate controller runs lazily (see protocols::pdq)
             SwitchAgent::Rcp(a) => a.poll_timeout(),
-            SwitchAgent::D3(_) | SwitchAgent::Merp(_) | SwitchAgent::Pace(_) => None,
+            SwitchAgent::D3(_)
+            | SwitchAgent::Merp(_)
+            | SwitchAgent::Pace(_)
+            | SwitchAgent::Mcp(_) => None,
         }
     }
 
@@ -174,7 +190,10 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => {}
             SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
-            SwitchAgent::D3(_) | SwitchAgent::Merp(_) | SwitchAgent::Pace(_) => {}
+            SwitchAgent::D3(_)
+            | SwitchAgent::Merp(_)
+            | SwitchAgent::Pace(_)
+            | SwitchAgent::Mcp(_) => {}
         }
     }
 }

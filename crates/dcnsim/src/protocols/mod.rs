@@ -14,6 +14,7 @@
 pub mod agent;
 pub mod d2tcp;
 pub mod d3;
+pub mod mcp;
 pub mod merp;
 pub mod pace;
 pub(crate) mod paced;
@@ -120,6 +121,11 @@ pub struct TransportConfig {
     pub rcp_init_rtt_us: Option<f64>,
     /// D3: terminate deadline flows that can no longer meet their deadline.
     pub d3_quench: Option<bool>,
+    /// MCP: `approx` (the window from ECN marks, eq. 11) or `opt` (from the path's true queues
+    /// and prices, eq. 10).
+    pub mcp_variant: Option<String>,
+    /// MCP-Opt: the interval over which a port measures its load for the link price.
+    pub mcp_rate_interval_us: Option<f64>,
     /// MERP: α, the largest share of a link a flow sends DATA at.
     pub merp_alpha: Option<f64>,
     /// MERP: the detecting rate threshold Q, as a fraction of the sender's link rate.
@@ -172,6 +178,8 @@ impl Default for TransportConfig {
             rcp_init_rate: None,
             rcp_init_rtt_us: None,
             d3_quench: None,
+            mcp_variant: None,
+            mcp_rate_interval_us: None,
             merp_alpha: None,
             merp_q: None,
             merp_rtt_us: None,
@@ -216,6 +224,10 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
     (
         "d2tcp",
         "D2TCP (Vamanan et al., SIGCOMM 2012): DCTCP with the deadline-imminence penalty alpha^d",
+    ),
+    (
+        "mcp",
+        "MCP: window updated once per RTT from the deadline deficit and the path's queue and price (approx: ECN only; opt: exact)",
     ),
     (
         "pfabric",
@@ -270,7 +282,9 @@ impl Transport {
             ));
         }
         match cfg.protocol.as_str() {
-            "tcp" | "dctcp" | "d2tcp" => Ok(Transport::Tcp(tcp::TcpParams::from_config(cfg)?)),
+            "tcp" | "dctcp" | "d2tcp" | "mcp" => {
+                Ok(Transport::Tcp(tcp::TcpParams::from_config(cfg)?))
+            }
             "pfabric" => Ok(Transport::Pfabric(pfabric::PfabricParams::from_config(
                 cfg,
             )?)),
@@ -291,9 +305,7 @@ impl Transport {
 
     pub fn name(&self) -> &'static str {
         match self {
-            Transport::Tcp(p) if p.d2tcp.is_some() => "d2tcp",
-            Transport::Tcp(p) if p.dctcp => "dctcp",
-            Transport::Tcp(_) => "tcp",
+            Transport::Tcp(p) => p.variant.name(),
             Transport::Pfabric(_) => "pfabric",
             Transport::Pdq(p) if p.multipath => "mpdq",
             Transport::Pdq(_) => "pdq",
@@ -352,7 +364,7 @@ impl Transport {
         matches!(
             self,
             Transport::Pfabric(_) | Transport::Rcp(_) | Transport::Merp(_)
-        )
+        ) || matches!(self, Transport::Tcp(p) if matches!(p.variant, tcp::Variant::Mcp(m) if m.opt))
     }
 
     /// Fills the network-defined keys that `cfg` leaves unset from the scale of the network's
@@ -368,13 +380,14 @@ impl Transport {
             Transport::Pfabric(_) => pfabric::network_defaults(cfg, scale, (mss + header) as u64),
             Transport::Rcp(_) => rcp::network_defaults(cfg, scale),
             Transport::Merp(_) => merp::network_defaults(cfg, scale),
-            Transport::Tcp(_) | Transport::Pdq(_) | Transport::D3(_) | Transport::Pace(_) => {}
+            Transport::Tcp(_) => mcp::network_defaults(cfg, scale),
+            Transport::Pdq(_) | Transport::D3(_) | Transport::Pace(_) => {}
         }
     }
 
     /// Whether the protocol's data packets are ECN-capable (only those are ever marked).
     pub fn uses_ecn(&self) -> bool {
-        matches!(self, Transport::Tcp(p) if p.dctcp)
+        matches!(self, Transport::Tcp(p) if p.variant.uses_ecn())
     }
 
     /// The marking threshold, in packets, of a port of this rate whose link sets none: the
@@ -440,6 +453,21 @@ pub struct FlowSetup {
     pub weight: f64,
     /// Path entropy for per-flow hashing.
     pub path_key: u32,
+    /// What the flow's path offers, for protocols that read it (MCP).
+    pub path: PathFacts,
+}
+
+/// Facts of a flow's path (the best of its shortest paths, as the ideal FCT takes), known at
+/// the flow's start: what an end host learns from configuration (its link speed, the marking
+/// threshold of the fabric) rather than from packets.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PathFacts {
+    /// The slowest and the fastest link rate on the path.
+    pub bottleneck: crate::units::Rate,
+    pub fastest: crate::units::Rate,
+    /// The smallest ECN marking threshold of the path's queues (the first to mark), if any
+    /// marks.
+    pub ecn_k_pkts: Option<u32>,
 }
 
 pub enum Sender {

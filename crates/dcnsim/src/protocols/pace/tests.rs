@@ -320,6 +320,7 @@ fn setup(size: u64, weight: f64) -> FlowSetup {
         deadline: None,
         weight,
         path_key: 9,
+        path: Default::default(),
     }
 }
 
