@@ -55,11 +55,12 @@ What the paper did, what we run, and why
   the second, so any Q above ~n Mb/s never binds. Hence Q = 0.001, 0.01, 0.1, 0.8 of C
   (1 to 800 Mb/s): each step down caps the second flow at a smaller n, and 0.001 makes it
   detect no faster than the others — the "small Q" the paper speaks of.
-* **Runs.** Figs. 5–7: 3 seeds, 3000 flows per run at 1500 KB and 10 000 at 150 KB; Figs. 8–9:
-  2 seeds, 5000 flows; Figs. 10–12: 2 seeds, 1000 flows (MERP is slow to simulate once its
-  links back up: its postponed flows send a DET each per few hundred µs). The paper gives
-  neither flow counts nor seeds. Every statistic is computed per run (summary.json) and
-  averaged over seeds.
+* **Runs.** Figs. 5–7: 3 seeds, 3000 flows per run at 1500 KB and 4000 at 150 KB; Figs. 8–9:
+  2 seeds, 2000 flows, loads 10, 20, 40, 60, 80 %; Figs. 10–12: 2 seeds, 1000 flows. MERP is
+  slow to simulate once its links back up (thousands of postponed flows in the tables, each
+  sending DETs): one run at 150 KB and 80 % takes 4 s with 2000 flows, 17 s with 4000, and
+  minutes with 10 000. The paper gives neither flow counts nor seeds. Every statistic is
+  computed per run (summary.json) and averaged over seeds.
 * **Claims.** Relative claims ("reduced by about 48 percent compared with pFabric") are
   measured as 1 − MERP/pFabric at the stated load. The paper's "expansion ratio" in §6.1.1 is
   read as the largest ratio ("the long-tailed expansion ratio ... in the worst case, a flow is
