@@ -122,6 +122,15 @@ def reduction(ours: pd.Series, other: pd.Series) -> pd.Series:
     return 1 - ours / other
 
 
+def versus(cut: float) -> str:
+    """A reduction 1 − ours/other as text: "−48 %" below, "+12 %" above, "×8.0" when more than
+    twice as high."""
+    ratio = 1 - cut
+    if not np.isfinite(ratio):
+        return "n/a"
+    return f"×{ratio:.1f}" if ratio >= 2 else f"{ratio - 1:+.0%}".replace("-", "−")
+
+
 def pooled_flows(runs: Runs, points: Sequence[str]) -> pd.DataFrame:
     """The flows.csv of ``points``, concatenated (seeds pooled)."""
     frames = [runs.results(p).flows for p in points]

@@ -156,12 +156,17 @@ def _vs_load(ax, means: pd.DataFrame, metric: str, ylabel: str, xlabel: str) -> 
 
 
 def _claim_line(ours: pd.DataFrame, paper: pd.DataFrame, metrics: list[str]) -> str:
+    """One line per reduction claim: 'MERP vs ECMP (smallest over loads): paper −20 %, ours
+    +0 %'."""
     o = ours[ours["x"] == ""].set_index(["metric", "protocol"])["value"]
+    how = {"min": "smallest", "max": "largest", "mean": "mean"}
     parts = []
     for c in paper[paper["metric"].isin(metrics)].itertuples():
         if (c.metric, c.protocol) in o.index:
-            parts.append(f"{c.metric.replace('_reduction', ' cut')}: paper {c.value:.0%}, "
-                         f"ours {o[(c.metric, c.protocol)]:+.0%}")
+            summary, other = c.metric.split("_reduction_")[1].split("_vs_")
+            parts.append(f"MERP vs {NAMES[other].split()[0]} ({how[summary]} over loads): "
+                         f"paper {common.versus(c.value)}, "
+                         f"ours {common.versus(o[(c.metric, c.protocol)])}")
     return "\n".join(parts)
 
 
