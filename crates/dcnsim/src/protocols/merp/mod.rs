@@ -100,7 +100,15 @@
 //!   learns it is free again only at its next DET. On the 9-server tree with random pairs the
 //!   ToR–root links carry 3 × 6/8 = 2.25 times the load of a host link, so loads given per host
 //!   link above 0.44 overload them for every protocol; the reproduction states its load
-//!   relative to the most loaded link.
+//!   relative to the most loaded link. There MERP's links idle behind held first flows often
+//!   enough that beyond ~50 % of the ToR–root links it falls behind its load (the module doc
+//!   of `dcnsim.experiments.merp` has a three-flow reproducer and the figures).
+//! * **Two-way links.** RateAdj budgets a link for its flows' DATA (α·C) and DETs; the ACKs
+//!   of flows crossing it the other way (40 B per 1500 B: 2.7 % of C at line rate) are not
+//!   counted, so a link carrying DATA one way and ACKs back is overloaded by ~2.6 %. With no
+//!   window its queue fills, drops DETs, then DATA and ACKs, and a lost DATA packet costs an
+//!   RTO and go-back-N: on the tree at 10 % load (1500 KB flows) 90 of 3000 flows retransmit,
+//!   16 with α = 0.97.
 
 pub mod header;
 mod receiver;
