@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from dcnsim import experiments
 from dcnsim.cli import cli
-from dcnsim.experiments import claims, fluid, merp, runner
+from dcnsim.experiments import claims, fluid, runner
+from dcnsim.experiments.merp import example as merp
 from conftest import real_core_available
 
 
@@ -100,22 +101,22 @@ def test_merp_claims_quote_the_seed_numbers():
 # --- reproduce ---------------------------------------------------------------------------------
 
 
-def test_reproduce_merp_writes_data_png_and_a_self_contained_report(tmp_path):
-    rep = runner.reproduce(experiments.get("merp"), tmp_path)
+@pytest.mark.skipif(not real_core_available(), reason="the compiled core is not built")
+def test_reproduce_merp_table1_writes_data_png_and_a_self_contained_report(tmp_path):
+    rep = runner.reproduce(experiments.get("merp"), tmp_path, figure="table1")
     table = rep.figures[0].comparison
-    assert table["verdict"].value_counts().to_dict() == {
-        "reproduced": 11, "differs": 1, "not measured": 2}
+    assert table["verdict"].value_counts().to_dict() == {"reproduced": 14, "differs": 1}
     differs = table[table["verdict"] == "differs"].iloc[0]
     assert (differs["metric"], differs["x"], differs["protocol"], differs["ours"]) == (
         "expansion_ratio", "A", "ps", 2.5)
     data = pd.read_csv(tmp_path / "data.csv")
-    assert set(data.columns) == {"figure", "metric", "x", "protocol", "value"} and len(data) == 16
+    # SRPT and PS exact, MERP and pFabric packet by packet: 8 rows each, plus the order
+    assert set(data.columns) == {"figure", "metric", "x", "protocol", "value"} and len(data) == 34
     assert (tmp_path / "comparison.csv").is_file()
     html = (tmp_path / "report.html").read_text()
     png = re.search(r"data:image/png;base64,([A-Za-z0-9+/=]+)", html).group(1)
     assert base64.b64decode(png) == (tmp_path / "table1.png").read_bytes()
-    assert "Not yet implemented" in html and "fig5-7" in html
-    assert "11</b> claims reproduced" in html
+    assert "14</b> claims reproduced" in html
 
 
 def test_cli_reproduce_list_and_exit_codes(tmp_path, monkeypatch):
@@ -133,10 +134,14 @@ def test_cli_reproduce_list_and_exit_codes(tmp_path, monkeypatch):
     assert not (tmp_path / "p").exists()
     r = invoke("reproduce", "nope")
     assert r.exit_code == 2 and "unknown paper 'nope'" in r.stderr
-    r = invoke("reproduce", "merp", "--figure", "fig13")
-    assert r.exit_code == 2 and "'fig13' is not yet implemented" in r.stderr
-    r = invoke("reproduce", "merp", "--figure", "table1", "--out", tmp_path / "m")
-    assert r.exit_code == 0 and "table1: 11 reproduced, 1 differs, 2 not measured" in r.stdout
+    r = invoke("reproduce", "tr", "--figure", "fig6")
+    assert r.exit_code == 2 and "'fig6' is not yet implemented" in r.stderr
+
+
+@pytest.mark.skipif(not real_core_available(), reason="the compiled core is not built")
+def test_cli_reproduce_one_figure(tmp_path):
+    r = invoke("reproduce", "merp", "--figure", "table1", "--out", tmp_path / "m", "-q")
+    assert r.exit_code == 0 and "table1: 14 reproduced, 1 differs, 0 not measured" in r.stdout
 
 
 @pytest.mark.skipif(not real_core_available(), reason="the compiled core is not built")

@@ -121,12 +121,21 @@ impl MerpSwitch {
             Some(i) if h.kind != MerpKind::Syn => i,
             _ => {
                 if at.is_none() {
+                    // aT: when the sender sent the SYN (its timestamp), the same on every link
+                    // of the path, rather than this link's own arrival time (module doc,
+                    // "One arrival time per flow": per-link times let two links order two
+                    // flows oppositely, for good). Only a SYN knows it.
+                    let arrival = if h.kind == MerpKind::Syn {
+                        pkt.ts.min(now)
+                    } else {
+                        now
+                    };
                     link.table.push(FlowEntry {
                         flow: pkt.flow,
                         dst: pkt.dst,
                         size: h.size as u64,
                         rs: h.size as u64,
-                        arrival: now,
+                        arrival,
                         vdl: Time::ZERO,
                         esr: f64::INFINITY,
                     });

@@ -49,13 +49,68 @@ fn packet(flow: u32, kind: MerpKind, size: u32, wire: u32) -> Packet {
     p
 }
 
-/// The asr a packet of `flow` of `kind` leaves the port with.
-fn asr_through(s: &mut MerpSwitch, now: Time, flow: u32, kind: MerpKind, size: u32) -> u32 {
+/// The asr a packet of `flow` of `kind`, sent at `now` (its timestamp), leaves `port` with.
+fn asr_at(s: &mut MerpSwitch, now: Time, port: u32, flow: u32, kind: MerpKind, size: u32) -> u32 {
     let wire = if kind == MerpKind::Data { 1500 } else { 40 };
     let mut p = packet(flow, kind, size, wire);
-    s.on_enqueue(now, PORT, &mut p);
-    s.on_dequeue(PORT, &mut p);
+    p.ts = now;
+    s.on_enqueue(now, port, &mut p);
+    s.on_dequeue(port, &mut p);
     MerpHeader::read(&p).unwrap().asr_kbps
+}
+
+fn asr_through(s: &mut MerpSwitch, now: Time, flow: u32, kind: MerpKind, size: u32) -> u32 {
+    asr_at(s, now, PORT, flow, kind, size)
+}
+
+/// Two flows cross two links of a path; their SYNs left the senders 5 µs apart, X first, but
+/// X's SYN waits 12 µs behind a packet at the second link and Y's does not. Once both links
+/// hold the same esr for both flows (the path's smallest, carried by their packets), the vdl
+/// aT + size / esr must order them alike on both links. With each link's own arrival time as
+/// aT, the second link would put Y first while the first puts X first: each flow first where
+/// the other is held, and neither sends, for good (the deadlock the tree's runs met; module
+/// doc, "One arrival time per flow"). With the SYN's send time, X is first on both.
+#[test]
+fn links_of_a_path_order_flows_alike() {
+    let mut s = switch();
+    let (first, second) = (5, PORT);
+    let us = Time::from_us;
+    let syn = |s: &mut MerpSwitch, port: u32, flow: u32, sent: Time, at: Time| {
+        let mut p = packet(flow, MerpKind::Syn, 90_000, 40);
+        p.ts = sent;
+        s.on_enqueue(at, port, &mut p);
+    };
+    // X sent at 100 µs, Y at 105 µs; the first link 10 µs on, the second 22 µs after that,
+    // X's SYN 12 µs later still.
+    syn(&mut s, first, 0, us(100), us(110));
+    syn(&mut s, first, 1, us(105), us(115));
+    syn(&mut s, second, 1, us(105), us(137));
+    syn(&mut s, second, 0, us(100), us(144));
+    // Both flows' packets bring the same, smaller esr (from a busier link elsewhere).
+    let det = |s: &mut MerpSwitch, port: u32, flow: u32| {
+        let mut p = packet(flow, MerpKind::Det, 90_000, 40);
+        if let crate::net::packet::Header::Merp(h) = &mut p.header {
+            h.esr = 10e6;
+        }
+        p.ts = us(300);
+        s.on_enqueue(us(300), port, &mut p);
+        s.on_dequeue(port, &mut p);
+        MerpHeader::read(&p).unwrap().asr_kbps
+    };
+    for port in [first, second] {
+        det(&mut s, port, 0);
+        det(&mut s, port, 1);
+    }
+    for port in [first, second] {
+        assert_eq!(det(&mut s, port, 0), 999_000, "X first at port {port}");
+        assert_eq!(det(&mut s, port, 1), 1_000, "Y second at port {port}");
+    }
+    // vdl = aT + 90 000 B / 10 MB/s: 9 ms after each SYN was sent, on both links.
+    for port in [first, second] {
+        let t = &s.links[port as usize].table;
+        let vdl = |f: u32| t.iter().find(|e| e.flow == f).unwrap().vdl;
+        assert_eq!((vdl(0), vdl(1)), (us(9_100), us(9_105)), "port {port}");
+    }
 }
 
 #[test]
