@@ -75,6 +75,8 @@ pub struct RoutingConfig {
     pub tr_queue_bits: Option<u32>,
     #[serde(default)]
     pub tr_inactive_us: Option<f64>,
+    #[serde(default)]
+    pub tr_ack_path: Option<String>,
 }
 
 fn default_lb() -> String {
@@ -97,6 +99,7 @@ impl Default for RoutingConfig {
             tr_long_bytes: None,
             tr_queue_bits: None,
             tr_inactive_us: None,
+            tr_ack_path: None,
         }
     }
 }

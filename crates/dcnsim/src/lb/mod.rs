@@ -30,6 +30,7 @@
 //! | `drill_memory` | 1 | `drill` (m, least-loaded ports remembered from the last decision, 0–4) |
 //! | `tr_long_bytes` | 100000 | `tr` (T_l: a flow that has sent more payload bytes is long) |
 //! | `tr_queue_bits` | 5 | `tr` (k, TTL bits carrying the spine queue length, 1–5) |
+//! | `tr_ack_path` | `"tr"` | `tr` (how reverse packets leave their source leaf: `"tr"`, by Algorithm 1 like any packet, or `"spray"`, a random uplink) |
 //! | `tr_inactive_us` | one RTT | `tr` (a short flow idle this long leaves its uplink's count; default: the smallest round-trip propagation delay between hosts of two leaves) |
 //!
 //! A key set for a scheme that does not use it is refused with an error naming the key and the
@@ -153,6 +154,8 @@ pub struct LbParams {
     pub tr_queue_bits: u32,
     /// `None`: one RTT of the network (see [`tr`]).
     pub tr_inactive: Option<Time>,
+    /// `routing.tr_ack_path = "spray"`.
+    pub tr_spray_acks: bool,
 }
 
 pub const DEFAULT_FLOWLET_GAP_US: f64 = 500.0;
@@ -216,7 +219,7 @@ impl LbParams {
             }
         };
         use LbKind::*;
-        let keys: [(&str, bool, &[LbKind]); 11] = [
+        let keys: [(&str, bool, &[LbKind]); 12] = [
             (
                 "flowlet_gap_us",
                 cfg.flowlet_gap_us.is_some(),
@@ -240,6 +243,7 @@ impl LbParams {
             ("tr_long_bytes", cfg.tr_long_bytes.is_some(), &[Tr]),
             ("tr_queue_bits", cfg.tr_queue_bits.is_some(), &[Tr]),
             ("tr_inactive_us", cfg.tr_inactive_us.is_some(), &[Tr]),
+            ("tr_ack_path", cfg.tr_ack_path.is_some(), &[Tr]),
         ];
         for (key, set, users) in keys {
             if set && !users.contains(&kind) {
@@ -299,6 +303,16 @@ impl LbParams {
                 .tr_inactive_us
                 .map(|v| micros("tr_inactive_us", Some(v), 0.0))
                 .transpose()?,
+            tr_spray_acks: match cfg.tr_ack_path.as_deref() {
+                None | Some("tr") => false,
+                Some("spray") => true,
+                Some(other) => {
+                    return Err(ConfigError::new(
+                        "routing.tr_ack_path",
+                        format!("must be \"tr\" or \"spray\" (got '{other}')"),
+                    ))
+                }
+            },
         })
     }
 
@@ -788,6 +802,12 @@ mod tests {
         assert!(err.message.contains("lb = tr"), "{}", err.message);
         let p = params("tr", |c| c.tr_inactive_us = Some(300.0)).unwrap();
         assert_eq!(p.tr_inactive, Some(Time::from_us(300)));
+        assert!(!p.tr_spray_acks);
+        let p = params("tr", |c| c.tr_ack_path = Some("spray".into())).unwrap();
+        assert!(p.tr_spray_acks);
+        let err = params("tr", |c| c.tr_ack_path = Some("ecmp".into())).unwrap_err();
+        assert_eq!(err.path, "routing.tr_ack_path");
+        assert!(err.message.contains("spray"), "{}", err.message);
     }
 
     #[test]

@@ -52,15 +52,21 @@
 //!   the send order) decides which goes first, so the pair may swap. With equal packet sizes and
 //!   rates exact ties do occur (a few per 10 000 packets on the §2 layout; one duplicate ACK
 //!   each, never a fast retransmit); a strict `>` would remove them but is not the paper's rule.
-//! * Ties of TNL (equal delays and empty queues are common) and of (short flows, TNL) are broken
-//!   at random, from each leaf's own stream (`tr`): a fixed order would pile every tie on one
-//!   spine.
+//! * Ties of TNL (equal delays and empty queues are common) and of (short flows, TNL) go to the
+//!   previous packet's uplink when it is among them — the same FIFO path cannot reorder, and
+//!   avoiding reordering is TR's first aim — else to one of the tied at random, from each
+//!   leaf's own stream (`tr`): a fixed order would pile every tie on one spine.
 //! * `fs` counts payload bytes, retransmissions included (a switch cannot tell them apart), so
 //!   a flow's class matches the size classes of the outputs; pure-ACK directions never grow.
-//! * TR routes every packet at its source leaf, ACKs included (the algorithm has no exception,
-//!   and the paper's Fig. 5 shows one flow's ACKs crossing two spines); each direction of a
-//!   flow has its own state, as its own 5-tuple would. A pure-ACK direction is no "short flow"
-//!   for the counts: it carries no data.
+//! * **ACKs' own path** (`routing.tr_ack_path`). `"tr"` (default): TR routes every packet at its
+//!   source leaf, ACKs included — Algorithm 1 has no exception, and the paper's Fig. 5 shows one
+//!   flow's ACKs crossing two spines; each direction of a flow has its own state, as its own
+//!   5-tuple would. An ACK stream is then a short flow and takes the earliest uplink, so ACKs
+//!   gather on the fastest spines and the queues of the others are reported seldom. `"spray"`:
+//!   reverse packets take a uniformly random uplink at their source leaf (the leaf's `tr`
+//!   stream), so every spine's queue comes back about equally often — the "timely" knowledge
+//!   the paper asks for. Either way a pure-ACK direction is no "short flow" for the counts: it
+//!   carries no data.
 //! * The inactivity threshold "one RTT" defaults to the smallest round-trip *propagation* delay
 //!   between hosts of two different leaves (the paper's §2 calls the 200 µs round-trip
 //!   propagation delay of its good paths "the RTT").
@@ -132,6 +138,7 @@ pub struct Tr {
     edge: SourceEdge,
     long_bytes: u64,
     bits: u32,
+    spray_acks: bool,
     inactive: Time,
     leaf_of_node: Vec<u32>,
     is_spine: Vec<bool>,
@@ -227,6 +234,7 @@ impl Tr {
         Tr {
             long_bytes: p.tr_long_bytes,
             bits: p.tr_queue_bits,
+            spray_acks: p.tr_spray_acks,
             inactive,
             rngs: super::node_streams(seed, "tr", n),
             edge,
@@ -269,6 +277,10 @@ impl Tr {
         if here != NO_LEAF && self.edge.is_source(node, pkt) {
             let far = self.leaf_of_node[self.edge.edge(pkt.dst) as usize];
             if far != NO_LEAF && far != here {
+                if self.spray_acks && pkt.kind.is_reverse() {
+                    let m = candidates.len();
+                    return candidates[self.rngs[node as usize].random_range(0..m)];
+                }
                 return self.at_source_leaf(here, far, node, pkt, candidates, fabric);
             }
         }
@@ -312,6 +324,7 @@ impl Tr {
         // fallbacks for an empty S.
         let mut best: Option<(u32, Time, PortIdx)> = None;
         let mut ties = 0u32;
+        let mut sticky = false;
         let mut prev_tnl: Option<Time> = None;
         let mut latest = (Time::ZERO, candidates[0]);
         for &c in candidates {
@@ -347,14 +360,22 @@ impl Tr {
             let key = if short { 0 } else { self.ns[c as usize] };
             match best {
                 Some((k, t, _)) if (key, tnl) > (k, t) => {}
+                // A tie keeps the previous packet's uplink (one FIFO path cannot reorder), else
+                // goes to one of the tied at random.
                 Some((k, t, _)) if (key, tnl) == (k, t) => {
-                    ties += 1;
-                    if rng.random_range(0..ties) == 0 {
+                    if c == prev {
                         best = Some((key, tnl, c));
+                        sticky = true;
+                    } else if !sticky {
+                        ties += 1;
+                        if rng.random_range(0..ties) == 0 {
+                            best = Some((key, tnl, c));
+                        }
                     }
                 }
                 _ => {
                     best = Some((key, tnl, c));
+                    sticky = c == prev;
                     ties = 1;
                 }
             }

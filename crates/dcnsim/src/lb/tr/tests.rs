@@ -382,3 +382,60 @@ fn acks_are_routed_in_order_but_never_counted_as_short_flows() {
     assert_eq!(t.dirs[1].p_tnl, Time::from_us(50) + Time::from_ps(640_000));
     assert_eq!(t.dirs[0].p_tnl, Time::ZERO);
 }
+
+/// Equal TNLs: the previous packet's uplink when it ties, else a random one of the tied.
+#[test]
+fn ties_keep_the_previous_uplink_else_go_at_random() {
+    let mut n = net(3); // spine0 and spine1 good, idle: always tied
+    let mut pool = PacketPool::default();
+    let mut t = tr(&n, 40, |_| {});
+    let good = [port(&n, "leaf0", "spine0"), port(&n, "leaf0", "spine1")];
+    let mut on0 = 0;
+    for f in 0..40u32 {
+        let at = Time::from_us(1000 * f as u64);
+        let first = send(&mut t, &mut n, &mut pool, data(f, 1460), at);
+        assert!(good.contains(&first));
+        on0 += (first == good[0]) as u32;
+        // 500 µs later both good uplinks are idle again and tie: the flow stays.
+        let later = at + Time::from_us(500);
+        assert_eq!(send(&mut t, &mut n, &mut pool, data(f, 1460), later), first);
+    }
+    assert!(
+        (10..=30).contains(&on0),
+        "first packets split at random: {on0} of 40"
+    );
+}
+
+#[test]
+fn sprayed_acks_take_every_uplink_and_leave_no_state() {
+    let mut n = net(2);
+    let mut t = tr(&n, 1, |c| c.tr_ack_path = Some("spray".into()));
+    let leaf1 = node(&n, "leaf1");
+    let leaf0 = node(&n, "leaf0");
+    let cands = n.routing.next_hops(leaf1, 0).to_vec();
+    let routing = std::mem::replace(&mut n.routing, RoutingTable::empty());
+    let mut fabric = Fabric {
+        now: Time::ZERO,
+        routing: &routing,
+        ports: &mut n.ports,
+    };
+    let mut counts = [0; 2];
+    for _ in 0..200 {
+        let mut ack = Packet {
+            src: 2,
+            dst: 0,
+            kind: PacketKind::Ack,
+            size: 40,
+            ..Default::default()
+        };
+        let p = t.choose(leaf1, &mut ack, &cands, &mut fabric);
+        counts[cands.iter().position(|&c| c == p).unwrap()] += 1;
+    }
+    assert!(counts.iter().all(|&c| c > 70), "{counts:?}");
+    assert_eq!(t.stats.decisions, 0);
+    // Data still goes by TR.
+    let up = routing.next_hops(leaf0, 2).to_vec();
+    let mut d = data(0, 1460);
+    t.choose(leaf0, &mut d, &up, &mut fabric);
+    assert_eq!(t.stats.decisions, 1);
+}
