@@ -52,10 +52,12 @@
 //!   the send order) decides which goes first, so the pair may swap. With equal packet sizes and
 //!   rates exact ties do occur (a few per 10 000 packets on the §2 layout; one duplicate ACK
 //!   each, never a fast retransmit); a strict `>` would remove them but is not the paper's rule.
-//! * Ties of TNL (equal delays and empty queues are common) and of (short flows, TNL) go to the
-//!   previous packet's uplink when it is among them — the same FIFO path cannot reorder, and
-//!   avoiding reordering is TR's first aim — else to one of the tied at random, from each
-//!   leaf's own stream (`tr`): a fixed order would pile every tie on one spine.
+//! * Ties of TNL (equal delays and empty queues are common) and of (short flows, TNL) go to one
+//!   of the tied at random, from each leaf's own stream (`tr`): a fixed order would pile every
+//!   tie on one spine, and the paper wants long flows to "take full advantage of all available
+//!   paths". (Keeping the previous packet's uplink on a tie was tried: at 40 Gb/s it reordered
+//!   less, but a lone long flow then stays on one path as under ECMP — on the §2 layout TR's
+//!   per-path spread came out as uneven as LetFlow's.)
 //! * `fs` counts payload bytes, retransmissions included (a switch cannot tell them apart), so
 //!   a flow's class matches the size classes of the outputs; pure-ACK directions never grow.
 //! * **ACKs' own path** (`routing.tr_ack_path`). `"tr"` (default): TR routes every packet at its
@@ -324,7 +326,6 @@ impl Tr {
         // fallbacks for an empty S.
         let mut best: Option<(u32, Time, PortIdx)> = None;
         let mut ties = 0u32;
-        let mut sticky = false;
         let mut prev_tnl: Option<Time> = None;
         let mut latest = (Time::ZERO, candidates[0]);
         for &c in candidates {
@@ -360,22 +361,14 @@ impl Tr {
             let key = if short { 0 } else { self.ns[c as usize] };
             match best {
                 Some((k, t, _)) if (key, tnl) > (k, t) => {}
-                // A tie keeps the previous packet's uplink (one FIFO path cannot reorder), else
-                // goes to one of the tied at random.
                 Some((k, t, _)) if (key, tnl) == (k, t) => {
-                    if c == prev {
+                    ties += 1;
+                    if rng.random_range(0..ties) == 0 {
                         best = Some((key, tnl, c));
-                        sticky = true;
-                    } else if !sticky {
-                        ties += 1;
-                        if rng.random_range(0..ties) == 0 {
-                            best = Some((key, tnl, c));
-                        }
                     }
                 }
                 _ => {
                     best = Some((key, tnl, c));
-                    sticky = c == prev;
                     ties = 1;
                 }
             }
