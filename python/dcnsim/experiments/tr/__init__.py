@@ -1,10 +1,18 @@
 """TR: T. Zhang, Y. Lei, Q. Zhang, S. Zou, J. Huang, F. Li, "Fine-grained Load Balancing with
 Traffic-aware Rerouting in DataCenter Networks", J. Cloud Computing 2021 (seed 002).
 
-Figures that run (:mod:`.motivation`): ``fig2`` and ``fig3``, the motivation study of §2 —
-ECMP, LetFlow and RPS on a leaf-spine with asymmetric paths, short flows' queueing delay,
-reordering and FCT (Fig. 2) and long flows' path balance, reordering and throughput (Fig. 3).
-Figs. 6–12 need TR itself (``routing.lb = "tr"``), which the core does not have yet.
+Every figure of the paper's evaluation runs:
+
+* ``fig2``, ``fig3`` (:mod:`.motivation`): the motivation study of §2 — ECMP, LetFlow and RPS
+  on a leaf-spine with asymmetric paths; short flows' queueing delay, reordering and FCT, long
+  flows' path balance, reordering and throughput.
+* ``fig6`` (:mod:`.modelcheck`, :mod:`.model`): the FCT model of §3.4 (eqs. 2–8) for RPS and
+  TR against simulation.
+* ``fig7``, ``fig8`` (:mod:`.microbench`): §4.1's micro-benchmark, the §2 set-up with DRB,
+  Presto and TR (``routing.lb = "tr"``, ``crates/dcnsim/src/lb/tr.rs``) added. Figs. 2, 3, 7
+  and 8 read one sweep (``small/``), run once.
+* ``fig9``–``fig12`` (:mod:`.largescale`): §4.2 at 40 Gb/s, one figure per workload, and
+  ``fig9-12``, the abstract's headline numbers over the four.
 
 What the paper did, what we run, and why
 ----------------------------------------
@@ -34,7 +42,9 @@ What the paper did, what we run, and why
   key moves to the topology.
 * **Schemes.** Figs. 2–3 show ECMP, LetFlow (flowlet gap 500 µs) and RPS; the claims compare
   these three. We also run DRB and Presto (64 KB flowcells), which the paper adds on the same
-  set-up in Figs. 7–8, and draw them dashed. DRB's and Presto's receiver buffers hold a
+  set-up in Figs. 7–8, and draw them dashed. Figs. 7–8 add TR with the core's defaults (T_l =
+  100 KB, 5 TTL bits, the one-RTT inactivity rule at 200 µs, ACKs routed by TR like any
+  packet; ``lb/tr.rs`` says what was chosen where the paper is silent). DRB's and Presto's receiver buffers hold a
   packet at most ``reorder_timeout_us`` = 100 µs (the core's default; the paper gives none).
 * **Short/long.** Short < 100 KB, long ≥ 100 KB (KB = 1000 B), by flow size.
 * **Measures** (:mod:`.motivation`): queueing delay per data packet at switches (host NICs
@@ -64,6 +74,64 @@ What the paper did, what we run, and why
   at the largest asymmetry, has the default tolerance.
 * ``--quick``: two ratios (1.5, 3.5), one seed, and runs stopped at 1 s of simulated time;
   for tests, not for verdicts.
+
+Fig. 6, the model (§3.4)
+------------------------
+
+* **The model** (:mod:`.model`) is eqs. (2)–(8) as printed, in Table 2's units; eq. (4)'s
+  double sum is computed exactly in integers. r, d_g and d_b are round trips (eq. 2 counts
+  rounds of r).
+* **The simulation** (:mod:`.modelcheck`): what the model assumes — N flows of S packets that
+  start together — on the §2 leaf-spine: flow i from leaf0's host i mod 10 to leaf1's host
+  i mod 10, under RPS and TR, mean FCT of the N flows. Not given, chosen: the RTT ratio 2.5
+  (the middle of §2's range: d_g = 200, d_b = 500 µs); panel (b)'s counts 10–50; DCTCP (§2's
+  transport); n = 10, n_g = n_b = 5, B = 250, t = 12 µs, H = 3 follow from the set-up; five
+  seeds.
+* **Claims.** The paper's orderings (TR below RPS; FCT rising with size and with flows) as
+  shares of points or steps; "basically close" as the geometric mean of simulated / model
+  FCT per panel and scheme, against 1 with the default 25 % tolerance (the paper gives no
+  number for its own agreement).
+
+Figs. 9–12, large scale (§4.2)
+------------------------------
+
+* **Topology.** "200 hosts are connected via 10 leaf switches, 10 spine switches, and many
+  40Gbps links. The switch buffer size is set to 375KB": a leaf-spine of 10 × 10 with 20
+  hosts per leaf, every link 40 Gb/s, every port 375 KB (``buffer_kb``).
+* **Link delay: not given.** We keep §2's 25 µs, the only delay the paper states: a good
+  round trip is 200 µs, a bandwidth-delay product of 1 MB — more than a port's buffer.
+* **Bad paths.** "we randomly choose half of the parallel paths ... the round-trip
+  propagation delay of bad path is 1.5x": the five spines of §2 (0, 1, 2, 7, 8), every link of
+  theirs at 25 · (2 · 1.5 − 1) = 50 µs.
+* **DCTCP's K: not given.** 65 packets per 10 Gb/s would make 260, above the 250-packet
+  buffer; DCTCP's rule K ≥ C·RTT/7 with the good base RTT (200 µs of propagation plus 1.2 µs
+  of serialisation) gives 95.9, so ``topology.ecn_k_pkts = 96``.
+* **Traffic.** "100 hosts is randomly selected to send DCTCP flows to the remained hosts":
+  hosts drawn once (``numpy.random.default_rng(2).permutation(200)[:100]``), ``pattern =
+  "group"``, Poisson arrivals. Workloads: the built-in Data Mining, Web Search, Cache Follower
+  and Web Server CDFs. The paper's Table 3 agrees with ours within 2–5 points per bin except
+  for Web Search, whose column (59/3/18/20 %) matches no public copy of that workload (all
+  give 15/39/16/30; ``/work/shared/workloads/README.md``): we use the DCTCP one.
+* **"We also vary the load intensity by changing the total number of existing flows from
+  10000 to 50000"**: read as N flows arriving in a fixed window, so the load grows with N.
+  The window is not given; we put 50 000 flows at load 0.8 of each sender's link, so 10 000,
+  20 000, …, 50 000 flows are loads 0.16, 0.32, 0.48, 0.64, 0.8.
+* **Flows simulated.** A point measured first: ECMP, 10 000 Data Mining flows at load 0.16,
+  122 s and 360 M events on this shared 2-core machine; TR 145 s, RPS 162 s. The full counts
+  would cost about 15 × 140 s × 7 schemes ≈ 4 h of CPU for Data Mining, ~50 min for Web
+  Search, ~20 min for Cache Follower and minutes for Web Server — 2.5–5 hours on two shared
+  cores. We run the first share of each test's arrivals at that test's load: a fifth for Data
+  Mining and Web Search (2 000–10 000 flows), half for Cache Follower, all of Web Server's. The
+  share is fixed per workload, so every count runs the same window of arrivals. Set
+  ``largescale.RUN_SHARE`` to 1 for the full counts.
+* **Schemes**: ECMP, LetFlow, RPS, DRB, Presto and TR as in §4.1, and a second TR whose
+  reverse packets are sprayed over the uplinks (``routing.tr_ack_path = "spray"``): how ACKs
+  leave their leaf is not said, and at this scale it decides how fresh the spine queues TR
+  reads are. The claims are checked on the first TR (the literal reading).
+* **Measures** (:mod:`.largescale`), one seed per point: AFCT and 99th-percentile FCT of
+  finished short flows, mean throughput of long flows, each over ECMP's at the same point;
+  the claims as shares of the five counts; the abstract's "up to" as TR's largest gain over
+  any other scheme at any point of the four workloads.
 
 What we get (full run 2026-11-24, 10 seeds, 250 runs per figure)
 ----------------------------------------------------------------
