@@ -40,6 +40,15 @@
 //! uplinks within an RTT is counted on each, as the paper's per-queue "last packet arrived at
 //! the jth output queue" reads.
 //!
+//! **When the prediction holds.** On two leaves each spine's port towards the far leaf is fed
+//! by one uplink at its own rate, so spine queues stay empty and eq. (1) is exact: TR does not
+//! reorder. With many leaves a spine port is fed by all the others, and the queue a packet will
+//! meet there changes during its flight (at 40 Gb/s, 25 µs of flight is 80 packets from other
+//! leaves) and is reported to the leaf half a round trip late: arrivals then miss their TNL
+//! by microseconds against 0.3 µs between packets, and TR reorders (`experiments/tr`: Figs.
+//! 9–12). An experiment that read each spine's current queue instead of the reported one
+//! reordered more, not less: every leaf then sends to the same empty spine at once.
+//!
 //! ## Choices where the paper is silent
 //!
 //! * **No uplink passes the TNL filter** (every uplink would deliver before the previous packet,
@@ -50,8 +59,9 @@
 //! * `TNL_j = p.TNL` passes the filter, as Algorithm 1's `≥` says. Two such packets reach the
 //!   next leaf at the same picosecond, where the engine's order for simultaneous arrivals (not
 //!   the send order) decides which goes first, so the pair may swap. With equal packet sizes and
-//!   rates exact ties do occur (a few per 10 000 packets on the §2 layout; one duplicate ACK
-//!   each, never a fast retransmit); a strict `>` would remove them but is not the paper's rule.
+//!   rates exact ties do occur (70 of 28.5 M data packets in the 50 runs of TR's Fig. 7; one
+//!   duplicate ACK each, never a fast retransmit); a strict `>` would remove them but is not
+//!   the paper's rule.
 //! * Ties of TNL (equal delays and empty queues are common) and of (short flows, TNL) go to one
 //!   of the tied at random, from each leaf's own stream (`tr`): a fixed order would pile every
 //!   tie on one spine, and the paper wants long flows to "take full advantage of all available
