@@ -67,6 +67,9 @@ pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared
         racks: topo.racks.clone(),
     };
     let flows = workload::generate(&scenario.workload, &info, scenario.seed, base_dir)?;
+    if let Transport::Pace(_) = transport {
+        crate::protocols::pace::check_weights(&flows)?;
+    }
     if let Some(f) = scenario.output.trace_flow {
         if f as usize >= flows.len() {
             return Err(ConfigError::new(

@@ -63,6 +63,9 @@ pub enum Header {
     Rcp(crate::protocols::rcp::RcpHeader),
     D3(crate::protocols::d3::D3Header),
     Merp(crate::protocols::merp::header::MerpHeader),
+    Pace(crate::protocols::pace::PaceHeader),
+    /// MCP-Opt's sums of the path's queues and prices ([`crate::protocols::mcp::McpHeader`]).
+    Mcp(crate::protocols::mcp::McpHeader),
 }
 
 /// Fields of the path choices in `lb/` (10 bytes; the packet's budget is in `packet_stays_small`).

@@ -1,6 +1,6 @@
 //! Switch agents: the switch half of a protocol, installed on every egress port.
 //!
-//! A protocol with switch logic (RCP, D3, PDQ; MERP and PACE next) reads and rewrites its
+//! A protocol with switch logic (RCP, D3, PDQ, MERP, PACE, MCP-Opt) reads and rewrites its
 //! packets' [`Header`](crate::net::packet::Header) fields as they pass each port, and keeps
 //! per-port state (an advertised rate, allocation counters, a flow list). One [`SwitchAgent`]
 //! value holds that state for *every* port of the network, in dense vectors indexed by
@@ -76,6 +76,8 @@ pub enum SwitchAgent {
     Rcp(super::rcp::RcpSwitch),
     D3(super::d3::D3Switch),
     Merp(super::merp::MerpSwitch),
+    Pace(super::pace::PaceForwarder),
+    Mcp(super::mcp::McpSwitch),
 }
 
 impl SwitchAgent {
@@ -88,7 +90,13 @@ impl SwitchAgent {
     ) -> Option<SwitchAgent> {
         use super::Transport;
         match transport {
-            Transport::Tcp(_) | Transport::Pfabric(_) => None,
+            Transport::Tcp(p) => match &p.variant {
+                super::tcp::Variant::Mcp(m) if m.opt => {
+                    Some(SwitchAgent::Mcp(super::mcp::McpSwitch::new(m, net)))
+                }
+                _ => None,
+            },
+            Transport::Pfabric(_) => None,
             Transport::Pdq(p) => Some(SwitchAgent::Pdq(super::pdq::PdqAgent::new(
                 p.switch, p.subflows, net,
             ))),
@@ -98,6 +106,11 @@ impl SwitchAgent {
                 p,
                 net,
                 lb == crate::lb::LbKind::Memr,
+            ))),
+            Transport::Pace(p) => Some(SwitchAgent::Pace(super::pace::PaceForwarder::new(
+                p.period_units,
+                p.full_packet(),
+                net,
             ))),
         }
     }
@@ -116,6 +129,11 @@ impl SwitchAgent {
             SwitchAgent::D3(a) => a.on_enqueue(port, pkt),
             SwitchAgent::Merp(a) => {
                 a.on_enqueue(now, port, pkt);
+                Admission::Normal
+            }
+            SwitchAgent::Pace(a) => a.on_enqueue(now, port, at, pkt),
+            SwitchAgent::Mcp(a) => {
+                a.on_enqueue(now, port, at, pkt);
                 Admission::Normal
             }
         }
@@ -138,16 +156,20 @@ impl SwitchAgent {
             // PDQ's ACKs retrace their data's path, whatever the candidates.
             SwitchAgent::Pdq(a) => a.reverse_route(node, pkt),
             SwitchAgent::Merp(a) => a.route(now, node, pkt, candidates),
+            SwitchAgent::Pace(a) => a.reverse_route(node, pkt),
+            SwitchAgent::Mcp(_) => None,
             SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => None,
         }
     }
 
     /// A packet leaves `port`'s queue and starts serialising.
     pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
-        let _ = (now, at);
+        let _ = now;
         match self {
             SwitchAgent::Pdq(_) | SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => {}
             SwitchAgent::Merp(a) => a.on_dequeue(port, pkt),
+            SwitchAgent::Pace(a) => a.on_dequeue(port, at),
+            SwitchAgent::Mcp(_) => {}
         }
     }
 
@@ -156,7 +178,10 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => None, // the rate controller runs lazily (see protocols::pdq)
             SwitchAgent::Rcp(a) => a.poll_timeout(),
-            SwitchAgent::D3(_) | SwitchAgent::Merp(_) => None,
+            SwitchAgent::D3(_)
+            | SwitchAgent::Merp(_)
+            | SwitchAgent::Pace(_)
+            | SwitchAgent::Mcp(_) => None,
         }
     }
 
@@ -165,7 +190,10 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => {}
             SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
-            SwitchAgent::D3(_) | SwitchAgent::Merp(_) => {}
+            SwitchAgent::D3(_)
+            | SwitchAgent::Merp(_)
+            | SwitchAgent::Pace(_)
+            | SwitchAgent::Mcp(_) => {}
         }
     }
 }

@@ -14,7 +14,9 @@
 pub mod agent;
 pub mod d2tcp;
 pub mod d3;
+pub mod mcp;
 pub mod merp;
+pub mod pace;
 pub(crate) mod paced;
 pub mod pdq;
 pub mod pfabric;
@@ -119,12 +121,20 @@ pub struct TransportConfig {
     pub rcp_init_rtt_us: Option<f64>,
     /// D3: terminate deadline flows that can no longer meet their deadline.
     pub d3_quench: Option<bool>,
+    /// MCP: `approx` (the window from ECN marks, eq. 11) or `opt` (from the path's true queues
+    /// and prices, eq. 10).
+    pub mcp_variant: Option<String>,
+    /// MCP-Opt: the interval over which a port measures its load for the link price.
+    pub mcp_rate_interval_us: Option<f64>,
     /// MERP: α, the largest share of a link a flow sends DATA at.
     pub merp_alpha: Option<f64>,
     /// MERP: the detecting rate threshold Q, as a fraction of the sender's link rate.
     pub merp_q: Option<f64>,
     /// MERP: the RTT switches' early start looks ahead by.
     pub merp_rtt_us: Option<f64>,
+    /// PACE: the initial (and shortest) allocation period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace_period_us: Option<f64>,
 }
 
 fn default_protocol() -> String {
@@ -168,9 +178,12 @@ impl Default for TransportConfig {
             rcp_init_rate: None,
             rcp_init_rtt_us: None,
             d3_quench: None,
+            mcp_variant: None,
+            mcp_rate_interval_us: None,
             merp_alpha: None,
             merp_q: None,
             merp_rtt_us: None,
+            pace_period_us: None,
         }
     }
 }
@@ -213,6 +226,10 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "D2TCP (Vamanan et al., SIGCOMM 2012): DCTCP with the deadline-imminence penalty alpha^d",
     ),
     (
+        "mcp",
+        "MCP: window updated once per RTT from the deadline deficit and the path's queue and price (approx: ECN only; opt: exact)",
+    ),
+    (
         "pfabric",
         "pFabric (Alizadeh et al., SIGCOMM 2013): remaining-size priorities, tiny buffers, line-rate start",
     ),
@@ -236,6 +253,10 @@ pub const PROTOCOLS: &[(&str, &str)] = &[
         "merp",
         "MERP (IEEE TPDS 2017): switches order flows for the least maximum expansion ratio (virtual deadlines)",
     ),
+    (
+        "pace",
+        "PACE (Carvalho et al.): per-period credits cut by forwarders to weighted max-min, lossless",
+    ),
 ];
 
 /// A validated transport choice, from which the engine makes endpoints and switch settings.
@@ -247,6 +268,7 @@ pub enum Transport {
     Rcp(rcp::RcpParams),
     D3(d3::D3Params),
     Merp(merp::MerpParams),
+    Pace(pace::PaceParams),
 }
 
 impl Transport {
@@ -260,7 +282,9 @@ impl Transport {
             ));
         }
         match cfg.protocol.as_str() {
-            "tcp" | "dctcp" | "d2tcp" => Ok(Transport::Tcp(tcp::TcpParams::from_config(cfg)?)),
+            "tcp" | "dctcp" | "d2tcp" | "mcp" => {
+                Ok(Transport::Tcp(tcp::TcpParams::from_config(cfg)?))
+            }
             "pfabric" => Ok(Transport::Pfabric(pfabric::PfabricParams::from_config(
                 cfg,
             )?)),
@@ -268,6 +292,7 @@ impl Transport {
             "rcp" => Ok(Transport::Rcp(rcp::RcpParams::from_config(cfg)?)),
             "d3" => Ok(Transport::D3(d3::D3Params::from_config(cfg)?)),
             "merp" => Ok(Transport::Merp(merp::MerpParams::from_config(cfg)?)),
+            "pace" => Ok(Transport::Pace(pace::PaceParams::from_config(cfg)?)),
             other => Err(ConfigError::new(
                 "transport.protocol",
                 format!(
@@ -280,15 +305,14 @@ impl Transport {
 
     pub fn name(&self) -> &'static str {
         match self {
-            Transport::Tcp(p) if p.d2tcp.is_some() => "d2tcp",
-            Transport::Tcp(p) if p.dctcp => "dctcp",
-            Transport::Tcp(_) => "tcp",
+            Transport::Tcp(p) => p.variant.name(),
             Transport::Pfabric(_) => "pfabric",
             Transport::Pdq(p) if p.multipath => "mpdq",
             Transport::Pdq(_) => "pdq",
             Transport::Rcp(_) => "rcp",
             Transport::D3(_) => "d3",
             Transport::Merp(_) => "merp",
+            Transport::Pace(_) => "pace",
         }
     }
 
@@ -302,6 +326,7 @@ impl Transport {
             Transport::Rcp(p) => (p.mss, p.header + rcp::HEADER_BYTES),
             Transport::D3(p) => (p.mss, p.header + d3::HEADER_BYTES),
             Transport::Merp(p) => (p.mss, p.header),
+            Transport::Pace(p) => (p.mss, p.header + pace::header::WIRE_BYTES),
         }
     }
 
@@ -310,7 +335,7 @@ impl Transport {
         match self {
             Transport::Tcp(_) => crate::net::queue::Discipline::Fifo,
             Transport::Pfabric(_) => crate::net::queue::Discipline::Pfabric,
-            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) => {
+            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) | Transport::Pace(_) => {
                 crate::net::queue::Discipline::Fifo
             }
             // The priority buffer of Table 2: rank = priority class.
@@ -324,7 +349,11 @@ impl Transport {
         match self {
             Transport::Tcp(_) => None,
             Transport::Pfabric(p) => Some(p.default_buffer_pkts()),
-            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) | Transport::Merp(_) => None,
+            Transport::Pdq(_)
+            | Transport::Rcp(_)
+            | Transport::D3(_)
+            | Transport::Merp(_)
+            | Transport::Pace(_) => None,
         }
     }
 
@@ -335,7 +364,7 @@ impl Transport {
         matches!(
             self,
             Transport::Pfabric(_) | Transport::Rcp(_) | Transport::Merp(_)
-        )
+        ) || matches!(self, Transport::Tcp(p) if matches!(p.variant, tcp::Variant::Mcp(m) if m.opt))
     }
 
     /// Fills the network-defined keys that `cfg` leaves unset from the scale of the network's
@@ -351,13 +380,14 @@ impl Transport {
             Transport::Pfabric(_) => pfabric::network_defaults(cfg, scale, (mss + header) as u64),
             Transport::Rcp(_) => rcp::network_defaults(cfg, scale),
             Transport::Merp(_) => merp::network_defaults(cfg, scale),
-            Transport::Tcp(_) | Transport::Pdq(_) | Transport::D3(_) => {}
+            Transport::Tcp(_) => mcp::network_defaults(cfg, scale),
+            Transport::Pdq(_) | Transport::D3(_) | Transport::Pace(_) => {}
         }
     }
 
     /// Whether the protocol's data packets are ECN-capable (only those are ever marked).
     pub fn uses_ecn(&self) -> bool {
-        matches!(self, Transport::Tcp(p) if p.dctcp)
+        matches!(self, Transport::Tcp(p) if p.variant.uses_ecn())
     }
 
     /// The marking threshold, in packets, of a port of this rate whose link sets none: the
@@ -369,7 +399,8 @@ impl Transport {
             | Transport::Pdq(_)
             | Transport::Rcp(_)
             | Transport::D3(_)
-            | Transport::Merp(_) => None,
+            | Transport::Merp(_)
+            | Transport::Pace(_) => None,
         }
     }
 
@@ -382,6 +413,7 @@ impl Transport {
             Transport::Rcp(p) => Sender::Rcp(rcp::RcpSender::new(p, flow)),
             Transport::D3(p) => Sender::D3(d3::D3Sender::new(p, flow)),
             Transport::Merp(p) => Sender::Merp(merp::MerpSender::new(p, flow, nic_rate)),
+            Transport::Pace(p) => Sender::Pace(pace::PaceSender::new(p, flow, nic_rate)),
         }
     }
 
@@ -401,6 +433,7 @@ impl Transport {
                 flow,
             )),
             Transport::Merp(p) => Receiver::Merp(merp::MerpReceiver::new(p, flow)),
+            Transport::Pace(p) => Receiver::Pace(pace::PaceReceiver::new(p, flow)),
         }
     }
 }
@@ -420,6 +453,21 @@ pub struct FlowSetup {
     pub weight: f64,
     /// Path entropy for per-flow hashing.
     pub path_key: u32,
+    /// What the flow's path offers, for protocols that read it (MCP).
+    pub path: PathFacts,
+}
+
+/// Facts of a flow's path (the best of its shortest paths, as the ideal FCT takes), known at
+/// the flow's start: what an end host learns from configuration (its link speed, the marking
+/// threshold of the fabric) rather than from packets.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PathFacts {
+    /// The slowest and the fastest link rate on the path.
+    pub bottleneck: crate::units::Rate,
+    pub fastest: crate::units::Rate,
+    /// The smallest ECN marking threshold of the path's queues (the first to mark), if any
+    /// marks.
+    pub ecn_k_pkts: Option<u32>,
 }
 
 pub enum Sender {
@@ -429,12 +477,14 @@ pub enum Sender {
     Rcp(rcp::RcpSender),
     D3(d3::D3Sender),
     Merp(merp::MerpSender),
+    Pace(pace::PaceSender),
 }
 
 pub enum Receiver {
     Tcp(tcp::TcpReceiver),
     Pdq(pdq::PdqReceiver),
     Merp(merp::MerpReceiver),
+    Pace(pace::PaceReceiver),
 }
 
 macro_rules! dispatch_sender {
@@ -446,6 +496,7 @@ macro_rules! dispatch_sender {
             Self::Rcp($e) => $body,
             Self::D3($e) => $body,
             Self::Merp($e) => $body,
+            Self::Pace($e) => $body,
         }
     };
 }
@@ -456,6 +507,7 @@ macro_rules! dispatch_receiver {
             Self::Tcp($e) => $body,
             Self::Pdq($e) => $body,
             Self::Merp($e) => $body,
+            Self::Pace($e) => $body,
         }
     };
 }

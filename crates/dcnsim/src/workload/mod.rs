@@ -13,7 +13,11 @@
 //! | `incast` | N senders → 1 receiver, in rounds | `senders` (required), `sizes` (required), `receiver` (random host), `start_s` (0), `rounds` (1), `interval_s` (required if rounds > 1) |
 //! | `permutation` | every host sends one flow to its partner in a random derangement | `sizes` ("websearch"), `start_s` (0) |
 //!
-//! All kinds also take `deadline` (none) and `weight` (1.0). A key that does not apply to the
+//! All kinds also take `deadline` (none), `weight` (1.0) and `abort_at_deadline` (false: when
+//! true, the application gives up on a flow that has not finished by its deadline, whatever the
+//! protocol — as MCP's evaluation has "each node abort its flows as soon as the flows fail to
+//! meet deadlines"; the flow is then terminated, with `terminated_s` its deadline, and frees the
+//! network). A key that does not apply to the
 //! chosen kind (or pattern, or size `dist`) is an error naming it, never silently ignored.
 //!
 //! ## Sizes
@@ -177,6 +181,9 @@ pub struct WorkloadConfig {
     /// Weight of every flow (default 1.0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,
+    /// The application ends a flow that missed its deadline (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abort_at_deadline: Option<bool>,
 }
 
 /// A key that is either one integer or a list of host ids (`senders`, `src_group`,
@@ -256,8 +263,9 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
             "start_s",
             "deadline",
             "weight",
+            "abort_at_deadline",
         ],
-        "flows" => &["file", "deadline", "weight"],
+        "flows" => &["file", "deadline", "weight", "abort_at_deadline"],
         "incast" => &[
             "sizes",
             "senders",
@@ -267,15 +275,22 @@ fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
             "interval_s",
             "deadline",
             "weight",
+            "abort_at_deadline",
         ],
-        "permutation" => &["sizes", "start_s", "deadline", "weight"],
+        "permutation" => &[
+            "sizes",
+            "start_s",
+            "deadline",
+            "weight",
+            "abort_at_deadline",
+        ],
         _ => return None,
     })
 }
 
 impl WorkloadConfig {
     /// (key, whether it is set), for every optional key.
-    fn keys_set(&self) -> [(&'static str, bool); 15] {
+    fn keys_set(&self) -> [(&'static str, bool); 16] {
         [
             ("sizes", self.sizes.is_some()),
             ("load", self.load.is_some()),
@@ -291,6 +306,7 @@ impl WorkloadConfig {
             ("interval_s", self.interval_s.is_some()),
             ("deadline", self.deadline.is_some()),
             ("weight", self.weight.is_some()),
+            ("abort_at_deadline", self.abort_at_deadline.is_some()),
             ("kind", true),
         ]
     }

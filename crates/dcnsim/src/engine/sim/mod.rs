@@ -35,7 +35,7 @@ use crate::net::packet::{Ecn, Packet, PacketKind, PacketPool, PacketRef};
 use crate::net::queue::{Discipline, Enqueued};
 use crate::net::{Network, NodeIdx, PortIdx};
 use crate::protocols::agent::{Admission, SwitchAgent};
-use crate::protocols::{EndpointEvent, FlowSetup, Receiver, Sender, Transport};
+use crate::protocols::{EndpointEvent, FlowSetup, PathFacts, Receiver, Sender, Transport};
 use crate::topo::NodeKind;
 use crate::units::Time;
 use crate::workload::FlowSpec;
@@ -71,6 +71,8 @@ enum Event {
     Sample,
     /// The switch agent's periodic work.
     AgentTick,
+    /// A flow's deadline, when the application aborts flows that miss it.
+    DeadlineAbort(u32),
 }
 
 impl Urgency for Event {
@@ -115,7 +117,8 @@ struct FlowState {
     path_key: u32,
     endpoints: Option<Box<Endpoints>>,
     finish: Option<Time>,
-    /// When the protocol terminated the flow ([`EndpointEvent::Terminated`]), if it did.
+    /// When the protocol terminated the flow ([`EndpointEvent::Terminated`]), or the
+    /// application aborted it at its deadline, if either did.
     terminated: Option<Time>,
     ideal_fct: Time,
     retransmits: u64,
@@ -127,6 +130,19 @@ struct FlowState {
     reorder: ReorderStats,
     /// First byte of every data segment of this flow that the network dropped (while it runs).
     dropped: DroppedSeqs,
+}
+
+impl FlowState {
+    /// Keeps the sender's counters and frees both endpoints: later packets are absorbed.
+    fn free_endpoints(&mut self) {
+        if let Some(ep) = self.endpoints.take() {
+            let stats = ep.sender.stats();
+            self.retransmits = stats.retransmits;
+            self.timeouts = stats.timeouts;
+            self.data_packets = stats.data_packets_sent;
+        }
+        self.dropped = DroppedSeqs::default();
+    }
 }
 
 /// Progress reported to the caller about every few hundred milliseconds of wall time.
@@ -165,6 +181,8 @@ pub struct Simulation {
     series: Series,
     /// `output.trace_flow` and what its sender did.
     trace_flow: Option<u32>,
+    /// `workload.abort_at_deadline`.
+    abort_at_deadline: bool,
     trace: Vec<TraceRow>,
     /// Reused buffer for the packets an endpoint emits, already in the pool (no per-packet
     /// allocation, one copy of each packet).
@@ -273,6 +291,7 @@ impl Simulation {
             series_interval,
             series: Series::default(),
             trace_flow: scenario.output.trace_flow,
+            abort_at_deadline: scenario.workload.abort_at_deadline.unwrap_or(false),
             trace: Vec::new(),
             scratch: Vec::new(),
             dropped_scratch: Vec::new(),
@@ -348,6 +367,7 @@ impl Simulation {
             }
             Event::Sample => self.sample(),
             Event::AgentTick => self.agent_tick(),
+            Event::DeadlineAbort(i) => self.abort_at_deadline(i),
         }
     }
 
@@ -618,6 +638,11 @@ impl Simulation {
                 .schedule(next.spec.start.max(self.now), Event::FlowStart(i + 1));
         }
         let f = &self.flows[idx];
+        if let (true, Some(d)) = (self.abort_at_deadline, f.spec.deadline) {
+            self.events
+                .schedule(f.spec.start + d, Event::DeadlineAbort(i));
+        }
+        let path = ideal::best_path(&self.net, f.spec.src, f.spec.dst);
         let setup = FlowSetup {
             flow: i,
             src: f.spec.src,
@@ -627,9 +652,9 @@ impl Simulation {
             deadline: f.spec.deadline.map(|d| f.spec.start + d),
             weight: f.spec.weight,
             path_key: f.path_key,
+            path: path_facts(&self.net, &path),
         };
         let (mss, header) = self.transport.data_packet_sizes();
-        let path = ideal::best_path(&self.net, setup.src, setup.dst);
         let ideal_fct = ideal::ideal_fct(&self.net, &path, setup.size, mss, header);
         let nic = self.net.nodes[self.net.hosts[setup.src as usize] as usize].ports[0];
         let mut sender = self
@@ -649,6 +674,17 @@ impl Simulation {
             reseq,
         }));
         self.after_endpoint(i, Side::Sender);
+    }
+
+    /// `workload.abort_at_deadline`: the application gives up on a flow still running at its
+    /// deadline; it ends as if its protocol had terminated it.
+    fn abort_at_deadline(&mut self, i: u32) {
+        let f = &mut self.flows[i as usize];
+        if f.endpoints.is_some() && f.finish.is_none() && f.terminated.is_none() {
+            f.terminated = Some(self.now);
+            self.flows_done += 1;
+            f.free_endpoints();
+        }
     }
 
     fn timer(&mut self, flow: u32, side: Side, generation: u32) {
@@ -778,12 +814,7 @@ impl Simulation {
         // Free the endpoints once both are finished, or the flow was terminated; late packets
         // are then absorbed.
         if (ep.sender_done && f.finish.is_some()) || f.terminated.is_some() {
-            let stats = ep.sender.stats();
-            f.retransmits = stats.retransmits;
-            f.timeouts = stats.timeouts;
-            f.data_packets = stats.data_packets_sent;
-            f.endpoints = None;
-            f.dropped = DroppedSeqs::default();
+            f.free_endpoints();
         }
         let host = self.net.hosts[match side {
             Side::Sender => self.flows[flow as usize].spec.src,
@@ -821,6 +852,16 @@ impl Simulation {
         }
         self.events
             .schedule(self.now + self.reroute_delay, Event::Reroute);
+    }
+}
+
+/// The rates and marking threshold of a path's ports ([`PathFacts`]).
+fn path_facts(net: &crate::net::Network, path: &[PortIdx]) -> PathFacts {
+    let ports = path.iter().map(|&p| &net.ports[p as usize]);
+    PathFacts {
+        bottleneck: ports.clone().map(|p| p.rate).min().unwrap_or_default(),
+        fastest: ports.clone().map(|p| p.rate).max().unwrap_or_default(),
+        ecn_k_pkts: ports.filter_map(|p| p.queue.ecn_k_pkts()).min(),
     }
 }
 

@@ -131,6 +131,7 @@ fn setup(size: u64) -> FlowSetup {
         deadline: None,
         weight: 1.0,
         path_key: 7,
+        path: Default::default(),
     }
 }
 

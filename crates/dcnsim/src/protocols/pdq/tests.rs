@@ -27,6 +27,7 @@ fn flow(size: u64, deadline: Option<Time>) -> FlowSetup {
         deadline,
         weight: 1.0,
         path_key: 42,
+        path: Default::default(),
     }
 }
 

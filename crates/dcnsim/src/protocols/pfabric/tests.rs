@@ -21,6 +21,7 @@ fn sender(size: u64) -> PfabricSender {
         deadline: None,
         weight: 1.0,
         path_key: 5,
+        path: Default::default(),
     };
     let mut s = PfabricSender::new(&p, &f);
     s.start(Time::ZERO);

@@ -146,13 +146,47 @@ const KEYS: &[&str] = &[
     "dctcp_init_alpha",
     "d2tcp_d_min",
     "d2tcp_d_max",
+    "mcp_variant",
+    "mcp_rate_interval_us",
 ];
 
-/// Validated parameters of one TCP or DCTCP run, shared by all its endpoints.
+/// Which window policy the TCP sender runs (the controllers of [`cc`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Variant {
+    NewReno,
+    Dctcp,
+    /// D2TCP (DCTCP with the deadline-imminence penalty α^d) and the clamp of d.
+    D2tcp {
+        d_min: f64,
+        d_max: f64,
+    },
+    /// MCP's deadline-aware window update ([`crate::protocols::mcp`]).
+    Mcp(crate::protocols::mcp::McpParams),
+}
+
+impl Variant {
+    /// Whether data packets are ECN-capable, and DCTCP's keys apply (every variant but
+    /// NewReno: D2TCP is DCTCP's cut, MCP reads the marks and runs DCTCP for flows without a
+    /// deadline).
+    pub fn uses_ecn(&self) -> bool {
+        !matches!(self, Variant::NewReno)
+    }
+
+    /// The `transport.protocol` name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Variant::NewReno => "tcp",
+            Variant::Dctcp => "dctcp",
+            Variant::D2tcp { .. } => "d2tcp",
+            Variant::Mcp(_) => "mcp",
+        }
+    }
+}
+
+/// Validated parameters of one TCP-family run, shared by all its endpoints.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpParams {
-    /// DCTCP (ECT data, α cut) rather than plain NewReno.
-    pub dctcp: bool,
+    pub variant: Variant,
     /// Payload bytes per full segment.
     pub mss: u32,
     /// Header bytes on every packet.
@@ -168,9 +202,6 @@ pub struct TcpParams {
     pub limited_transmit: bool,
     pub dctcp_g: f64,
     pub dctcp_init_alpha: f64,
-    /// D2TCP (DCTCP with the deadline-imminence penalty α^d): the clamp of d, or `None` for
-    /// DCTCP and NewReno.
-    pub d2tcp: Option<(f64, f64)>,
 }
 
 fn positive(key: &str, v: Option<u32>, default: u32) -> ConfigResult<u32> {
@@ -198,18 +229,14 @@ fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
 
 impl TcpParams {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<TcpParams> {
-        let (dctcp, d2tcp) = match cfg.protocol.as_str() {
-            "tcp" => (false, false),
-            "dctcp" => (true, false),
-            "d2tcp" => (true, true),
-            other => {
-                return Err(ConfigError::new(
-                    "transport.protocol",
-                    format!("'{other}' is not a TCP variant (tcp, dctcp, d2tcp)"),
-                ))
-            }
-        };
-        let d2tcp = if d2tcp {
+        let protocol = cfg.protocol.as_str();
+        if !matches!(protocol, "tcp" | "dctcp" | "d2tcp" | "mcp") {
+            return Err(ConfigError::new(
+                "transport.protocol",
+                format!("'{protocol}' is not a TCP variant (tcp, dctcp, d2tcp, mcp)"),
+            ));
+        }
+        let d2tcp = if protocol == "d2tcp" {
             let lo = cfg
                 .d2tcp_d_min
                 .unwrap_or(crate::protocols::d2tcp::DEFAULT_D_MIN);
@@ -239,7 +266,28 @@ impl TcpParams {
             }
             None
         };
-        if !dctcp {
+        let mcp = if protocol == "mcp" {
+            Some(crate::protocols::mcp::McpParams::from_config(cfg)?)
+        } else {
+            let mcp_only = [
+                ("transport.mcp_variant", cfg.mcp_variant.is_some()),
+                (
+                    "transport.mcp_rate_interval_us",
+                    cfg.mcp_rate_interval_us.is_some(),
+                ),
+            ];
+            if let Some((key, _)) = mcp_only.iter().find(|(_, set)| *set) {
+                return Err(ConfigError::new(*key, "only for mcp"));
+            }
+            None
+        };
+        let variant = match (protocol, d2tcp, mcp) {
+            (_, _, Some(m)) => Variant::Mcp(m),
+            (_, Some((d_min, d_max)), _) => Variant::D2tcp { d_min, d_max },
+            ("dctcp", _, _) => Variant::Dctcp,
+            _ => Variant::NewReno,
+        };
+        if !variant.uses_ecn() {
             let dctcp_only = [
                 ("transport.dctcp_g", cfg.dctcp_g.is_some()),
                 ("transport.dctcp_init_alpha", cfg.dctcp_init_alpha.is_some()),
@@ -247,7 +295,7 @@ impl TcpParams {
             if let Some((key, _)) = dctcp_only.iter().find(|(_, set)| *set) {
                 return Err(ConfigError::new(
                     *key,
-                    "only for dctcp and d2tcp; protocol 'tcp' (NewReno) sends no ECN-capable packets",
+                    "only for dctcp, d2tcp and mcp; protocol 'tcp' (NewReno) sends no ECN-capable packets",
                 ));
             }
         }
@@ -303,7 +351,7 @@ impl TcpParams {
             ));
         }
         Ok(TcpParams {
-            dctcp,
+            variant,
             mss,
             header,
             init_cwnd_pkts: positive("init_cwnd_pkts", cfg.init_cwnd_pkts, DEFAULT_INIT_CWND_PKTS)?,
@@ -319,7 +367,6 @@ impl TcpParams {
             limited_transmit: cfg.limited_transmit.unwrap_or(DEFAULT_LIMITED_TRANSMIT),
             dctcp_g,
             dctcp_init_alpha,
-            d2tcp,
         })
     }
 
@@ -327,7 +374,7 @@ impl TcpParams {
     /// rate whose link sets none; `None` for plain TCP, which sends nothing ECN-capable. See
     /// the parameter table for the rule.
     pub fn default_ecn_k_pkts(&self, rate: Rate) -> Option<u32> {
-        if !self.dctcp {
+        if !self.variant.uses_ecn() {
             return None;
         }
         let bps = rate.bits_per_sec() as u128;
@@ -364,7 +411,7 @@ mod param_tests {
     #[test]
     fn defaults_match_the_documented_table() {
         let p = TcpParams::from_config(&cfg("dctcp", |_| {})).unwrap();
-        assert!(p.dctcp);
+        assert_eq!(p.variant, Variant::Dctcp);
         assert_eq!((p.mss, p.header, p.init_cwnd_pkts), (1460, 40, 10));
         assert_eq!(p.min_rto, Time::from_us(1000));
         assert_eq!(p.initial_rto, Time::from_us(1000));
@@ -374,7 +421,7 @@ mod param_tests {
         // The default initial RTO follows a larger min RTO instead of failing.
         let p = TcpParams::from_config(&cfg("tcp", |c| c.min_rto_us = Some(5000.0))).unwrap();
         assert_eq!(p.initial_rto, Time::from_us(5000));
-        assert!(!p.dctcp);
+        assert_eq!(p.variant, Variant::NewReno);
     }
 
     #[test]
@@ -390,7 +437,13 @@ mod param_tests {
         let k = err_key(&cfg("d2tcp", |c| c.d2tcp_d_max = Some(0.3)));
         assert_eq!(k, "transport.d2tcp_d_max");
         let p = TcpParams::from_config(&cfg("d2tcp", |_| {})).unwrap();
-        assert_eq!((p.dctcp, p.d2tcp), (true, Some((0.5, 2.0))));
+        assert_eq!(
+            p.variant,
+            Variant::D2tcp {
+                d_min: 0.5,
+                d_max: 2.0
+            }
+        );
         assert!(TcpParams::from_config(&cfg("dctcp", |c| c.dctcp_g = Some(0.1))).is_ok());
     }
 

@@ -178,6 +178,7 @@ mod tests {
             deadline: None,
             weight: 1.0,
             path_key: 99,
+            path: Default::default(),
         };
         TcpReceiver::new(&p, &f)
     }

@@ -290,6 +290,7 @@ impl TcpSender {
         let a = Ack {
             newly_acked: newly,
             ece: pkt.ece,
+            header: pkt.header,
         };
         self.cc.on_ack(&c, a, &mut self.win);
 
@@ -444,7 +445,9 @@ impl TcpSender {
             self.deadline = Some(now + self.rtt.rto());
         }
         let ecn = if self.cc.ect() { Ecn::Ect } else { Ecn::NotEct };
-        self.packet(now, PacketKind::Data, seq, payload, ecn, retransmit)
+        let mut p = self.packet(now, PacketKind::Data, seq, payload, ecn, retransmit);
+        p.header = self.cc.data_header();
+        p
     }
 
     fn packet(

@@ -25,6 +25,7 @@
 //! | `on_timeout` | when the retransmission timer fires with data outstanding | ssthresh ← FlightSize/2, cwnd ← 1 SMSS |
 //! | `ect` | for every data packet | false |
 //! | `wants_abort` | after every packet and timer the sender handles | false |
+//! | `data_header` | for every data packet: the protocol header it carries | none |
 //!
 //! What stays the sender's: during a fast recovery it owns cwnd. It sets cwnd = ssthresh +
 //! `dupack_threshold`·SMSS on entry (from the ssthresh `on_fast_retransmit` chose), inflates
@@ -42,6 +43,7 @@
 //! | `tcp` | [`NewReno`] | `newreno.rs`: RFC 5681 §3.1 growth, eq. (4) reductions |
 //! | `dctcp` | [`Dctcp`] | `dctcp.rs`: α per window of ACKs, the α-proportional cut on ECE, ECT data |
 //! | `d2tcp` | [`D2tcp`] | `protocols/d2tcp/mod.rs`: DCTCP's hooks with the cut's α replaced by the penalty α^d |
+//! | `mcp` | [`Mcp`] | `protocols/mcp/`: the window set once per RTT from the deadline deficit and the path's queue and price |
 //!
 //! [`Controller::new`] picks one from [`TcpParams`]. Accessors that tests and
 //! traces use (`dctcp_alpha`, `dctcp_counters`, `cwnd`, `ssthresh`) stay on the sender.
@@ -70,15 +72,16 @@
 //!   missed.
 
 mod dctcp;
-mod newreno;
+pub(crate) mod newreno;
 #[cfg(test)]
 pub(crate) mod probe;
 
 pub use dctcp::Dctcp;
 pub use newreno::NewReno;
 
-use super::TcpParams;
+use super::{TcpParams, Variant};
 use crate::protocols::d2tcp::D2tcp;
+use crate::protocols::mcp::Mcp;
 use crate::protocols::FlowSetup;
 use crate::units::Time;
 
@@ -128,6 +131,8 @@ pub struct Ack {
     pub newly_acked: u64,
     /// ECN-Echo: the data packet this ACK answers arrived CE-marked.
     pub ece: bool,
+    /// The protocol header the receiver echoed (MCP-Opt reads the path's queue and price).
+    pub header: crate::net::packet::Header,
 }
 
 /// The window policy of a TCP sender (see the module doc for when each hook runs).
@@ -165,6 +170,12 @@ pub trait CongestionControl {
     fn wants_abort(&self) -> bool {
         false
     }
+
+    /// The protocol header of data packets, for controllers whose switches fill it in
+    /// (MCP-Opt); none by default.
+    fn data_header(&self) -> crate::net::packet::Header {
+        crate::net::packet::Header::None
+    }
 }
 
 /// The congestion controllers, by enum for dispatch on the per-ACK path.
@@ -172,6 +183,8 @@ pub enum Controller {
     NewReno(NewReno),
     Dctcp(Dctcp),
     D2tcp(D2tcp),
+    /// Boxed: MCP's state is several times the others'.
+    Mcp(Box<Mcp>),
     /// A scripted controller for the sender's tests of the seam itself.
     #[cfg(test)]
     Probe(probe::Probe),
@@ -183,6 +196,7 @@ macro_rules! dispatch {
             Controller::NewReno($c) => $body,
             Controller::Dctcp($c) => $body,
             Controller::D2tcp($c) => $body,
+            Controller::Mcp($c) => $body,
             #[cfg(test)]
             Controller::Probe($c) => $body,
         }
@@ -192,12 +206,13 @@ macro_rules! dispatch {
 impl Controller {
     /// The controller `p` asks for, for the flow `f`.
     pub fn new(p: &TcpParams, f: &FlowSetup) -> Controller {
-        match (p.d2tcp, p.dctcp) {
-            (Some((d_min, d_max)), _) => {
-                Controller::D2tcp(D2tcp::new(Dctcp::new(p), f.deadline, d_min, d_max))
+        match &p.variant {
+            Variant::NewReno => Controller::NewReno(NewReno),
+            Variant::Dctcp => Controller::Dctcp(Dctcp::new(p)),
+            Variant::D2tcp { d_min, d_max } => {
+                Controller::D2tcp(D2tcp::new(Dctcp::new(p), f.deadline, *d_min, *d_max))
             }
-            (None, true) => Controller::Dctcp(Dctcp::new(p)),
-            (None, false) => Controller::NewReno(NewReno),
+            Variant::Mcp(m) => Controller::Mcp(Box::new(Mcp::new(m, p, f))),
         }
     }
 
@@ -206,6 +221,7 @@ impl Controller {
         match self {
             Controller::Dctcp(d) => Some(d),
             Controller::D2tcp(d) => Some(d.dctcp()),
+            Controller::Mcp(m) => m.fallback(),
             _ => None,
         }
     }
@@ -239,5 +255,9 @@ impl CongestionControl for Controller {
     #[inline]
     fn wants_abort(&self) -> bool {
         dispatch!(self, cc => cc.wants_abort())
+    }
+    #[inline]
+    fn data_header(&self) -> crate::net::packet::Header {
+        dispatch!(self, cc => cc.data_header())
     }
 }

@@ -82,6 +82,7 @@ fn flow(size: u64) -> FlowSetup {
         deadline: None,
         weight: 1.0,
         path_key: 42,
+        path: Default::default(),
     }
 }
 
