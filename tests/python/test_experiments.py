@@ -154,3 +154,43 @@ def test_reproduce_core_quick_dctcp_keeps_the_queue_near_k(tmp_path):
     tcp_drops = data[(data["protocol"] == "tcp") & (data["metric"] == "drops")]["value"].iloc[0]
     assert tcp_drops > 0
     assert (tmp_path / "dctcp-queue" / "protocol-tcp" / "series.csv").is_file()
+
+
+@pytest.mark.skipif(not real_core_available(), reason="the compiled core is not built")
+def test_figures_sharing_a_sweep_run_it_once_and_both_read_it(tmp_path, monkeypatch):
+    from dcnsim.experiments.figure import Figure, Paper, SweepDef, rows
+
+    tiny = {"name": "tiny", "seed": 1, "topology": {"kind": "star", "hosts": 4},
+            "transport": {"protocol": "dctcp"},
+            "workload": {"kind": "poisson", "sizes": "websearch", "load": 0.3, "flows": 5}}
+    sweep = SweepDef(base=tiny, grid={"seed": [1, 2]}, shared="common")
+
+    def measure(runs):
+        flows = sum(len(runs.results(p).flows) for p in runs.ok()["point"])
+        return pd.DataFrame(rows("flows", "dctcp", {"": flows}))
+
+    figs = tuple(Figure(id=i, title=i, shows=i, sweep=sweep, measure=measure,
+                        plot=lambda ours, paper, runs, path: path.write_bytes(b""))
+                 for i in ("figa", "figb"))
+    ran = []
+    real = runner.run_sweep
+
+    def counting(*args, **kwargs):
+        outcome = real(*args, **kwargs)
+        ran.append((len(outcome.ran), kwargs["force"]))
+        return outcome
+
+    monkeypatch.setattr(runner, "run_sweep", counting)
+    rep = runner.reproduce(Paper(name="nopaper", citation="x", figures=figs), tmp_path,
+                           workers=1)
+    assert ran == [(2, False), (0, False)]
+    assert [f.ours["value"].iloc[0] for f in rep.figures] == [10, 10]
+    assert sorted(p.name for p in (tmp_path / "common").iterdir() if p.is_dir()) == \
+        ["seed-1", "seed-2"]
+    summary = pd.read_csv(tmp_path / "figb" / "summaries.csv")
+    assert list(summary["point"]) == ["../common/seed-1", "../common/seed-2"]
+    # --force reruns a shared sweep once, not once per figure
+    ran.clear()
+    runner.reproduce(Paper(name="nopaper", citation="x", figures=figs), tmp_path, workers=1,
+                     force=True)
+    assert ran == [(2, True), (0, False)]

@@ -45,7 +45,7 @@ fn default_seed() -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct RoutingConfig {
     /// Path choice at switches: `ecmp`, `rps`, `drb`, `presto`, `letflow`, `conga`, `drill`,
-    /// `bcube_paths`.
+    /// `tr`, `bcube_paths`.
     #[serde(default = "default_lb")]
     pub lb: String,
     /// Time between a link failing (or recovering) and the routing tables reflecting it.
@@ -69,6 +69,14 @@ pub struct RoutingConfig {
     pub drill_samples: Option<u32>,
     #[serde(default)]
     pub drill_memory: Option<u32>,
+    #[serde(default)]
+    pub tr_long_bytes: Option<u64>,
+    #[serde(default)]
+    pub tr_queue_bits: Option<u32>,
+    #[serde(default)]
+    pub tr_inactive_us: Option<f64>,
+    #[serde(default)]
+    pub tr_ack_path: Option<String>,
 }
 
 fn default_lb() -> String {
@@ -88,6 +96,10 @@ impl Default for RoutingConfig {
             conga_aging_us: None,
             drill_samples: None,
             drill_memory: None,
+            tr_long_bytes: None,
+            tr_queue_bits: None,
+            tr_inactive_us: None,
+            tr_ack_path: None,
         }
     }
 }

@@ -51,6 +51,10 @@ class SweepDef:
     part: str = ""
     #: Left out of ``--quick`` (a network size only the full reproduction runs).
     full_only: bool = False
+    #: Runs in ``OUT/<shared>/[<part>/]`` instead of the figure's folder, so that figures whose
+    #: sweeps name the same folder (and are the same sweep) share its runs: the first figure
+    #: runs them, the next finds them done. Their points are ``../<shared>/…`` in :class:`Runs`.
+    shared: str = ""
 
     def spec(self, quick: bool) -> dict[str, Any]:
         """The sweep as :func:`dcnsim.sweep` takes it."""

@@ -46,26 +46,35 @@ class Reproduction:
 
 
 def _run_sweeps(paper: Paper, fig: Figure, out: Path, quick: bool, workers, scheduler, force,
-                quiet, say) -> tuple[pd.DataFrame, list[str]]:
-    """Runs the figure's sweeps (resumable) into ``OUT/<figure>/[<part>/]``; returns their
-    summaries, one row per point (``part/point`` for a sweep with a part), and failures."""
+                quiet, say, shared_done: set[str]) -> tuple[pd.DataFrame, list[str]]:
+    """Runs the figure's sweeps (resumable) into ``OUT/<figure>/[<part>/]`` (a shared sweep
+    into ``OUT/<shared>/[<part>/]``, forced at most once per call: ``shared_done``); returns
+    their summaries, one row per point (named relative to the figure's folder: ``part/point``,
+    ``../<shared>/point``), and failures."""
     frames, failures = [], []
     for sd in fig.sweeps():
         if quick and sd.full_only:
             continue
-        folder = out / fig.id / sd.part if sd.part else out / fig.id
+        base = out / (sd.shared or fig.id)
+        folder = base / sd.part if sd.part else base
         spec = load_spec(sd.spec(quick))
-        spec.name = f"{paper.name}-{fig.id}" + (f"-{sd.part}" if sd.part else "")
+        spec.name = f"{paper.name}-{sd.shared or fig.id}" + (f"-{sd.part}" if sd.part else "")
         if sd.inputs is not None:
             # the scenarios name their input files relative to the sweep's folder
             sd.inputs(folder, quick)
             spec.base_dir = str(folder.resolve())
-        outcome = run_sweep(spec, folder, workers=workers, scheduler=scheduler, force=force,
+        again = force and str(folder) not in shared_done
+        if sd.shared:
+            shared_done.add(str(folder))
+        outcome = run_sweep(spec, folder, workers=workers, scheduler=scheduler, force=again,
                             quiet=quiet, log=say)
         failures += [f"{f.point.name}: {f.error}" for f in outcome.failures]
         summaries = collect(folder, spec.points())
+        # points are named relative to the figure's folder, where Runs looks for them
+        rel = Path(os.path.relpath(folder, out / fig.id)).as_posix()
+        if rel != ".":
+            summaries["point"] = rel + "/" + summaries["point"]
         if sd.part:
-            summaries["point"] = sd.part + "/" + summaries["point"]
             summaries.insert(1, "part", sd.part)
         frames.append(summaries)
     return pd.concat(frames, ignore_index=True), failures
@@ -95,12 +104,14 @@ def reproduce(
     out.mkdir(parents=True, exist_ok=True)
     all_claims = claims_mod.load_claims(paper.name)
     results = []
+    shared_done: set[str] = set()
     for fig in figures:
         say(f"{paper.name} {fig.id}: {fig.title}")
         runs, failures, points = None, [], 0
         if fig.sweeps():
             summaries, failures = _run_sweeps(paper, fig, out, quick, workers, scheduler, force,
-                                              quiet, say)
+                                              quiet, say, shared_done)
+            (out / fig.id).mkdir(exist_ok=True)
             summaries.to_csv(out / fig.id / "summaries.csv", index=False)
             runs, points = Runs(out / fig.id, summaries), len(summaries)
         ours = fig.measure(runs)[MEASURE_COLUMNS].assign(figure=fig.id)

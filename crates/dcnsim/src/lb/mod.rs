@@ -13,6 +13,7 @@
 //! | [`letflow`](letflow) | flowlet | source leaf | per-flow flowlet | rarely (gap > path skew) |
 //! | [`conga`](conga) | flowlet | source leaf, fed back by remote leaves | DRE per port, leaf tables, per-flow flowlet | rarely |
 //! | [`drill`](drill) | packet | every switch | memory per switch and destination | yes, little when queues are balanced |
+//! | [`tr`](tr) | packet | source leaf, spine queues fed back in reverse ACKs' TTL | per-flow bytes sent and last TNL, short flows per uplink | no, where its delay prediction holds (leaf-spine only) |
 //! | [`bcube_paths`](bcube_paths) | flow | hash at every node, forwarding from addresses (BCube only) | none | no |
 //!
 //! ## Parameters (`[routing]` keys)
@@ -27,6 +28,10 @@
 //! | `conga_aging_us` | 10000 | `conga` (a remote metric not refreshed for this long reads as 0) |
 //! | `drill_samples` | 2 | `drill` (d, random candidates sampled per packet, 1–16) |
 //! | `drill_memory` | 1 | `drill` (m, least-loaded ports remembered from the last decision, 0–4) |
+//! | `tr_long_bytes` | 100000 | `tr` (T_l: a flow that has sent more payload bytes is long) |
+//! | `tr_queue_bits` | 5 | `tr` (k, TTL bits carrying the spine queue length, 1–5) |
+//! | `tr_ack_path` | `"tr"` | `tr` (how reverse packets leave their source leaf: `"tr"`, by Algorithm 1 like any packet, or `"spray"`, a random uplink) |
+//! | `tr_inactive_us` | one RTT | `tr` (a short flow idle this long leaves its uplink's count; default: the smallest round-trip propagation delay between hosts of two leaves) |
 //!
 //! A key set for a scheme that does not use it is refused with an error naming the key and the
 //! schemes it belongs to.
@@ -63,6 +68,7 @@ pub mod letflow;
 pub mod presto;
 pub mod resequencer;
 pub mod rps;
+pub mod tr;
 
 use crate::config::RoutingConfig;
 use crate::error::{ConfigError, ConfigResult};
@@ -103,6 +109,10 @@ pub const PATH_CHOICES: &[(&str, &str)] = &[
         "per-packet power of two choices over local queues with memory (Ghorbani et al., SIGCOMM 2017)",
     ),
     (
+        "tr",
+        "traffic-aware rerouting (Zhang et al., JCC 2021): per packet at the source leaf, no reordering by Time to Next Leaf; short flows fastest, long flows away from short ones (leaf-spine only)",
+    ),
+    (
         "bcube_paths",
         "BCube only: per-flow hash onto BuildPathSet's k+1 parallel paths (Guo et al., SIGCOMM 2009), shortest or not",
     ),
@@ -122,6 +132,7 @@ pub enum LbKind {
     LetFlow,
     Conga,
     Drill,
+    Tr,
     BcubePaths,
     /// MERP's route control: the MERP switch agent routes MERP packets; the rest go by ECMP.
     Memr,
@@ -139,6 +150,12 @@ pub struct LbParams {
     pub conga_aging: Time,
     pub drill_samples: u32,
     pub drill_memory: u32,
+    pub tr_long_bytes: u64,
+    pub tr_queue_bits: u32,
+    /// `None`: one RTT of the network (see [`tr`]).
+    pub tr_inactive: Option<Time>,
+    /// `routing.tr_ack_path = "spray"`.
+    pub tr_spray_acks: bool,
 }
 
 pub const DEFAULT_FLOWLET_GAP_US: f64 = 500.0;
@@ -149,6 +166,8 @@ pub const DEFAULT_CONGA_METRIC_BITS: u32 = 3;
 pub const DEFAULT_CONGA_AGING_US: f64 = 10_000.0;
 pub const DEFAULT_DRILL_SAMPLES: u32 = 2;
 pub const DEFAULT_DRILL_MEMORY: u32 = 1;
+pub const DEFAULT_TR_LONG_BYTES: u64 = 100_000;
+pub const DEFAULT_TR_QUEUE_BITS: u32 = 5;
 
 fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
     let v = v.unwrap_or(default);
@@ -182,6 +201,7 @@ impl LbParams {
             "letflow" => LbKind::LetFlow,
             "conga" => LbKind::Conga,
             "drill" => LbKind::Drill,
+            "tr" => LbKind::Tr,
             "bcube_paths" => LbKind::BcubePaths,
             "memr" => LbKind::Memr,
             other => {
@@ -199,7 +219,7 @@ impl LbParams {
             }
         };
         use LbKind::*;
-        let keys: [(&str, bool, &[LbKind]); 8] = [
+        let keys: [(&str, bool, &[LbKind]); 12] = [
             (
                 "flowlet_gap_us",
                 cfg.flowlet_gap_us.is_some(),
@@ -220,6 +240,10 @@ impl LbParams {
             ("conga_aging_us", cfg.conga_aging_us.is_some(), &[Conga]),
             ("drill_samples", cfg.drill_samples.is_some(), &[Drill]),
             ("drill_memory", cfg.drill_memory.is_some(), &[Drill]),
+            ("tr_long_bytes", cfg.tr_long_bytes.is_some(), &[Tr]),
+            ("tr_queue_bits", cfg.tr_queue_bits.is_some(), &[Tr]),
+            ("tr_inactive_us", cfg.tr_inactive_us.is_some(), &[Tr]),
+            ("tr_ack_path", cfg.tr_ack_path.is_some(), &[Tr]),
         ];
         for (key, set, users) in keys {
             if set && !users.contains(&kind) {
@@ -267,6 +291,28 @@ impl LbParams {
                 16,
             )?,
             drill_memory: within("drill_memory", cfg.drill_memory, DEFAULT_DRILL_MEMORY, 0, 4)?,
+            tr_long_bytes: cfg.tr_long_bytes.unwrap_or(DEFAULT_TR_LONG_BYTES),
+            tr_queue_bits: within(
+                "tr_queue_bits",
+                cfg.tr_queue_bits,
+                DEFAULT_TR_QUEUE_BITS,
+                1,
+                tr::MAX_QUEUE_BITS,
+            )?,
+            tr_inactive: cfg
+                .tr_inactive_us
+                .map(|v| micros("tr_inactive_us", Some(v), 0.0))
+                .transpose()?,
+            tr_spray_acks: match cfg.tr_ack_path.as_deref() {
+                None | Some("tr") => false,
+                Some("spray") => true,
+                Some(other) => {
+                    return Err(ConfigError::new(
+                        "routing.tr_ack_path",
+                        format!("must be \"tr\" or \"spray\" (got '{other}')"),
+                    ))
+                }
+            },
         })
     }
 
@@ -297,6 +343,16 @@ impl LbParams {
                 ),
             ));
         }
+        if self.kind == LbKind::Tr && topology_kind != "leafspine" {
+            return Err(ConfigError::new(
+                "routing.lb",
+                format!(
+                    "'tr' predicts each packet's arrival at the next leaf over one spine and \
+                     needs topology.kind = \"leafspine\" (this topology is '{topology_kind}'); \
+                     use another path choice such as ecmp"
+                ),
+            ));
+        }
         Ok(())
     }
 }
@@ -310,6 +366,7 @@ fn kind_name(k: LbKind) -> &'static str {
         LbKind::LetFlow => "letflow",
         LbKind::Conga => "conga",
         LbKind::Drill => "drill",
+        LbKind::Tr => "tr",
         LbKind::BcubePaths => "bcube_paths",
         LbKind::Memr => "memr",
     }
@@ -331,6 +388,7 @@ pub enum PathChoice {
     LetFlow(letflow::LetFlow),
     Conga(Box<conga::Conga>),
     Drill(drill::Drill),
+    Tr(Box<tr::Tr>),
     BcubePaths(bcube_paths::BcubePaths),
 }
 
@@ -379,6 +437,13 @@ impl PathChoice {
                 params.drill_memory as usize,
                 seed,
             )),
+            LbKind::Tr => PathChoice::Tr(Box::new(tr::Tr::new(
+                SourceEdge::new(net),
+                net,
+                flows,
+                params,
+                seed,
+            ))),
             LbKind::BcubePaths => PathChoice::BcubePaths(bcube_paths::BcubePaths::new(net, seed)),
         }
     }
@@ -407,6 +472,7 @@ impl PathChoice {
             PathChoice::LetFlow(s) => s.choose(node, pkt, candidates, fabric.now),
             PathChoice::Conga(s) => s.choose(node, pkt, candidates, fabric),
             PathChoice::Drill(s) => s.choose(node, pkt.dst, candidates, fabric),
+            PathChoice::Tr(s) => s.choose(node, pkt, candidates, fabric),
             // Not limited to the candidates: most parallel paths are not shortest.
             PathChoice::BcubePaths(s) => s.choose(node, pkt),
         }
@@ -417,6 +483,15 @@ impl PathChoice {
     pub fn on_accept(&mut self, port: PortIdx, bytes: u64, now: Time) {
         if let PathChoice::Conga(s) = self {
             s.on_accept(port, bytes, now);
+        }
+    }
+
+    /// `pkt` crossed the link of port `from` and is at its far end, before it is delivered or
+    /// routed there (TR's spines write into reverse ACKs here, and its leaves read them).
+    #[inline]
+    pub fn on_arrive(&mut self, from: PortIdx, pkt: &mut Packet, ports: &mut [Port], now: Time) {
+        if let PathChoice::Tr(s) = self {
+            s.on_arrive(from, pkt, ports, now);
         }
     }
 
@@ -668,6 +743,9 @@ mod tests {
         assert_eq!(p.conga_metric_bits, 3);
         assert_eq!(p.conga_aging, Time::from_ms(10));
         assert_eq!((p.drill_samples, p.drill_memory), (2, 1));
+        let p = params("tr", |_| {}).unwrap();
+        assert_eq!((p.tr_long_bytes, p.tr_queue_bits), (100_000, 5));
+        assert_eq!(p.tr_inactive, None, "one RTT, from the network");
     }
 
     #[test]
@@ -706,6 +784,30 @@ mod tests {
             .unwrap()
             .check_topology("fattree")
             .is_ok());
+    }
+
+    #[test]
+    fn tr_only_on_leaf_spines_and_its_keys_checked() {
+        let p = params("tr", |_| {}).unwrap();
+        assert!(p.check_topology("leafspine").is_ok());
+        let err = p.check_topology("fattree").unwrap_err();
+        assert_eq!(err.path, "routing.lb");
+        assert!(err.message.contains("leafspine"), "{}", err.message);
+        let err = params("tr", |c| c.tr_queue_bits = Some(6)).unwrap_err();
+        assert_eq!(err.path, "routing.tr_queue_bits");
+        let err = params("tr", |c| c.tr_inactive_us = Some(-1.0)).unwrap_err();
+        assert_eq!(err.path, "routing.tr_inactive_us");
+        let err = params("ecmp", |c| c.tr_long_bytes = Some(1)).unwrap_err();
+        assert_eq!(err.path, "routing.tr_long_bytes");
+        assert!(err.message.contains("lb = tr"), "{}", err.message);
+        let p = params("tr", |c| c.tr_inactive_us = Some(300.0)).unwrap();
+        assert_eq!(p.tr_inactive, Some(Time::from_us(300)));
+        assert!(!p.tr_spray_acks);
+        let p = params("tr", |c| c.tr_ack_path = Some("spray".into())).unwrap();
+        assert!(p.tr_spray_acks);
+        let err = params("tr", |c| c.tr_ack_path = Some("ecmp".into())).unwrap_err();
+        assert_eq!(err.path, "routing.tr_ack_path");
+        assert!(err.message.contains("spray"), "{}", err.message);
     }
 
     #[test]

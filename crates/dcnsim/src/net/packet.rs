@@ -68,7 +68,7 @@ pub enum Header {
     Mcp(crate::protocols::mcp::McpHeader),
 }
 
-/// Fields of the path choices in `lb/` (8 bytes; the packet's budget is in `packet_stays_small`).
+/// Fields of the path choices in `lb/` (10 bytes; the packet's budget is in `packet_stays_small`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LbFields {
     /// The path chosen at the source edge switch, as mixed-radix digits that the later choice
@@ -86,11 +86,17 @@ pub struct LbFields {
     pub ce: u8,
     pub fb_tag: u8,
     pub fb_metric: u8,
+    /// The IP TTL byte. Hosts send [`LbFields::HOST_TTL`] and never read it; hop decrements are
+    /// not modelled. TR's spines write a queue length into its upper 5 bits on reverse ACKs and
+    /// the leaf restores them (TR §"TNL calculation"; [`crate::lb::tr`]).
+    pub ttl: u8,
 }
 
 impl LbFields {
     /// "No tag": the packet is outside CONGA's overlay / carries no feedback.
     pub const NONE: u8 = u8::MAX;
+    /// The TTL every host puts in its packets (Linux's default).
+    pub const HOST_TTL: u8 = 64;
 }
 
 impl Default for LbFields {
@@ -102,6 +108,7 @@ impl Default for LbFields {
             ce: 0,
             fb_tag: LbFields::NONE,
             fb_metric: 0,
+            ttl: LbFields::HOST_TTL,
         }
     }
 }
@@ -216,8 +223,8 @@ mod tests {
     use super::*;
 
     /// Packets are copied into and out of the pool and scanned by queues: keep them small.
-    /// 104 bytes = 96 of fields (the header enum's 24 and the path choices' 8 included) plus
-    /// the six one-byte flags, padded to 8; any growth should first shrink something.
+    /// 104 bytes = 98 of fields (the header enum's 24 and the path choices' 10 included) plus
+    /// the six one-byte flags: full, no padding left; any growth should first shrink something.
     #[test]
     fn packet_stays_small() {
         assert!(
@@ -270,7 +277,7 @@ mod tests {
 
     /// The packet is copied into and out of the pool on every hop's path; keep it small.
     #[test]
-    fn lb_fields_take_8_bytes() {
-        assert_eq!(std::mem::size_of::<LbFields>(), 8);
+    fn lb_fields_take_10_bytes() {
+        assert_eq!(std::mem::size_of::<LbFields>(), 10);
     }
 }

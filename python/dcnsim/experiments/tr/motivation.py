@@ -6,9 +6,10 @@ paths have 1.5–3.5× the good paths' round trip.
 - ``fig3``: long flows (≥ 100 KB): (a) standard deviation of the per-path throughput,
   (b) retransmission ratio, (c) total throughput.
 
-Both figures run the same sweep (one per figure folder: the runner has no shared sweeps):
-ECMP, LetFlow, RPS (the paper's three) and DRB, Presto (the paper's Figs. 7–8 add them on the
-same set-up) × five RTT ratios × seeds. The set-up and every choice are in the package doc
+Both figures read one sweep, shared with Figs. 7–8 (:mod:`.microbench`; it runs once, in the
+output's ``small/`` folder): ECMP, LetFlow, RPS (the paper's three), DRB, Presto and TR (the
+paper's Figs. 7–8 add them on the same set-up) × five RTT ratios × seeds. Figs. 2–3 draw the
+first five. The set-up and every choice are in the package doc
 (:mod:`dcnsim.experiments.tr`); the measures, per run:
 
 - short-flow queueing delay: switch queueing per data packet over all short flows' packets
@@ -63,10 +64,15 @@ SCHEMES: dict[str, dict[str, Any]] = {
     "rps": {"lb": "rps"},
     "drb": {"lb": "drb"},
     "presto": {"lb": "presto", "flowcell_bytes": 65536},
+    # TR with the core's defaults: T_l = 100 KB, 5 TTL bits, ACKs routed by TR like any packet
+    "tr": {"lb": "tr"},
 }
 #: The schemes of the paper's Figs. 2–3; its claims compare these three.
 PAPER_SCHEMES = ("ecmp", "letflow", "rps")
-NAMES = {"ecmp": "ECMP", "letflow": "LetFlow", "rps": "RPS", "drb": "DRB", "presto": "Presto"}
+#: What Figs. 2–3 draw: the paper's three, and DRB and Presto dashed (TR comes in Figs. 7–8).
+FIG23_SCHEMES = ("ecmp", "letflow", "rps", "drb", "presto")
+NAMES = {"ecmp": "ECMP", "letflow": "LetFlow", "rps": "RPS", "drb": "DRB", "presto": "Presto",
+         "tr": "TR"}
 
 
 def bad_link_delay_us(ratio: float) -> float:
@@ -115,6 +121,7 @@ SWEEP = SweepDef(
     quick_base={"stop_s": 1.0},
     quick_grid={"topology.link_overrides": [bad_paths(r) for r in QUICK_RATIOS],
                 "seed": QUICK_SEEDS},
+    shared="small",
 )
 
 
@@ -131,6 +138,8 @@ def run_metrics(flows: pd.DataFrame, ports: pd.DataFrame, end_s: float) -> dict[
                                     pkts.sum())
     out["short_retx_ratio"] = _ratio(short["spurious_retransmits"].sum(), pkts.sum())
     out["short_afct_ms"] = short["fct_s"].dropna().mean() * 1e3
+    out["short_p99_ms"] = short["fct_s"].dropna().quantile(0.99) * 1e3 \
+        if short["fct_s"].notna().any() else np.nan
     out["long_retx_ratio"] = _ratio(long["spurious_retransmits"].sum(),
                                     long["data_packets"].sum())
     # an unfinished flow (stop_s, or the core's 60 s guard) counts what it delivered so far
@@ -155,15 +164,17 @@ def _ratio(a: float, b: float) -> float:
 
 
 PER_RUN_COLUMNS = ["scheme", "ratio", "seed", "drops", "short_qdelay_us", "short_retx_ratio",
-                   "short_afct_ms", "long_retx_ratio", "long_tput_gbps", "long_utilization",
+                   "short_afct_ms", "short_p99_ms", "long_retx_ratio", "long_tput_gbps", "long_utilization",
                    "long_goodput_gbps", "path_tput_sd_mbps"]
 
 
-def per_run(runs: Runs) -> pd.DataFrame:
-    """One row per finished point: ``scheme``, ``ratio``, ``seed``, ``drops`` and
-    :func:`run_metrics`."""
+def per_run(runs: Runs, schemes: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """One row per finished point (of ``schemes``, or all): ``scheme``, ``ratio``, ``seed``,
+    ``drops`` and :func:`run_metrics`."""
     out = []
     for p in runs.ok().to_dict("records"):
+        if schemes is not None and label(p["routing"]) not in schemes:
+            continue
         r = runs.results(p["point"])
         m = run_metrics(r.flows, runs.ports(p["point"]), p["run.sim_time_s"])
         out.append({"scheme": label(p["routing"]),
@@ -235,7 +246,7 @@ OTHERS = ("ecmp", "letflow")
 
 
 def measure_fig2(runs: Runs | None) -> pd.DataFrame:
-    frame = per_run(runs)
+    frame = per_run(runs, FIG23_SCHEMES)
     means = seed_means(frame)
     out = _curves(means, FIG2_METRICS)
     qd, retx, afct = (_wide(means, m) for m in FIG2_METRICS)
@@ -251,7 +262,8 @@ def measure_fig2(runs: Runs | None) -> pd.DataFrame:
 
 
 def measure_fig3(runs: Runs | None) -> pd.DataFrame:
-    means = seed_means(per_run(runs)).rename(columns={"long_utilization": "path_utilization"})
+    means = seed_means(per_run(runs, FIG23_SCHEMES)).rename(
+        columns={"long_utilization": "path_utilization"})
     out = _curves(means, FIG3_METRICS)
     sd, retx, tput = (_wide(means, m) for m in FIG3_METRICS[:3])
     if _has(sd, *PAPER_SCHEMES):
@@ -271,22 +283,25 @@ def measure_fig3(runs: Runs | None) -> pd.DataFrame:
 
 STYLE = {"ecmp": ("tab:blue", "o", "-"), "letflow": ("tab:green", "s", "-"),
          "rps": ("tab:red", "^", "-"), "drb": ("tab:purple", "v", "--"),
-         "presto": ("tab:orange", "D", "--")}
+         "presto": ("tab:orange", "D", "--"), "tr": ("black", "*", "-")}
 
 
 def _panel(ax, frame: pd.DataFrame, metric: str, scale: float, ylabel: str, title: str,
-           note: str, log: bool = False) -> None:
-    """One panel: mean over seeds against the ratio, bars of ± one standard error."""
+           note: str, log: bool = False, in_paper: tuple[str, ...] = PAPER_SCHEMES) -> None:
+    """One panel: mean over seeds against the ratio, bars of ± one standard error; schemes
+    not in ``in_paper`` (the paper's figure) dashed and faint."""
     for scheme in [s for s in SCHEMES if s in set(frame["scheme"])]:
         g = frame[frame["scheme"] == scheme]
         stats = g.groupby("ratio")[metric].agg(["mean", "sem"]).sort_index()
         colour, marker, ls = STYLE.get(scheme, ("grey", "x", ":"))
         name = NAMES.get(scheme, scheme)
-        if scheme not in PAPER_SCHEMES:
+        if scheme not in in_paper:
             name += " (not in the paper's figure)"
+        else:
+            ls = "-"
         ax.errorbar(stats.index, stats["mean"] * scale, yerr=stats["sem"].fillna(0) * scale,
                     color=colour, marker=marker, ls=ls, ms=5, capsize=3, label=name,
-                    alpha=1.0 if scheme in PAPER_SCHEMES else 0.6)
+                    alpha=1.0 if scheme in in_paper else 0.6)
     ax.set_xlabel("RTT ratio of bad to good paths")
     ax.set_ylabel(ylabel)
     if log:
@@ -309,7 +324,7 @@ def _verdict_line(ours: pd.DataFrame, paper: pd.DataFrame) -> str:
 
 
 def plot_fig2(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path: Path) -> None:
-    frame = per_run(runs)
+    frame = per_run(runs, FIG23_SCHEMES)
     fig = new_figure(14, 4.8)
     axes = fig.subplots(1, 3)
     _panel(axes[0], frame, "short_qdelay_us", 1, "average queueing delay (µs)",
@@ -327,7 +342,7 @@ def plot_fig2(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path: 
 
 
 def plot_fig3(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path: Path) -> None:
-    frame = per_run(runs)
+    frame = per_run(runs, FIG23_SCHEMES)
     fig = new_figure(18, 4.8)
     axes = fig.subplots(1, 4)
     _panel(axes[0], frame, "path_tput_sd_mbps", 1, "s.d. of per-path throughput (Mb/s)",

@@ -555,6 +555,8 @@ impl Simulation {
         p.counters.tx_bytes += pkt.size as u64;
         self.counters.link_transmissions += 1;
         let node = p.peer;
+        let pkt = self.pool.get_mut(r);
+        self.lb.on_arrive(port, pkt, &mut self.net.ports, self.now);
         let n = &self.net.nodes[node as usize];
         // A host that is not the destination relays (server-centric layouts such as BCube;
         // the routing tables send packets through hosts only there).
