@@ -2,7 +2,8 @@
 against the offered traffic (Fig. 3 d–f, the "Traffic Threshold") and overall goodput
 (Fig. 4), for MCP-Opt, MCP-Approx, DCTCP and D2TCP against the load.
 
-One sweep: the flow list of each load (:mod:`.workload`) × the four transports, on the k = 8
+One sweep: the flow list of each load (:mod:`.workload`) × the four transports (and PDQ, not
+in the paper, for what a deadline scheduler meets on the same flows), on the k = 8
 fat-tree with K = 64 at every port; every flow is aborted at its deadline, whatever the
 protocol. Per run (:func:`run_metrics`), over the flows of the measured window (the first and
 last :data:`EDGE` of the list by arrival are left out, the network filling and draining):
@@ -12,7 +13,9 @@ last :data:`EDGE` of the list by arrival are left out, the network filling and d
   the measured flows (Gb/s, whole network); the traffic threshold: all its flows' bytes over
   the same span, which the goodput reaches when every flow makes it;
 - near misses: of the missed flows, the share that had 95 % of their bytes at the receiver
-  when they were aborted (a diagnostic: a flow paced to end at its deadline misses by little).
+  when they were aborted (a diagnostic: a flow paced to end at its deadline misses by little);
+- early aborts: of the missed flows, the share their protocol ended before the deadline (MCP's
+  abort rule; the others are aborted by the application at the deadline).
 """
 
 from __future__ import annotations
@@ -46,8 +49,12 @@ TRANSPORTS: dict[str, dict[str, Any]] = {
     "mcp-approx": {"protocol": "mcp", "mcp_variant": "approx"},
     "dctcp": {"protocol": "dctcp"},
     "d2tcp": {"protocol": "d2tcp"},
+    # not in the paper: an explicit deadline scheduler (earliest deadline first, terminating
+    # flows that cannot make it) on the same flows, for how many deadlines can be met at all
+    "pdq": {"protocol": "pdq"},
 }
 MCPS, BASELINES = ("mcp-opt", "mcp-approx"), ("dctcp", "d2tcp")
+PAPER_SCHEMES = MCPS + BASELINES
 CLASSES = list(wl.TYPES)  # query, short, long
 
 
@@ -100,11 +107,12 @@ def measured(flows: pd.DataFrame) -> pd.DataFrame:
 
 def run_metrics(flows: pd.DataFrame) -> dict[str, float]:
     """One run's numbers from its flows.csv: per type and ``all``, ``miss_*``,
-    ``goodput_gbps_*``, ``threshold_gbps_*``, ``near_miss_*``."""
+    ``goodput_gbps_*``, ``threshold_gbps_*``, ``near_miss_*``, ``early_abort_*``."""
     f = measured(flows)
     span = f["start_s"].max() - f["start_s"].min()
     met = f["met_deadline"].astype(str).str.lower() == "true"
     frac = f["bytes_delivered"] / f["size_bytes"]
+    early = (f["terminated_s"] < f["start_s"] + f["deadline_s"] - 1e-9).to_numpy()
     out: dict[str, float] = {}
     for cls in CLASSES + ["all"]:
         sel = np.ones(len(f), bool) if cls == "all" else (f["type"] == cls).to_numpy()
@@ -115,6 +123,7 @@ def run_metrics(flows: pd.DataFrame) -> dict[str, float]:
         out[f"threshold_gbps_{cls}"] = f["size_bytes"][sel].sum() * 8 / span / 1e9
         missed = sel & ~met
         out[f"near_miss_{cls}"] = (frac[missed] >= NEAR).mean() if missed.any() else np.nan
+        out[f"early_abort_{cls}"] = early[missed].mean() if missed.any() else np.nan
     return out
 
 
@@ -148,6 +157,7 @@ def measure(runs: Runs | None) -> pd.DataFrame:
             ratio = g[f"goodput_gbps_{cls}"] / g[f"threshold_gbps_{cls}"]
             out += rows(f"goodput_ratio_{cls}", proto, ratio.to_dict())
             out += rows(f"near_miss_{cls}", proto, g[f"near_miss_{cls}"].to_dict())
+            out += rows(f"early_abort_{cls}", proto, g[f"early_abort_{cls}"].to_dict())
         out += rows("drops", proto, g["drops"].to_dict())
     # the offered traffic is the same list for every protocol
     first = frame.drop_duplicates("load").set_index("load").sort_index()
@@ -156,7 +166,7 @@ def measure(runs: Runs | None) -> pd.DataFrame:
         out += rows(f"flows_{cls}", "offered", first[f"flows_{cls}"].to_dict())
     loads = sorted(frame["load"].unique())
     low, top = loads[0], loads[-1]
-    protos = set(frame["protocol"])
+    protos = set(frame["protocol"]) & set(PAPER_SCHEMES)
     # "all schemes perform similarly under 10% maximum load": spread of the miss rates
     for cls in ("query", "short"):
         v = [_at(frame, p, low, f"miss_{cls}") for p in protos]
@@ -183,7 +193,8 @@ def measure(runs: Runs | None) -> pd.DataFrame:
 # --- plots -------------------------------------------------------------------------------------
 
 STYLE = {"mcp-opt": ("tab:red", "o", "MCP-Opt"), "mcp-approx": ("tab:orange", "s", "MCP-Approx"),
-         "dctcp": ("tab:blue", "^", "DCTCP"), "d2tcp": ("tab:green", "v", "D2TCP")}
+         "dctcp": ("tab:blue", "^", "DCTCP"), "d2tcp": ("tab:green", "v", "D2TCP"),
+         "pdq": ("grey", "x", "PDQ (EDF; not in the paper)")}
 
 
 def _curve(ax, ours: pd.DataFrame, metric: str, scale: float = 1.0) -> None:
@@ -191,7 +202,8 @@ def _curve(ax, ours: pd.DataFrame, metric: str, scale: float = 1.0) -> None:
         o = ours[(ours["metric"] == metric) & (ours["protocol"] == proto)]
         if len(o):
             x = o["x"].astype(float) * 100
-            ax.plot(x, o["value"] * scale, color=colour, marker=marker, ms=5, label=name)
+            ax.plot(x, o["value"] * scale, color=colour, marker=marker, ms=5, label=name,
+                    ls="--" if proto not in PAPER_SCHEMES else "-")
 
 
 def _claims(ax, paper: pd.DataFrame, metric: str, scale: float = 1.0) -> None:
@@ -266,7 +278,7 @@ FIG3_4 = Figure(
           "100 KB–1 MB, long 1–100 MB), each with a deadline from its size and its type's "
           "share of the bandwidth; aborted at the deadline. MCP-Opt, MCP-Approx, DCTCP and "
           "D2TCP (K = 64): miss rate per type, goodput per type against the offered traffic, "
-          "overall goodput, from 10 % to the maximum load.",
+          "overall goodput, from 10 % to the maximum load; PDQ drawn dashed as a reference.",
     sweep=SWEEP,
     measure=measure,
     plot=plot,
