@@ -71,7 +71,7 @@ What we get (full run 2026-11-24), and our reading of the gaps
 decline, and DCTCP's long-flow miss rate at 80 %; none about MCP. The four schemes of the paper
 ran in 35.3 min with ``-j 2`` on 2 cores shared with other work (load average 5–8), PDQ's ten
 points in 15.5 min more; a point takes 37–208 s (MCP-Approx ~94, DCTCP and D2TCP ~90, MCP-Opt
-~150, PDQ ~180); ``--quick`` ~15 s.
+~150, PDQ ~180); ``--quick`` ~25 s (PDQ included).
 
 | claim (load) | paper | ours: MCP-Opt / MCP-Approx | DCTCP / D2TCP | PDQ (EDF) |
 |---|---|---|---|---|
