@@ -93,7 +93,10 @@ impl Mcp {
     fn update(&mut self, c: &Conn, gamma: f64, w: &mut Window) {
         let Some(srtt) = c.srtt else { return };
         let tau = srtt.as_secs_f64();
-        let x = w.cwnd as f64 / self.mss;
+        let wnd = w.cwnd as f64 / self.mss;
+        // The rate x is the whole segments the window lets fly: the sender sends a segment only
+        // when it fits, so a window of 5.7 packets carries 5 per RTT (module doc, "Window").
+        let x = wnd.floor().max(1.0);
         let gamma = gamma * tau / self.mss;
         self.z = (self.z + gamma - x).max(0.0);
         let source = self.z * gamma / (x * x);
@@ -114,7 +117,7 @@ impl Mcp {
         };
         // At least one packet, at most twice the last window: more would leave as a line-rate
         // burst that no round of ACKs clocked (slow start's bound too).
-        let next = (x + source - network).clamp(1.0, 2.0 * x.max(1.0));
+        let next = (wnd + source - network).clamp(1.0, 2.0 * wnd.max(1.0));
         w.cwnd = (next * self.mss).round() as u64;
         w.ssthresh = w.cwnd;
         self.updates += 1;

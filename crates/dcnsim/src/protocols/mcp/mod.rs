@@ -47,8 +47,16 @@
 //!   **A window without marks** says only that the queue stayed below K; Fig. 2's bound
 //!   assumes marks, so we take Q ≈ 0 then (K + 0·W would pretend a full threshold's queue on an
 //!   idle path).
-//! * **Window**: W is kept ≥ 1 packet. Between updates it stays as set (no slow start, no
-//!   additive increase).
+//! * **Window**: W is kept ≥ 1 packet and grows at most to twice its last value per update (a
+//!   larger step would leave as a line-rate burst that no round of ACKs clocked, slow start's
+//!   bound too; the seed sets no limit). Between updates it stays as set (no slow start, no
+//!   additive increase). **The rate x** in Z, Θ and F·W is the whole segments the window lets
+//!   fly, ⌊W⌋ (at least 1): the TCP sender sends a segment only when it fits the window, so
+//!   W = 5.7 carries 5 packets per RTT. (Counting W itself as the rate, a flow whose W has a
+//!   fraction ran short of γ by it with Z at 0, so nothing lifted it: at data-center RTTs
+//!   windows are a few packets and the fraction is 10–20 % of the rate; a lone 500 KB flow
+//!   due in 1.235 ms on the idle k = 8 fat-tree missed by 2 packets. The update still adds
+//!   Θ and the network term to W with its fraction.)
 //! * **Initial window** (§4.1): τ × γ(0), with τ the handshake's RTT sample.
 //! * **Abort** (§4.2): the seed aborts a flow "when Z_s(t) > max C_l, as it implies that even
 //!   the largest link capacity along its path is no longer sufficient for the flow to finish
@@ -89,16 +97,26 @@
 //!
 //! ## What it does (tests/mcp.rs, one 10 Gb/s switch, 10 µs links, K = 64)
 //!
-//! * A lone 5 MB flow due in 10 ms (4 Gb/s needed) ends at 9.75 ms, where DCTCP takes 4.1 ms:
-//!   it runs at the rate its deadline needs. So does MCP-Opt.
+//! * A lone 5 MB flow due in 10 ms (4 Gb/s needed) ends at 9.16 ms, where DCTCP takes 4.1 ms:
+//!   it runs at the rate its deadline needs, rounded up to whole segments per RTT (once ahead,
+//!   Z is 0 and only the tiny idle price lowers W). MCP-Opt: 9.24 ms.
 //! * 10 MB due in 10 ms beside 4 MB due in 25 ms (9.3 of 10 Gb/s needed): both meet their
 //!   deadlines under MCP; DCTCP and D2TCP, sharing fairly until the small flow is done, miss the
 //!   large one's (11.6 and 11.4 ms).
 //! * Under MCP-Opt that large flow misses: the switches report the small standing queue that
 //!   the approximation (no marks below K = 64) does not see, and the source term balances a
 //!   queue Q only with a deficit Z ≈ γ·Q; the flow ramps up more slowly, falls ~10 % behind
-//!   and is aborted at 9.1 ms. The seed reports the two variants close; its numerical model
+//!   and is aborted at 9.2 ms. The seed reports the two variants close; its numerical model
 //!   has no packet-level queues.
+//! * Queries whose deadline is a few RTTs can miss alone (the seed's evaluation as
+//!   `dcnsim reproduce mcp` runs it: k = 8 fat-tree, 17.5 µs RTT, 2–20 KB due in 2 RTTs plus
+//!   their size at 3.3 Gb/s): on an idle network 95 % meet within a rack, 53–58 % within a pod,
+//!   37 % across the core (DCTCP: all). The handshake's RTT sample (40-byte packets: 8.3 µs in
+//!   a pod against 12.9 µs for data) sets τ·γ(0) below one packet and keeps the smoothed τ low
+//!   for the next updates, so γ·τ reads below the one packet per RTT already sent and Z stays
+//!   0; once it does not, the window may only double per update. No choice here is changed for
+//!   it: the paper's model has no handshake and no packets (module doc of
+//!   `dcnsim.experiments.mcp`).
 //! * 10 MB due in 10 ms against a long flow without deadline (DCTCP): the deadline flow falls
 //!   behind, is aborted at 5.2 ms when not even the whole link would finish it, and the other
 //!   flow has the link at once.

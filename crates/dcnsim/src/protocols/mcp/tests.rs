@@ -106,6 +106,29 @@ fn one_update_by_hand_without_marks() {
     assert_eq!(w.cwnd, (want * MSS as f64).round() as u64);
 }
 
+/// A window of 5.7 packets lets 5 fly (the sender sends only whole segments): against
+/// γ = 5.5 packets per RTT the flow is half a packet short each RTT, and Z says so. Counting
+/// the window itself as the rate (5.7 > 5.5) would leave Z at 0 and the flow short for good.
+#[test]
+fn the_rate_is_the_whole_segments_the_window_lets_fly() {
+    let mut m = mcp("approx", DEADLINE);
+    let mut w = Window {
+        cwnd: 8322, // 5.7 segments
+        ssthresh: u64::MAX,
+    };
+    // At 1 ms with 9 ms left, γ·τ = 5.5 packets: 5.5 · 1460 B per 40 µs over 9 ms.
+    let left = (5.5 * MSS as f64 / 40e-6 * 0.009).round() as u64;
+    let sent = 5_000_000 - left;
+    m.on_ack(&conn(990, sent - MSS, sent), ack(MSS, false), &mut w);
+    m.on_ack(&conn(1000, sent, sent + 5 * MSS), ack(MSS, false), &mut w);
+    let gamma = left as f64 / 0.009 * 40e-6 / MSS as f64;
+    assert!((m.virtual_queue() - (gamma - 5.0)).abs() < 1e-9);
+    let c_p = 1e10 / 8.0 * 40e-6 / 1500.0;
+    let want = 5.7 + (gamma - 5.0) * gamma / 25.0 - 1.0 / (c_p * c_p);
+    assert_eq!(w.cwnd, (want * MSS as f64).round() as u64);
+    assert!(w.cwnd > 8322, "the deficit lifts the window: {}", w.cwnd);
+}
+
 /// Half the window marked: Q ≈ K + F·W = 64 + 5 = 69 packets, far above what the source term
 /// asks: the window falls to its floor of one packet. Then Z, growing by γ − x each RTT, lifts
 /// it — by at most a doubling per RTT.
