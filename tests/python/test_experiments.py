@@ -134,8 +134,15 @@ def test_cli_reproduce_list_and_exit_codes(tmp_path, monkeypatch):
     assert not (tmp_path / "p").exists()
     r = invoke("reproduce", "nope")
     assert r.exit_code == 2 and "unknown paper 'nope'" in r.stderr
-    r = invoke("reproduce", "tr", "--figure", "fig6")
-    assert r.exit_code == 2 and "'fig6' is not yet implemented" in r.stderr
+    # A pending figure of a paper that runs others is refused as bad input (exit code 2).
+    partly = experiments.Paper(name="partly", citation="-",
+                               figures=experiments.get("core").figures,
+                               pending=(experiments.Pending("fig9", "a figure", "a protocol"),))
+    monkeypatch.setitem(experiments.PAPERS, "partly", partly)
+    r = invoke("reproduce", "partly", "--figure", "fig9")
+    assert r.exit_code == 2 and "'fig9' is not yet implemented" in r.stderr
+    r = invoke("reproduce", "partly", "--figure", "fig99")
+    assert r.exit_code == 2 and "'fig99' is not a figure of it" in r.stderr
 
 
 @pytest.mark.skipif(not real_core_available(), reason="the compiled core is not built")

@@ -85,7 +85,11 @@ file = "flows.csv"
     let csv = "src,dst,size_bytes,start_s,deadline_s\n0,127,500000,0,0.001235088\n";
     for variant in ["approx", "opt"] {
         let set = format!("transport.mcp_variant=\"{variant}\"");
-        let out = run_in(text, &[&set], &flow_dir(&format!("mcp-frac-{variant}"), csv));
+        let out = run_in(
+            text,
+            &[&set],
+            &flow_dir(&format!("mcp-frac-{variant}"), csv),
+        );
         let f = by_src(&out, 0);
         assert_eq!(f.met_deadline(), Some(true), "{variant}: {:?}", f.fct());
     }
