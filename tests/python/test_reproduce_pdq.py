@@ -149,7 +149,7 @@ def test_fig8_measure_reduction_and_deadline_ratio_on_the_largest_network():
 
 def test_pdq_claims_name_only_measured_metrics():
     table = claims.load_claims("pdq")
-    assert set(table["figure"]) == {"fig11a", "fig11b-c", "fig12", "fig8"}
+    assert set(table["figure"]) == {"fig11a", "fig11b-c", "fig12", "fig8", "fig8-flow"}
     assert len(table) >= 20
     ratio = table[table["metric"] == "deadline_flows_ratio"].iloc[0]
     assert ratio["value"] == 3 and "3×" in ratio["source"]
