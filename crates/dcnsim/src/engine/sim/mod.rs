@@ -322,11 +322,13 @@ impl Simulation {
             .map(|f| f.spec.start + UNFINISHED_GUARD)
             .unwrap_or(Time::ZERO);
         let horizon = self.stop.unwrap_or(guard);
-        while let Some(t) = self.events.peek_time() {
-            if t > horizon || (self.stop.is_none() && self.all_flows_done()) {
+        loop {
+            if self.stop.is_none() && self.all_flows_done() {
                 break;
             }
-            let (t, ev) = self.events.pop().expect("peeked");
+            let Some((t, ev)) = self.events.pop_until(horizon) else {
+                break;
+            };
             self.now = t;
             self.handle(ev);
             if self.events.popped() & 0xfff == 0 {
