@@ -396,6 +396,12 @@ impl Simulation {
     fn forward(&mut self, node: NodeIdx, r: PacketRef) {
         let pkt = self.pool.get_mut(r);
         let candidates = self.net.routing.next_hops(node, pkt.dst);
+        if self.agent.is_none() {
+            // ECMP's choice needs neither the fabric view nor the path-choice dispatch.
+            if let Some(port) = self.lb.ecmp_choice(node, pkt, candidates) {
+                return self.enqueue(port, r);
+            }
+        }
         if let Some(a) = self.agent.as_mut() {
             // Asked before the empty check: an agent may route where the tables have no path.
             if let Some(port) = a.route(self.now, node, pkt, candidates, &self.net.ports) {
