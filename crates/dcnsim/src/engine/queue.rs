@@ -51,6 +51,8 @@ pub const SLOT_PS: u64 = 1 << SLOT_SHIFT;
 pub const SLOTS: usize = 1 << 14;
 const WORDS: usize = SLOTS / 64;
 const NIL: u32 = u32::MAX;
+/// Tie-break keys and counters keep 56 bits (the class takes the top 8).
+const KEY_MASK: u64 = (1 << 56) - 1;
 
 /// A heap entry (events beyond the ring).
 struct Entry<E> {
@@ -91,6 +93,8 @@ impl<E> Ord for Entry<E> {
 #[derive(Clone, Copy)]
 struct Node<E> {
     time: u64,
+    /// The class in the top 8 bits and, for events without a canonical key, the scheduling
+    /// counter below; a canonical key is added when needed ([`EventQueue::seq_of`]).
     seq: u64,
     next: u32,
     event: E,
@@ -136,13 +140,20 @@ impl<E: Urgency + Copy> EventQueue<E> {
     // tie-break key fold to constants (−4 % instructions on the fat-tree).
     #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: E) {
-        let key = event.canonical_key(time).unwrap_or(self.next_seq) & ((1 << 56) - 1);
-        let seq = ((event.urgency() as u64) << 56) | key;
+        let class = (event.urgency() as u64) << 56;
+        let counter = self.next_seq & KEY_MASK;
         self.next_seq += 1;
         let t = time.0;
         let slot = t >> SLOT_SHIFT;
         if slot.wrapping_sub(self.cur) < SLOTS as u64 {
             let s = slot as usize & (SLOTS - 1);
+            // A canonical key only breaks ties at equal times, which are rare: in the ring it is
+            // computed when two events of one time meet (`Node::seq`), not here. (The variant is
+            // known at the inlined call site, so this test folds away, and the key with it.)
+            let seq = match event.canonical_key(time) {
+                Some(_) => class,
+                None => class | counter,
+            };
             let node = Node {
                 time: t,
                 seq,
@@ -162,10 +173,21 @@ impl<E: Urgency + Copy> EventQueue<E> {
             self.occupied[s >> 6] |= 1 << (s & 63);
             self.ring_len += 1;
         } else {
+            let seq = class | event.canonical_key(time).map_or(counter, |k| k & KEY_MASK);
             self.heap.push(Entry {
                 key: !(((t as u128) << 64) | seq as u128),
                 event,
             });
+        }
+    }
+
+    /// The full tie-break word of ring node `i`: class, then canonical key or counter.
+    #[inline]
+    fn seq_of(&self, i: u32) -> u64 {
+        let n = &self.nodes[i as usize];
+        match n.event.canonical_key(Time(n.time)) {
+            Some(k) => n.seq | (k & KEY_MASK),
+            None => n.seq,
         }
     }
 
@@ -194,24 +216,25 @@ impl<E: Urgency + Copy> EventQueue<E> {
         let mut best = self.heads[slot];
         let mut best_prev = NIL;
         let n = &self.nodes[best as usize];
-        let mut key = (n.time, n.seq);
+        let mut time = n.time;
         let (mut prev, mut i) = (best, n.next);
         while i != NIL {
             let n = &self.nodes[i as usize];
-            if (n.time, n.seq) < key {
-                key = (n.time, n.seq);
+            if n.time < time || (n.time == time && self.seq_of(i) < self.seq_of(best)) {
+                time = n.time;
                 best = i;
                 best_prev = prev;
             }
             prev = i;
-            i = n.next;
+            i = self.nodes[i as usize].next;
         }
         if let Some(h) = self.heap.peek() {
-            if (h.time(), h.seq()) < key {
+            let ht = h.time();
+            if ht < time || (ht == time && h.seq() < self.seq_of(best)) {
                 return self.pop_heap(horizon);
             }
         }
-        if key.0 > horizon.0 {
+        if time > horizon.0 {
             return None;
         }
         let n = self.nodes[best as usize];
