@@ -69,7 +69,9 @@ def run_measured(cmd, run_dir, env=None):
         # wait4's ru_maxrss of a child forked from this Python process also counts the pages
         # it shared with Python before exec (~20 MiB); GNU time, when installed, measures the
         # program alone.
-        rss_file = os.path.join(run_dir, "maxrss_kib.txt")
+        # Beside run_dir, not in it: dcnsim replaces its output directory when it finishes,
+        # which deleted GNU time's file (the report then fell back on wait4's figure).
+        rss_file = os.path.normpath(run_dir) + ".maxrss_kib.txt"
         timed = ["/usr/bin/time", "-f", "%M", "-o", rss_file] + cmd if os.path.exists("/usr/bin/time") else cmd
         t0 = time.perf_counter()
         proc = subprocess.Popen(timed, stdout=so, stderr=se, env=env, cwd=REPO)
