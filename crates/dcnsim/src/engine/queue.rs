@@ -21,8 +21,8 @@
 //! (a calendar queue without resizing): scheduling one is a push onto its slot's list, and the
 //! next event is the earliest of the first non-empty slot, found with a bitmap. Events further
 //! ahead than the ring reaches (retransmission timers, flow starts) go into a binary heap. A
-//! pop takes the smaller of the two candidates by the full key, so the order is the heap's
-//! alone would give. Before this ring (2026-11-25) everything went through the heap, about a
+//! pop takes the smaller of the two candidates by the full key, so the order is the one the
+//! heap alone would give. Before this ring (2026-11-25) everything went through the heap, about a
 //! third of a fat-tree run's instructions (bench/RESULTS.md, "Scale").
 
 use crate::units::Time;
