@@ -550,7 +550,7 @@ impl Simulation {
         let p = &mut self.net.ports[port as usize];
         let InFlight {
             arrival, packet: r, ..
-        } = p.pop_arrived(self.now);
+        } = p.pop_arrived();
         debug_assert_eq!(arrival, self.now);
         if let Some(next) = p.pipe.front() {
             self.events.schedule(next.arrival, Event::Arrive(port));
