@@ -13,6 +13,9 @@ reads the simulators' own outputs (summary.json, flows.csv) and writes bench/out
     python3 bench/compare.py                    # everything
     python3 bench/compare.py --skip-ns3         # reuse bench/out/ns3/* from an earlier run
     python3 bench/compare.py --only fattree     # one scenario
+    python3 bench/compare.py --only fattree_k8  # the k = 8 fat-tree (10/40 Gb/s, 0.1 s simulated;
+                                                # not part of the default set: ns-3 needs ~10 min)
+    python3 bench/compare.py --only fattree_k8 --k8-stop-s 0.01   # both cut to 0.01 s
     python3 bench/compare.py --skip-dcnsim      # ns-3 only (dcnsim columns "pending")
     python3 bench/compare.py --ns3-patches      # ns-3's fat-tree with the two RFC patches of
                                                 # bench/ns3/rfc_patches.h (--renoSackFix, --cwrFix)
@@ -40,6 +43,11 @@ OUT = os.environ.get("DCNSIM_BENCH_OUT", os.path.join(BENCH, "out"))  # override
 NS3_BIN = os.path.join(OUT, "bin")
 SCEN = os.path.join(BENCH, "scenarios")
 FLOWS_CSV = os.path.join(OUT, "fattree_flows.csv")
+FLOWS_K8_CSV = os.path.join(OUT, "fattree_k8_flows.csv")
+#: ns-3 twin of bench/scenarios/fattree_k8.toml: 10 Gb/s host links (K = 65), 40 Gb/s fabric
+#: (K = 260, dcnsim's DCTCP default at 40 Gb/s), 400-packet buffers.
+NS3_K8_ARGS = ["--k=8", "--linkGbps=10", "--ecnK=65", "--fabricGbps=40", "--fabricEcnK=260",
+               "--bufferPkts=400"]
 
 SIZE_CLASSES = [  # decimal units, as in shared/workloads/README.md
     ("< 100 KB", lambda s: s < 100_000),
@@ -61,7 +69,9 @@ def run_measured(cmd, run_dir, env=None):
         # wait4's ru_maxrss of a child forked from this Python process also counts the pages
         # it shared with Python before exec (~20 MiB); GNU time, when installed, measures the
         # program alone.
-        rss_file = os.path.join(run_dir, "maxrss_kib.txt")
+        # Beside run_dir, not in it: dcnsim replaces its output directory when it finishes,
+        # which deleted GNU time's file (the report then fell back on wait4's figure).
+        rss_file = os.path.normpath(run_dir) + ".maxrss_kib.txt"
         timed = ["/usr/bin/time", "-f", "%M", "-o", rss_file] + cmd if os.path.exists("/usr/bin/time") else cmd
         t0 = time.perf_counter()
         proc = subprocess.Popen(timed, stdout=so, stderr=se, env=env, cwd=REPO)
@@ -140,25 +150,27 @@ def run_ns3_dumbbell():
     return m
 
 
-def run_ns3_fattree(flow_file, patches):
-    d = os.path.join(OUT, "ns3", "fattree")
+def run_ns3_fattree(flow_file, patches, name="fattree", args=()):
+    d = os.path.join(OUT, "ns3", name)
     digest = sha256(flow_file)
     extra = ["--renoSackFix=1", "--cwrFix=1"] if patches else []
     m = run_measured([os.path.join(NS3_BIN, "ns3-fattree"), f"--flows={flow_file}", f"--out={d}",
-                      "--progressS=0.02", *extra], d)
+                      "--progressS=0.02", *args, *extra], d)
     m["flow_file_sha256"] = digest
     with open(os.path.join(d, "run.json"), "w") as f:
         json.dump(m, f, indent=2)
     return m
 
 
-def run_dcnsim(name):
+def run_dcnsim(name, sets=()):
     d = os.path.join(OUT, "dcnsim", name)
     cmd = dcnsim_command(os.path.join(SCEN, f"{name}.toml"), d)
     if cmd is None:
         print(f"dcnsim not found (no target/release/dcnsim-core, no dcnsim on PATH): "
               f"{name} pending", file=sys.stderr)
         return None
+    for kv in sets:
+        cmd += ["--set", kv]
     return run_measured(cmd, d)
 
 
@@ -278,8 +290,8 @@ def collect_dumbbell(sim, run):
     return r
 
 
-def collect_fattree(sim, run):
-    d = os.path.join(OUT, sim, "fattree")
+def collect_fattree(sim, run, name="fattree"):
+    d = os.path.join(OUT, sim, name)
     if not os.path.exists(os.path.join(d, "summary.json")):
         return None
     s = load_json(os.path.join(d, "summary.json"))
@@ -383,7 +395,7 @@ def table(rows, head=("metric", "ns-3", "dcnsim", "dcnsim vs ns-3")):
     return "\n".join(out)
 
 
-def report(db, ft, notes):
+def report(db, ft, notes, k8=None, k8_stop=0.1):
     L = []
     L.append("# dcnsim vs ns-3: validation benchmark\n")
     L.append(f"- date: {datetime.datetime.now().strftime('%Y-%m-%d %H:%M %Z').strip()}")
@@ -412,9 +424,16 @@ def report(db, ft, notes):
             ("ECN marks (all queues)", fmt(g(n, "marks")), fmt(g(c, "marks")), ""),
         ]
         L.append(table(rows))
+    sections = []
     if ft is not None:
+        sections.append((ft, "\n## Fat-tree k = 4: 2000 web-search flows, Poisson, 60 % load, "
+                             "DCTCP, ECMP\n"))
+    if k8 is not None:
+        sections.append((k8, f"\n## Fat-tree k = 8: 128 hosts at 10 Gb/s, 40 Gb/s fabric, web search "
+                             f"Poisson at 50 % load, DCTCP, ECMP, {k8_stop:g} s simulated\n"))
+    for ft, title in sections:
         n, c = ft.get("ns3"), ft.get("dcnsim")
-        L.append("\n## Fat-tree k = 4: 2000 web-search flows, Poisson, 60 % load, DCTCP, ECMP\n")
+        L.append(title)
         rows = cost_rows(n, c)
         g = lambda r, k: None if r is None else r.get(k)
         rows += [("drops (all queues)", fmt(g(n, "drops")), fmt(g(c, "drops")), ""),
@@ -446,11 +465,49 @@ def report(db, ft, notes):
 
 # ----------------------------------------------------------------------------- main
 
+def run_k8(a, notes):
+    """The k = 8 fat-tree: dcnsim makes the flows, ns-3 runs the same list, both stop at
+    a.k8_stop_s of simulated time (flows still running then are unfinished in both)."""
+    name = "fattree_k8"
+    sets = [] if a.k8_stop_s == 0.1 else [f"stop_s={a.k8_stop_s}"]
+    c_run = None if a.skip_dcnsim else run_dcnsim(name, sets)
+    dc_flows = os.path.join(OUT, "dcnsim", name, "flows.csv")
+    if not os.path.exists(dc_flows):
+        notes.append("fattree_k8: no dcnsim flow list; ns-3 not run")
+        return {"ns3": collect_fattree("ns3", None, name), "dcnsim": None}
+    write_flow_list(read_csv(dc_flows), FLOWS_K8_CSV)
+    n_run = None
+    if not a.skip_ns3:
+        n_run = run_ns3_fattree(FLOWS_K8_CSV, a.ns3_patches, name,
+                                NS3_K8_ARGS + [f"--maxSimS={a.k8_stop_s}"])
+    k8 = {"ns3": collect_fattree("ns3", n_run, name), "dcnsim": collect_fattree("dcnsim", c_run, name)}
+    notes.append(f"fattree_k8: ns-3 {' '.join(NS3_K8_ARGS)} --maxSimS={a.k8_stop_s}; flow list "
+                 f"bench/out/fattree_k8_flows.csv (dcnsim's), sha256 {sha256(FLOWS_K8_CSV)}")
+    if k8["ns3"] is not None and k8["dcnsim"] is not None:
+        same, why = same_flows(k8["ns3"]["rows"], k8["dcnsim"]["rows"])
+        if same:
+            ideal = [float(r["ideal_fct_s"]) if r.get("ideal_fct_s") not in (None, "") else None
+                     for r in k8["dcnsim"]["rows"]]
+            for k in ("ns3", "dcnsim"):
+                k8[k]["fct"] = fct_table(k8[k]["rows"], ideal)
+            notes.append("fattree_k8: same flows in both (checked row by row); FCT rows count "
+                         "the flows finished by the stop time")
+        else:
+            notes.append(f"WARNING: fattree_k8 flow lists differ ({why})")
+    for k in ("ns3", "dcnsim"):
+        if k8[k] is not None:
+            k8[k].pop("rows", None)
+    return k8
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skip-ns3", action="store_true", help="reuse bench/out/ns3/* from an earlier run")
     ap.add_argument("--skip-dcnsim", action="store_true", help="reuse bench/out/dcnsim/* (or leave pending)")
-    ap.add_argument("--only", choices=["dumbbell", "fattree"])
+    ap.add_argument("--only", choices=["dumbbell", "fattree", "fattree_k8"])
+    ap.add_argument("--k8-stop-s", type=float, default=0.1,
+                    help="fattree_k8: simulated seconds for both simulators (default: the "
+                         "scenario's 0.1)")
     ap.add_argument("--flows", help="fat-tree flow list for ns-3 when dcnsim provides none")
     ap.add_argument("--ns3-patches", action="store_true",
                     help="run ns-3's fat-tree with the RFC patches of bench/ns3/rfc_patches.h")
@@ -508,12 +565,16 @@ def main():
             if ft[k] is not None:
                 ft[k].pop("rows", None)
 
-    for sim_res in (db, ft):
+    k8 = None
+    if a.only == "fattree_k8":
+        k8 = run_k8(a, notes)
+
+    for sim_res in (db, ft, k8):
         for k in ("ns3", "dcnsim"):
             if sim_res and sim_res.get(k) and "not link transmissions" in str(sim_res[k].get("link_tx_key", "")).lower():
                 notes.append(f"dcnsim summary has no link-transmission count; used {sim_res[k]['link_tx_key']}")
-    md = report(db, ft, notes)
-    results = {"dumbbell": db, "fattree": ft, "notes": notes}
+    md = report(db, ft, notes, k8, a.k8_stop_s)
+    results = {"dumbbell": db, "fattree": ft, "fattree_k8": k8, "notes": notes}
     with open(os.path.join(OUT, "compare.json"), "w") as f:
         json.dump(results, f, indent=2, default=str)
     with open(os.path.join(OUT, "compare.md"), "w") as f:

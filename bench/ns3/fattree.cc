@@ -16,6 +16,10 @@
 // (src ip, dst ip, protocol, src port, dst port) salted with the switch's id, so that every
 // packet of a flow takes the same path and the choices at different tiers are independent.
 //
+// Rates: --linkGbps is every link's by default; --fabricGbps (and --fabricEcnK) give the
+// switch-switch links (edge-aggregation, aggregation-core) their own rate (and DCTCP K), as
+// dcnsim's `agg_gbps` / `core_gbps` do, e.g. the k = 8 benchmark's 10 Gb/s hosts, 40 Gb/s fabric.
+//
 // Writes OUT/flows.csv and OUT/summary.json. See bench/README.md.
 #include "common.h"
 #include "rfc_patches.h"
@@ -448,6 +452,8 @@ main(int argc, char* argv[])
     int64_t traceFlow = -1;
     bool renoSackFix = false;
     bool cwrFix = false;
+    double fabricGbps = 0;   // 0: linkGbps
+    uint32_t fabricEcnK = 0; // 0: ecnK
 
     CommandLine cmd(__FILE__);
     p.AddTo(cmd);
@@ -458,6 +464,9 @@ main(int argc, char* argv[])
                  maxSimS);
     cmd.AddValue("progressS", "print progress every this many simulated seconds (0: off)",
                  progressS);
+    cmd.AddValue("fabricGbps", "rate of the switch-switch links, Gb/s (0: linkGbps)", fabricGbps);
+    cmd.AddValue("fabricEcnK", "DCTCP K at the switch-switch ports, packets (0: ecnK)",
+                 fabricEcnK);
     cmd.AddValue("ecmpSeed", "salt of the per-flow ECMP hash", ecmpSeed);
     cmd.AddValue("traceFlow",
                  "print this flow's sender events to stderr: state, cwnd (segments), tx SEQ, ack ACK "
@@ -513,6 +522,11 @@ main(int argc, char* argv[])
 
     PointToPointHelper links = bench::MakeLinks(p);
     TrafficControlHelper tch = bench::MakeQueues(p);
+    bench::Params pf = p; // the switch-switch links
+    pf.linkGbps = fabricGbps > 0 ? fabricGbps : p.linkGbps;
+    pf.ecnK = fabricEcnK > 0 ? fabricEcnK : p.ecnK;
+    PointToPointHelper fabricLinks = bench::MakeLinks(pf);
+    TrafficControlHelper fabricTch = bench::MakeQueues(pf);
     Ipv4AddressHelper addr("10.0.0.0", "255.255.255.252");
     std::vector<Ptr<QueueDisc>> allQdiscs;
     // Per-link-class queue discs, for a zero-overhead breakdown of transmissions
@@ -532,8 +546,10 @@ main(int argc, char* argv[])
 
     // a is the lower node (host < edge < agg < core).
     auto connect = [&](Ptr<Node> a, Ptr<Node> b, uint32_t tier) {
-        NetDeviceContainer d = links.Install(a, b);
-        QueueDiscContainer q = tch.Install(d); // before addresses, so no default qdisc
+        // tier 0 = host links; the others are switch-switch links
+        NetDeviceContainer d = (tier == 0 ? links : fabricLinks).Install(a, b);
+        // before addresses, so no default qdisc
+        QueueDiscContainer q = (tier == 0 ? tch : fabricTch).Install(d);
         for (uint32_t i = 0; i < q.GetN(); ++i)
         {
             allQdiscs.push_back(q.Get(i));
@@ -727,6 +743,8 @@ main(int argc, char* argv[])
     j << std::setprecision(10);
     j << "{\n  \"simulator\": \"ns-3.44\",\n  \"scenario\": \"fattree\",\n";
     j << "  \"params\": " << bench::ParamsJson(p) << ",\n";
+    j << "  \"fabric\": {\"link_gbps\": " << pf.linkGbps << ", \"ecn_k_pkts\": " << pf.ecnK
+      << "},\n";
     j << "  \"k\": " << k << ", \"hosts\": " << nHosts << ", \"flow_file\": \"" << flowFile
       << "\", \"ecmp\": \"per-flow 5-tuple hash, salted per switch (HashEcmpRouting)\",\n";
     j << "  \"flows\": {\"total\": " << g_flows.size() << ", \"finished\": " << g_done

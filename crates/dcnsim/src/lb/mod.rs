@@ -458,14 +458,11 @@ impl PathChoice {
         candidates: &[PortIdx],
         fabric: &mut Fabric,
     ) -> PortIdx {
+        if let Some(port) = self.ecmp_choice(node, pkt, candidates) {
+            return port;
+        }
         match self {
-            PathChoice::Ecmp { seeds } => {
-                if candidates.len() == 1 {
-                    return candidates[0];
-                }
-                let h = flow_hash(seeds[node as usize], pkt);
-                candidates[hash_threshold(h, candidates.len())]
-            }
+            PathChoice::Ecmp { .. } => unreachable!("chosen above: candidates are never empty"),
             PathChoice::Rps(s) => s.choose(node, candidates),
             PathChoice::Drb(s) => s.choose(node, pkt, candidates),
             PathChoice::Presto(s) => s.choose(node, pkt, candidates),
@@ -475,6 +472,24 @@ impl PathChoice {
             PathChoice::Tr(s) => s.choose(node, pkt, candidates, fabric),
             // Not limited to the candidates: most parallel paths are not shortest.
             PathChoice::BcubePaths(s) => s.choose(node, pkt),
+        }
+    }
+
+    /// ECMP's port among non-empty `candidates`; `None` for other schemes or no candidate.
+    #[inline]
+    pub fn ecmp_choice(
+        &self,
+        node: NodeIdx,
+        pkt: &Packet,
+        candidates: &[PortIdx],
+    ) -> Option<PortIdx> {
+        let PathChoice::Ecmp { seeds } = self else {
+            return None;
+        };
+        match candidates.len() {
+            0 => None,
+            1 => Some(candidates[0]),
+            n => Some(candidates[hash_threshold(flow_hash(seeds[node as usize], pkt), n)]),
         }
     }
 

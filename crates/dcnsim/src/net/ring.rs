@@ -6,6 +6,8 @@
 pub struct Ring<T> {
     /// Empty, or a power-of-two number of slots; `len` of them, from `head` on, are live.
     buf: Vec<T>,
+    /// `buf.len() - 1` (0 while empty), kept so that a slot needs no load of the length.
+    mask: usize,
     head: usize,
     len: usize,
 }
@@ -14,6 +16,7 @@ impl<T> Default for Ring<T> {
     fn default() -> Self {
         Ring {
             buf: Vec::new(),
+            mask: 0,
             head: 0,
             len: 0,
         }
@@ -31,7 +34,7 @@ impl<T: Copy> Ring<T> {
 
     #[inline]
     fn slot(&self, i: usize) -> usize {
-        (self.head + i) & (self.buf.len() - 1)
+        (self.head + i) & self.mask
     }
 
     /// The `i`-th entry from the front.
@@ -61,7 +64,7 @@ impl<T: Copy> Ring<T> {
     #[inline]
     pub fn pop_front(&mut self) -> Option<T> {
         let v = *self.front()?;
-        self.head = (self.head + 1) & (self.buf.len() - 1);
+        self.head = (self.head + 1) & self.mask;
         self.len -= 1;
         Some(v)
     }
@@ -82,6 +85,7 @@ impl<T: Copy> Ring<T> {
         buf.extend(self.iter().copied());
         buf.resize(buf.capacity(), filler);
         self.buf = buf;
+        self.mask = self.buf.len() - 1;
         self.head = 0;
     }
 }

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# bench/identity/matrix.sh BINARY OUTROOT: examples/*.toml and transports x path choices on
+# matrix_base.toml (k = 4 fat-tree, 80-packet buffers, 150 flows at 80 % load), 20 s timeout
+# each (runs that time out leave no output and are not compared). Compare two OUTROOTs by
+# cmp of flows.csv / ports.csv per directory.
+B=$1; O=$2; mkdir -p "$O"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"; REPO="$(cd "$HERE/../.." && pwd)"
+for f in "$REPO"/examples/*.toml; do n=$(basename "$f" .toml)
+  (cd "$REPO" && "$B" "$f" --out "$O/ex_$n" >/dev/null 2>"$O/ex_$n.err") || echo "fail $n"
+done
+for t in tcp dctcp d2tcp pfabric pdq mpdq rcp d3; do
+  for lb in ecmp rps drb presto letflow conga drill; do
+    timeout 20 "$B" "$HERE/matrix_base.toml" --out "$O/m_${t}_$lb" --set transport.protocol=$t \
+      --set routing.lb=$lb >/dev/null 2>"$O/m_${t}_$lb.err" || echo "fail or timeout: $t $lb"
+  done
+done
