@@ -1,0 +1,692 @@
+//! # The flow-level (fluid) model: `engine = "flow"`
+//!
+//! (Module essay: see the end of this comment block, "Model", filled in below.)
+//!
+//! MODEL_DOC_PLACEHOLDER
+
+mod maxmin;
+pub mod paths;
+mod priority;
+mod report;
+
+use crate::config::Scenario;
+use crate::engine::{Prepared, Progress, RunError};
+use crate::error::{ConfigError, ConfigResult};
+use crate::metrics::RunOutput;
+use crate::net::queue::Discipline;
+use crate::net::{Network, PortIdx};
+use crate::protocols::Transport;
+use crate::units::Time;
+use crate::workload::FlowSpec;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+pub use maxmin::MaxMin;
+
+/// How the rates of the flows present are shared out, from the transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Max-min fair (TCP and its variants, RCP, D3).
+    MaxMin,
+    /// Weighted max-min by `FlowSpec::weight` (PACE).
+    WeightedMaxMin,
+    /// Preemptive shortest remaining size first, per link (pFabric).
+    Srpt,
+    /// Preemptive priority by PDQ's comparator: earliest deadline, then smallest remaining.
+    Pdq { early_termination: bool },
+    /// Preemptive priority by MERP's virtual deadlines (VDG per link, smallest esr of a path).
+    Merp,
+}
+
+impl Policy {
+    pub fn of(transport: &Transport) -> Policy {
+        match transport {
+            Transport::Tcp(_) | Transport::Rcp(_) | Transport::D3(_) => Policy::MaxMin,
+            Transport::Pace(_) => Policy::WeightedMaxMin,
+            Transport::Pfabric(_) => Policy::Srpt,
+            Transport::Pdq(p) => Policy::Pdq {
+                early_termination: p.early_termination,
+            },
+            Transport::Merp(_) => Policy::Merp,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Policy::MaxMin => "max-min",
+            Policy::WeightedMaxMin => "weighted max-min",
+            Policy::Srpt => "srpt",
+            Policy::Pdq { .. } => "pdq",
+            Policy::Merp => "merp",
+        }
+    }
+}
+
+/// Refuses what the fluid model cannot honour (called by [`crate::engine::prepare`] when
+/// `engine = "flow"`): per-packet tracing, series, link failures, path choices other than
+/// ECMP, and M-PDQ's subflows.
+pub fn check_scenario(s: &Scenario, transport: &Transport) -> ConfigResult<()> {
+    let packet_only = "is packet-level only and is refused under engine = \"flow\"";
+    if s.output.trace_flow.is_some() {
+        return Err(ConfigError::new(
+            "output.trace_flow",
+            format!("{packet_only} (the fluid model has no packets to trace)"),
+        ));
+    }
+    if s.output.series_interval_us > 0.0 {
+        return Err(ConfigError::new(
+            "output.series_interval_us",
+            format!("{packet_only} (no time series in the fluid model yet; set it to 0)"),
+        ));
+    }
+    if !s.failures.is_empty() {
+        return Err(ConfigError::new(
+            "failures",
+            format!("{packet_only} (the fluid model does not reroute)"),
+        ));
+    }
+    if s.routing.lb != "ecmp" {
+        return Err(ConfigError::new(
+            "routing.lb",
+            format!(
+                "'{}' {packet_only}: the fluid model routes each flow on one ECMP-hashed path \
+                 (routing.lb = \"ecmp\")",
+                s.routing.lb
+            ),
+        ));
+    }
+    if let Transport::Pdq(p) = transport {
+        if p.multipath {
+            return Err(ConfigError::new(
+                "transport.protocol",
+                "'mpdq' is not modelled under engine = \"flow\" yet (its subflows and load \
+                 shifting); use 'pdq' or engine = \"packet\"",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The flows on each directed link, and each flow's links: the bipartite graph the policies
+/// work on. Removal is O(path length) through each hop's slot in its link's list.
+#[derive(Default)]
+pub struct LinkFlows {
+    /// Per link: the active flows crossing it.
+    on: Vec<Vec<u32>>,
+    /// Per flow: its links, as a range of `arena`.
+    range: Vec<(u32, u32)>,
+    arena: Vec<PortIdx>,
+    /// Parallel to `arena`: where the flow sits in that hop's `on` list while active.
+    slot: Vec<u32>,
+}
+
+impl LinkFlows {
+    pub fn flows_on(&self, l: u32) -> &[u32] {
+        &self.on[l as usize]
+    }
+
+    pub fn path(&self, f: u32) -> &[PortIdx] {
+        let (a, b) = self.range[f as usize];
+        &self.arena[a as usize..b as usize]
+    }
+
+    fn insert(&mut self, f: u32) {
+        let (a, b) = self.range[f as usize];
+        for k in a as usize..b as usize {
+            let l = self.arena[k] as usize;
+            self.slot[k] = self.on[l].len() as u32;
+            self.on[l].push(f);
+        }
+    }
+
+    fn remove(&mut self, f: u32) {
+        let (a, b) = self.range[f as usize];
+        for k in a as usize..b as usize {
+            let l = self.arena[k] as usize;
+            let s = self.slot[k] as usize;
+            self.on[l].swap_remove(s);
+            if let Some(&moved) = self.on[l].get(s) {
+                // The flow that took the slot: find its hop on this link and update it.
+                let (ma, mb) = self.range[moved as usize];
+                for j in ma as usize..mb as usize {
+                    if self.arena[j] as usize == l {
+                        self.slot[j] = s as u32;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Status {
+    Waiting,
+    Active,
+    /// When the last byte reached the receiver.
+    Finished(Time),
+    Terminated(Time),
+    /// No route between its hosts.
+    Unroutable,
+}
+
+struct FlowState {
+    spec: FlowSpec,
+    status: Status,
+    /// Wire bytes (payload and headers) and the bits of them still to send at `last`.
+    wire: u64,
+    remaining: f64,
+    rate: f64,
+    last: Time,
+    /// Generation of the flow's live event in the heap; older ones are stale.
+    generation: u32,
+    overhead: Time,
+    ideal_fct: Time,
+    /// Rate of its first link (the NIC), for PDQ's Early Termination.
+    nic_bps: f64,
+}
+
+/// The rate of a flow that has just arrived, before its first allocation.
+const UNALLOCATED: f64 = -1.0;
+
+/// What an event in the heap does when it fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    /// The flow's last byte leaves at the fluid rate.
+    Finish = 0,
+    /// PDQ Early Termination: from now on the flow cannot meet its deadline even at its NIC
+    /// rate.
+    Hopeless = 1,
+    /// `workload.abort_at_deadline`.
+    Abort = 2,
+}
+
+/// The flow-level simulation of a prepared scenario; [`FlowSimulation::run`] gives the same
+/// [`RunOutput`] as the packet engine, so the same writers produce `flows.csv`, `ports.csv`
+/// and `summary.json`.
+pub struct FlowSimulation {
+    now: Time,
+    net: Network,
+    transport: Transport,
+    policy: Policy,
+    flows: Vec<FlowState>,
+    graph: LinkFlows,
+    capacity: Vec<f64>,
+    /// (time, flow, generation, kind), earliest first; ties in that order.
+    heap: BinaryHeap<Reverse<(Time, u32, u32, Kind)>>,
+    next_arrival: usize,
+    flows_done: usize,
+    stop: Option<Time>,
+    abort_at_deadline: bool,
+    events: u64,
+    recomputations: u64,
+    // Scratch of the rate recomputation.
+    dirty: Vec<u32>,
+    link_mark: Vec<u32>,
+    flow_mark: Vec<u32>,
+    epoch: u32,
+    comp_links: Vec<u32>,
+    comp_flows: Vec<u32>,
+    local: Vec<u32>,
+    rates: Vec<f64>,
+    order: Vec<u32>,
+    residual: Vec<f64>,
+    merp_keys: Vec<Time>,
+    merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
+    maxmin: MaxMin,
+    /// Per port: wire bytes and (whole) packets carried.
+    port_bytes: Vec<u64>,
+    port_pkts: Vec<u64>,
+    name: Option<String>,
+    seed: u64,
+    topology_name: String,
+}
+
+impl FlowSimulation {
+    pub fn new(p: Prepared) -> FlowSimulation {
+        let Prepared {
+            scenario,
+            topo,
+            transport,
+            flows,
+        } = p;
+        let net = Network::build(&topo, Discipline::Fifo, &|_| None);
+        let policy = Policy::of(&transport);
+        let (mss, header) = transport.data_packet_sizes();
+        let ecmp = paths::EcmpPaths::new(&net, scenario.seed);
+        let mut graph = LinkFlows {
+            on: vec![Vec::new(); net.ports.len()],
+            ..LinkFlows::default()
+        };
+        // Ideal FCTs depend only on (src, dst, size) and the paths; memoised per pair and size
+        // would cost memory, so per flow, through the best path of the packet engine.
+        let mut states = Vec::with_capacity(flows.len());
+        for (i, spec) in flows.into_iter().enumerate() {
+            let path_key = crate::rng::derive_u64(scenario.seed, "path_key", i as u64) as u32;
+            let start = graph.arena.len() as u32;
+            let routed = ecmp.route(&net, spec.src, spec.dst, path_key, &mut graph.arena);
+            let end = graph.arena.len() as u32;
+            graph.range.push((start, end));
+            let path = &graph.arena[start as usize..end as usize];
+            let best = crate::net::ideal::best_path(&net, spec.src, spec.dst);
+            let ideal_fct = crate::net::ideal::ideal_fct(&net, &best, spec.size_bytes, mss, header);
+            let wire = paths::wire_bytes(spec.size_bytes, mss, header);
+            states.push(FlowState {
+                status: if routed {
+                    Status::Waiting
+                } else {
+                    Status::Unroutable
+                },
+                wire,
+                remaining: wire as f64 * 8.0,
+                rate: 0.0,
+                last: spec.start,
+                generation: 0,
+                overhead: paths::pipeline_overhead(&net, path, spec.size_bytes, mss, header),
+                ideal_fct,
+                nic_bps: path
+                    .first()
+                    .map_or(0.0, |&p| net.ports[p as usize].rate.bits_per_sec() as f64),
+                spec,
+            });
+        }
+        graph.slot = vec![0; graph.arena.len()];
+        let capacity: Vec<f64> = net
+            .ports
+            .iter()
+            .map(|p| p.rate.bits_per_sec() as f64)
+            .collect();
+        let n_links = net.ports.len();
+        let n_flows = states.len();
+        FlowSimulation {
+            now: Time::ZERO,
+            transport,
+            policy,
+            flows: states,
+            graph,
+            capacity,
+            heap: BinaryHeap::new(),
+            next_arrival: 0,
+            flows_done: 0,
+            stop: scenario.stop_s.map(Time::from_secs_f64),
+            abort_at_deadline: scenario.workload.abort_at_deadline.unwrap_or(false),
+            events: 0,
+            recomputations: 0,
+            dirty: Vec::new(),
+            link_mark: vec![0; n_links],
+            flow_mark: vec![0; n_flows],
+            epoch: 0,
+            comp_links: Vec::new(),
+            comp_flows: Vec::new(),
+            local: vec![0; n_flows],
+            rates: Vec::new(),
+            order: Vec::new(),
+            residual: Vec::new(),
+            merp_keys: Vec::new(),
+            merp_table: Vec::new(),
+            maxmin: MaxMin::default(),
+            port_bytes: vec![0; n_links],
+            port_pkts: vec![0; n_links],
+            name: scenario.name.clone(),
+            seed: scenario.seed,
+            topology_name: topo.description.clone(),
+            net,
+        }
+    }
+
+    /// The policy the transport maps to.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// Runs to the end (every flow finished or terminated, or `stop_s`). `progress` is called
+    /// about every 200 ms of wall time; returning `false` stops with [`RunError::Interrupted`].
+    pub fn run(
+        mut self,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<RunOutput, RunError> {
+        let wall = std::time::Instant::now();
+        let mut last_report = wall;
+        let guard = self
+            .flows
+            .last()
+            .map(|f| f.spec.start + crate::engine::sim::UNFINISHED_GUARD)
+            .unwrap_or(Time::ZERO);
+        let horizon = self.stop.unwrap_or(guard);
+        let mut batches: u64 = 0;
+        while let Some(t) = self.next_time() {
+            if t > horizon {
+                break;
+            }
+            self.now = t;
+            self.arrivals_at(t);
+            self.departures_at(t);
+            self.recompute();
+            batches += 1;
+            if batches & 0x3ff == 0 {
+                let now = std::time::Instant::now();
+                if now.duration_since(last_report).as_millis() >= 200 {
+                    last_report = now;
+                    let p = Progress {
+                        sim_time: self.now,
+                        flows_done: self.flows_done,
+                        flows_total: self.flows.len(),
+                    };
+                    if !progress(p) {
+                        return Err(RunError::Interrupted);
+                    }
+                }
+            }
+        }
+        if let Some(stop) = self.stop {
+            self.now = stop;
+        }
+        Ok(self.finish(wall.elapsed().as_secs_f64()))
+    }
+
+    /// The next arrival or live heap event (stale heap entries are dropped on the way).
+    fn next_time(&mut self) -> Option<Time> {
+        while let Some(&Reverse((t, f, g, kind))) = self.heap.peek() {
+            let st = &self.flows[f as usize];
+            let live = st.status == Status::Active && (kind == Kind::Abort || g == st.generation);
+            if live {
+                break;
+            }
+            self.heap.pop();
+            let _ = t;
+        }
+        let a = self.flows.get(self.next_arrival).map(|f| f.spec.start);
+        let h = self.heap.peek().map(|Reverse(e)| e.0);
+        match (a, h) {
+            (Some(a), Some(h)) => Some(a.min(h)),
+            (a, h) => a.or(h),
+        }
+    }
+
+    fn arrivals_at(&mut self, t: Time) {
+        while let Some(f) = self.flows.get(self.next_arrival) {
+            if f.spec.start > t {
+                break;
+            }
+            let i = self.next_arrival as u32;
+            self.next_arrival += 1;
+            self.events += 1;
+            let f = &mut self.flows[i as usize];
+            if f.status == Status::Unroutable {
+                continue;
+            }
+            f.status = Status::Active;
+            f.last = t;
+            // No rate yet: whatever the policy gives it (zero included) counts as a change,
+            // so the flow gets its first event (PDQ may find it hopeless while paused).
+            f.rate = UNALLOCATED;
+            if let (true, Some(d)) = (self.abort_at_deadline, f.spec.deadline) {
+                self.heap
+                    .push(Reverse((f.spec.start + d, i, 0, Kind::Abort)));
+            }
+            self.graph.insert(i);
+            self.dirty.extend_from_slice(self.graph.path(i));
+        }
+    }
+
+    fn departures_at(&mut self, t: Time) {
+        while let Some(&Reverse((et, f, g, kind))) = self.heap.peek() {
+            if et > t {
+                break;
+            }
+            self.heap.pop();
+            let st = &self.flows[f as usize];
+            if st.status != Status::Active || (kind != Kind::Abort && g != st.generation) {
+                continue;
+            }
+            self.events += 1;
+            match kind {
+                Kind::Finish => {
+                    let fin = t + st.overhead;
+                    self.end_flow(f, Status::Finished(fin));
+                }
+                Kind::Hopeless | Kind::Abort => self.end_flow(f, Status::Terminated(t)),
+            }
+        }
+    }
+
+    /// Settles the flow's bytes up to now and takes it off its links.
+    fn end_flow(&mut self, f: u32, status: Status) {
+        self.settle(f);
+        let st = &mut self.flows[f as usize];
+        if let Status::Finished(_) = status {
+            st.remaining = 0.0;
+        }
+        st.status = status;
+        self.flows_done += 1;
+        self.account_bytes(f);
+        self.graph.remove(f);
+        self.dirty.extend_from_slice(self.graph.path(f));
+    }
+
+    /// Brings `remaining` of an active flow to `now` at its current rate.
+    fn settle(&mut self, f: u32) {
+        let now = self.now;
+        let st = &mut self.flows[f as usize];
+        if now > st.last {
+            let sent = st.rate.max(0.0) * (now - st.last).ps() as f64 * 1e-12;
+            st.remaining = (st.remaining - sent).max(0.0);
+            st.last = now;
+        }
+    }
+
+    /// Adds the wire bytes the flow carried to every port of its path (once, when it ends).
+    fn account_bytes(&mut self, f: u32) {
+        let st = &self.flows[f as usize];
+        let sent_bits = st.wire as f64 * 8.0 - st.remaining;
+        let bytes = ((sent_bits / 8.0).round() as u64).min(st.wire);
+        let (mss, header) = self.transport.data_packet_sizes();
+        let pkts = bytes.div_ceil((mss + header) as u64);
+        let (a, b) = self.graph.range[f as usize];
+        for k in a as usize..b as usize {
+            let p = self.graph.arena[k] as usize;
+            self.port_bytes[p] += bytes;
+            self.port_pkts[p] += pkts;
+        }
+    }
+
+    /// Recomputes the rates of the connected component of the links touched since the last
+    /// recomputation, and reschedules the flows whose rate changed.
+    fn recompute(&mut self) {
+        if self.dirty.is_empty() {
+            return;
+        }
+        self.recomputations += 1;
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.link_mark.fill(0);
+            self.flow_mark.fill(0);
+            self.epoch = 1;
+        }
+        let epoch = self.epoch;
+        self.comp_links.clear();
+        self.comp_flows.clear();
+        for k in 0..self.dirty.len() {
+            let l = self.dirty[k];
+            if self.link_mark[l as usize] != epoch {
+                self.link_mark[l as usize] = epoch;
+                self.comp_links.push(l);
+            }
+        }
+        self.dirty.clear();
+        // Breadth-first over links → flows → links.
+        let mut next = 0;
+        while next < self.comp_links.len() {
+            let l = self.comp_links[next];
+            next += 1;
+            for &f in self.graph.flows_on(l) {
+                if self.flow_mark[f as usize] == epoch {
+                    continue;
+                }
+                self.flow_mark[f as usize] = epoch;
+                self.local[f as usize] = self.comp_flows.len() as u32;
+                self.comp_flows.push(f);
+                for &m in self.graph.path(f) {
+                    if self.link_mark[m as usize] != epoch {
+                        self.link_mark[m as usize] = epoch;
+                        self.comp_links.push(m);
+                    }
+                }
+            }
+        }
+        if self.comp_flows.is_empty() {
+            return;
+        }
+        self.allocate();
+        for i in 0..self.comp_flows.len() {
+            let f = self.comp_flows[i];
+            let r = self.rates[i];
+            if r.to_bits() != self.flows[f as usize].rate.to_bits() {
+                self.settle(f);
+                let st = &mut self.flows[f as usize];
+                st.rate = r;
+                st.generation = st.generation.wrapping_add(1);
+                self.schedule(f);
+            }
+        }
+    }
+
+    /// The rates of `comp_flows` into `rates`, by the policy.
+    fn allocate(&mut self) {
+        let now = self.now;
+        let flows = &self.flows;
+        match self.policy {
+            Policy::MaxMin => self.maxmin.solve(
+                &self.comp_links,
+                &self.comp_flows,
+                &self.local,
+                &self.graph,
+                &self.capacity,
+                &|_| 1.0,
+                &mut self.rates,
+            ),
+            Policy::WeightedMaxMin => self.maxmin.solve(
+                &self.comp_links,
+                &self.comp_flows,
+                &self.local,
+                &self.graph,
+                &self.capacity,
+                &|f| flows[f as usize].spec.weight,
+                &mut self.rates,
+            ),
+            Policy::Srpt | Policy::Pdq { .. } | Policy::Merp => {
+                let remaining = |f: u32| {
+                    let st = &flows[f as usize];
+                    let dt = (now - st.last).ps() as f64 * 1e-12;
+                    (st.remaining - st.rate.max(0.0) * dt).max(0.0)
+                };
+                let comp = &self.comp_flows;
+                self.order.clear();
+                self.order.extend(0..comp.len() as u32);
+                match self.policy {
+                    Policy::Srpt => {
+                        let rem: Vec<f64> = comp.iter().map(|&f| remaining(f)).collect();
+                        self.order.sort_by(|&a, &b| {
+                            let (a, b) = (a as usize, b as usize);
+                            rem[a].total_cmp(&rem[b]).then(comp[a].cmp(&comp[b]))
+                        });
+                    }
+                    Policy::Pdq { .. } => {
+                        let key: Vec<(Time, f64)> = comp
+                            .iter()
+                            .map(|&f| {
+                                let s = &flows[f as usize].spec;
+                                let d = s.deadline.map_or(Time::MAX, |d| s.start + d);
+                                (d, remaining(f))
+                            })
+                            .collect();
+                        self.order.sort_by(|&a, &b| {
+                            let (a, b) = (a as usize, b as usize);
+                            key[a]
+                                .0
+                                .cmp(&key[b].0)
+                                .then(key[a].1.total_cmp(&key[b].1))
+                                .then(comp[a].cmp(&comp[b]))
+                        });
+                    }
+                    _ => {
+                        self.merp_keys.clear();
+                        self.merp_keys.resize(comp.len(), Time::ZERO);
+                        let info = |f: u32| {
+                            let st = &flows[f as usize];
+                            priority::MerpFlow {
+                                id: f,
+                                dst: st.spec.dst,
+                                size: st.wire,
+                                rs: (remaining(f) / 8.0).ceil() as u64,
+                                arrival: st.spec.start,
+                            }
+                        };
+                        priority::merp_keys(
+                            &self.comp_links,
+                            &self.local,
+                            &self.graph,
+                            &self.capacity,
+                            now,
+                            &info,
+                            &mut self.merp_table,
+                            &mut self.merp_keys,
+                        );
+                        let keys = &self.merp_keys;
+                        self.order.sort_by(|&a, &b| {
+                            let (a, b) = (a as usize, b as usize);
+                            keys[a].cmp(&keys[b]).then(comp[a].cmp(&comp[b]))
+                        });
+                    }
+                }
+                priority::greedy(
+                    &self.comp_links,
+                    &self.comp_flows,
+                    &self.order,
+                    &self.graph,
+                    &self.capacity,
+                    &mut self.residual,
+                    &mut self.rates,
+                );
+            }
+        }
+    }
+
+    /// Pushes the flow's next event under its current generation: its finish at the current
+    /// rate or, for PDQ with Early Termination, the moment it becomes hopeless, if earlier.
+    fn schedule(&mut self, f: u32) {
+        let st = &self.flows[f as usize];
+        let finish = paths::fluid_duration(st.remaining, st.rate).map(|d| st.last + d);
+        let mut event = finish.map(|t| (t, Kind::Finish));
+        if let (
+            Policy::Pdq {
+                early_termination: true,
+            },
+            Some(d),
+        ) = (self.policy, st.spec.deadline)
+        {
+            // PDQ's sender gives up once its unsent bytes at the NIC rate no longer fit before
+            // the deadline: rem(τ)/nic > D − τ with rem(τ) = rem − rate·τ, i.e. from
+            // τ* = (nic·D − rem)/(nic − rate) on.
+            let deadline = st.spec.start + d;
+            let nic = st.nic_bps;
+            let left = deadline.saturating_sub(st.last).as_secs_f64();
+            let slack_bits = nic * left - st.remaining;
+            let hopeless = if slack_bits < 0.0 {
+                Some(st.last)
+            } else if st.rate < nic {
+                let tau = slack_bits / (nic - st.rate);
+                Some(st.last + Time((tau * 1e12).floor() as u64 + 1))
+            } else {
+                None
+            };
+            if let Some(h) = hopeless {
+                if event.is_none_or(|(t, _)| h < t) {
+                    event = Some((h, Kind::Hopeless));
+                }
+            }
+        }
+        if let Some((t, kind)) = event {
+            self.heap.push(Reverse((t, f, st.generation, kind)));
+        }
+    }
+}
