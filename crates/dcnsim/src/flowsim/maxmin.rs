@@ -4,8 +4,9 @@
 //! Water-filling: every link offers its residual capacity per unit of weight of its unfrozen
 //! flows; the link with the lowest such level is a bottleneck, its unfrozen flows are frozen at
 //! `level × weight`, and their rates leave every other link of their paths. Links are kept in a
-//! binary heap keyed by level, with stale entries skipped by a per-link version, so one solve
-//! costs O(Σ path lengths · log links) over the component. With all weights 1 this is plain
+//! binary heap keyed by level; levels only rise during a solve, so an entry found out of date
+//! is put back at its current level, and one solve costs O((Σ path lengths + re-queued
+//! links) · log links) over the component. With all weights 1 this is plain
 //! max-min (TCP's and RCP's ideal, Bertsekas & Gallager §6.5.2); with a flow's weight it is
 //! weighted max-min (PACE's target allocation).
 
@@ -19,8 +20,7 @@ pub struct MaxMin {
     residual: Vec<f64>,
     wsum: Vec<f64>,
     unfrozen: Vec<u32>,
-    version: Vec<u32>,
-    heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
 }
 
 /// A non-negative f64 as a key whose integer order is the numeric order.
@@ -48,29 +48,43 @@ impl MaxMin {
             self.residual.resize(n_links, 0.0);
             self.wsum.resize(n_links, 0.0);
             self.unfrozen.resize(n_links, 0);
-            self.version.resize(n_links, 0);
         }
         rates.clear();
         rates.resize(flows.len(), f64::NAN);
-        self.heap.clear();
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.clear();
         for &l in links {
             let on = net.flows_on(l);
             let li = l as usize;
             self.residual[li] = capacity[li];
             self.wsum[li] = on.iter().map(|&f| weight(f)).sum();
             self.unfrozen[li] = on.len() as u32;
-            self.version[li] = self.version[li].wrapping_add(1);
             if !on.is_empty() {
                 let level = self.residual[li] / self.wsum[li];
-                self.heap.push(Reverse((key(level), l, self.version[li])));
+                entries.push(Reverse((key(level), l)));
             }
         }
-        while let Some(Reverse((level_bits, l, ver))) = self.heap.pop() {
+        self.heap = BinaryHeap::from(entries);
+        let mut left = flows.len();
+        // A link's level only rises as flows elsewhere freeze: freezing at the lowest level ℓ
+        // a flow of weight w that a link of level L = R/W ≥ ℓ carries leaves it
+        // (R − ℓw)/(W − w) ≥ L. So a link is not re-queued when its level changes; a popped
+        // entry whose level is out of date is put back at the current level instead (lazy
+        // increase-key), and only an up-to-date minimum freezes flows.
+        while left > 0 {
+            let Some(Reverse((level_bits, l))) = self.heap.pop() else {
+                break;
+            };
             let li = l as usize;
-            if ver != self.version[li] || self.unfrozen[li] == 0 {
+            if self.unfrozen[li] == 0 {
                 continue;
             }
-            let level = f64::from_bits(level_bits);
+            let wsum = self.wsum[li].max(f64::MIN_POSITIVE);
+            let level = self.residual[li].max(0.0) / wsum;
+            if key(level) > level_bits {
+                self.heap.push(Reverse((key(level), l)));
+                continue;
+            }
             for &f in net.flows_on(l) {
                 let i = local[f as usize] as usize;
                 if !rates[i].is_nan() {
@@ -79,19 +93,12 @@ impl MaxMin {
                 let w = weight(f);
                 let r = level * w;
                 rates[i] = r;
+                left -= 1;
                 for &m in net.path(f) {
                     let mi = m as usize;
                     self.residual[mi] -= r;
                     self.wsum[mi] -= w;
                     self.unfrozen[mi] -= 1;
-                    self.version[mi] = self.version[mi].wrapping_add(1);
-                    if m != l && self.unfrozen[mi] > 0 {
-                        // Rounding may leave a hair below zero: a link cannot offer less
-                        // than nothing.
-                        let wsum = self.wsum[mi].max(f64::MIN_POSITIVE);
-                        let lvl = self.residual[mi].max(0.0) / wsum;
-                        self.heap.push(Reverse((key(lvl), m, self.version[mi])));
-                    }
                 }
             }
         }

@@ -185,6 +185,18 @@ struct FlowState {
     nic_bps: f64,
 }
 
+/// What the rate recomputations cost over a run (for benchmarks and profiles).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowStats {
+    /// Recomputations (one per distinct event time with a change).
+    pub recomputations: u64,
+    /// Flows and links of the recomputed components, summed over recomputations.
+    pub component_flows: u64,
+    pub component_links: u64,
+    /// Flows whose rate changed (each is rescheduled), summed.
+    pub rate_changes: u64,
+}
+
 /// The rate of a flow that has just arrived, before its first allocation.
 const UNALLOCATED: f64 = -1.0;
 
@@ -218,7 +230,7 @@ pub struct FlowSimulation {
     stop: Option<Time>,
     abort_at_deadline: bool,
     events: u64,
-    recomputations: u64,
+    stats: FlowStats,
     // Scratch of the rate recomputation.
     dirty: Vec<u32>,
     link_mark: Vec<u32>,
@@ -310,7 +322,7 @@ impl FlowSimulation {
             stop: scenario.stop_s.map(Time::from_secs_f64),
             abort_at_deadline: scenario.workload.abort_at_deadline.unwrap_or(false),
             events: 0,
-            recomputations: 0,
+            stats: FlowStats::default(),
             dirty: Vec::new(),
             link_mark: vec![0; n_links],
             flow_mark: vec![0; n_flows],
@@ -340,10 +352,15 @@ impl FlowSimulation {
 
     /// Runs to the end (every flow finished or terminated, or `stop_s`). `progress` is called
     /// about every 200 ms of wall time; returning `false` stops with [`RunError::Interrupted`].
-    pub fn run(
+    pub fn run(self, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunOutput, RunError> {
+        self.run_with_stats(progress).map(|(out, _)| out)
+    }
+
+    /// [`FlowSimulation::run`], also returning what the rate recomputations cost.
+    pub fn run_with_stats(
         mut self,
         progress: &mut dyn FnMut(Progress) -> bool,
-    ) -> Result<RunOutput, RunError> {
+    ) -> Result<(RunOutput, FlowStats), RunError> {
         let wall = std::time::Instant::now();
         let mut last_report = wall;
         let guard = self
@@ -380,7 +397,8 @@ impl FlowSimulation {
         if let Some(stop) = self.stop {
             self.now = stop;
         }
-        Ok(self.finish(wall.elapsed().as_secs_f64()))
+        let stats = self.stats;
+        Ok((self.finish(wall.elapsed().as_secs_f64()), stats))
     }
 
     /// The next arrival or live heap event (stale heap entries are dropped on the way).
@@ -495,7 +513,7 @@ impl FlowSimulation {
         if self.dirty.is_empty() {
             return;
         }
-        self.recomputations += 1;
+        self.stats.recomputations += 1;
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.link_mark.fill(0);
@@ -536,6 +554,8 @@ impl FlowSimulation {
         if self.comp_flows.is_empty() {
             return;
         }
+        self.stats.component_flows += self.comp_flows.len() as u64;
+        self.stats.component_links += self.comp_links.len() as u64;
         self.allocate();
         for i in 0..self.comp_flows.len() {
             let f = self.comp_flows[i];
@@ -544,6 +564,7 @@ impl FlowSimulation {
                 self.settle(f);
                 let st = &mut self.flows[f as usize];
                 st.rate = r;
+                self.stats.rate_changes += 1;
                 st.generation = st.generation.wrapping_add(1);
                 self.schedule(f);
             }
