@@ -22,7 +22,15 @@ fn main() {
     };
     println!(
         "{:>5} {:>6} {:>5} {:>9} {:>8} {:>10} {:>10} {:>9} {:>9} {:>8}",
-        "hosts", "policy", "load", "flows", "wall_s", "flows/s", "events/s", "comp_fl", "comp_ln",
+        "hosts",
+        "policy",
+        "load",
+        "flows",
+        "wall_s",
+        "flows/s",
+        "events/s",
+        "comp_fl",
+        "comp_ln",
         "chg/ev"
     );
     for &k in &ks {
