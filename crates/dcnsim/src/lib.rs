@@ -13,6 +13,9 @@
 //! - [`protocols`]: transports as sans-IO state machines (TCP NewReno, DCTCP).
 //! - [`topo`], [`workload`]: builders of networks and flows from the scenario.
 //! - [`engine`]: the event loop; [`metrics`]: what comes out.
+//! - [`flowsim`]: the flow-level (fluid) model, `engine = "flow"`: same scenarios and outputs,
+//!   rates from the transport's allocation policy instead of packets ([`run_prepared`]
+//!   dispatches on the `engine` key).
 //!
 //! Same scenario and seed, same output, on every machine: time is an integer, ties break by
 //! scheduling order, and randomness comes from named streams of the seed ([`rng`]).

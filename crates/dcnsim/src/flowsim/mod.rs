@@ -1,12 +1,115 @@
 //! # The flow-level (fluid) model: `engine = "flow"`
 //!
-//! (Module essay: see the end of this comment block, "Model", filled in below.)
+//! For networks of thousands of hosts and millions of flows, where packets are too many to
+//! simulate: every flow is a fluid that crosses the links of one path at a rate, and the rates
+//! of all flows present are recomputed at every arrival and completion by the allocation
+//! policy of the transport — the allocation its packet-level mechanism aims at. Same scenario
+//! schema (`engine = "flow"` beside the other top-level keys), same topologies, same flows
+//! ([`crate::workload::generate`], through [`crate::engine::prepare()`], which also refuses what
+//! this model cannot honour: [`check_scenario`]), same outputs ([`RunOutput`], so `flows.csv`,
+//! `ports.csv` and `summary.json` come from the same writers). The PDQ paper evaluates
+//! PDQ, D3 and RCP with both a packet-level and a flow-level simulator (its scaling figures plot
+//! "Pkt Level" beside "Flow Level" up to 4096 servers); this is our flow level.
 //!
-//! MODEL_DOC_PLACEHOLDER
+//! ## Policies (from `transport.protocol`)
+//!
+//! | protocol | policy | |
+//! |---|---|---|
+//! | `tcp`, `dctcp`, `d2tcp`, `mcp`, `rcp` | max-min fair | water-filling ([`maxmin`]) |
+//! | `d3` | max-min fair | D3 grants deadline flows their desired rate first-come first-served, which depends on request order and RTT timing the fluid model does not have; its fair share of the rest is max-min, so we use max-min for all flows (deadlines are not favoured) |
+//! | `pace` | weighted max-min by each flow's `weight` | PACE's target allocation |
+//! | `pfabric` | SRPT per link: preemptive priority by remaining bytes | pFabric's ideal |
+//! | `pdq` | preemptive priority by PDQ's comparator: earliest deadline, then least remaining | with Early Termination (below) |
+//! | `merp` | preemptive priority by MERP's virtual deadline | VDG on every link, synchronised by esr (below) |
+//! | `mpdq` | refused | subflows and their load shifting are not modelled yet |
+//!
+//! Priority policies ([`priority`]) take the flows in key order and give each the smallest
+//! residual capacity along its path: a flow paused on one link holds nothing elsewhere, so a
+//! lower flow may use its other links. Ties go to the lower flow id.
+//!
+//! * **Early Start** (PDQ, MERP) lets the next flow start about an RTT before the current one
+//!   ends, to hide the gap in which the switch learns that a flow finished. The fluid model has
+//!   no such gap — the next flow gets the link at the very moment the previous one's last bit
+//!   leaves — so Early Start is already "perfect" and is not modelled separately.
+//! * **PDQ Early Termination** (`pdq_early_termination`, default on): a deadline flow is
+//!   terminated as soon as its remaining bytes at its NIC rate no longer fit before its
+//!   deadline (the packet sender's test `now + remaining/NIC > deadline`). Paused flows reach
+//!   that point while waiting; the time is computed exactly and scheduled. The packet sender's
+//!   third test, "paused with less than an RTT left", has no fluid counterpart (no RTT) and is
+//!   left out. Flow aging is not modelled.
+//! * **MERP**: on every link, VDG ([`crate::protocols::merp::schedule::vdg`], reused as is)
+//!   orders the link's flows for the least maximum expansion ratio, with remaining sizes rs
+//!   in wire bytes, aT = the flow's start and C the link capacity, and gives each a virtual
+//!   deadline vdl. A flow's esr is the smallest along its path (MERP carries the path's
+//!   smallest esr on its packets), i.e. its vdl is the largest of its links'; flows are served
+//!   in vdl order. VDG is O(n²) per link: fine for MERP's scenarios, not for 10⁶ flows.
+//! * **SRPT and PDQ orders** are re-evaluated at events only; between events a served flow's
+//!   remaining size falls and could pass a paused one's, which the order then catches up with at
+//!   the next arrival or completion (the usual flow-level convention; a fluid SRPT on one link
+//!   is exact, since the served flow is the smallest and only gets smaller).
+//!
+//! ## Time, events and completion times
+//!
+//! Time is the engine's integer picoseconds; rates are f64 bit/s and remaining sizes f64 bits.
+//! The events are flow arrivals (the sorted flow list) and, per flow, one pending event in a
+//! heap — its completion at the current rate, or its PDQ Early Termination, whichever is
+//! earlier — invalidated lazily by a generation number when its rate changes. All events at
+//! one time are handled before the rates are recomputed once; only the connected component
+//! (links sharing flows) of the links those events touched is recomputed, and only the flows
+//! whose rate changed are rescheduled. `workload.abort_at_deadline` ends a flow at its deadline
+//! as in the packet engine. The run is deterministic: same input, same output bytes.
+//!
+//! A flow carries its **wire bytes**: payload plus one header per segment
+//! (`transport.mss_bytes`, `header_bytes`, plus the protocol's own header, as at packet level).
+//! Its FCT is the time its last bit leaves at the fluid rates plus a constant per flow, the
+//! **pipeline overhead**: its ideal FCT on its path ([`crate::net::ideal`]) less its wire bytes
+//! at the path's bottleneck rate — the propagation delay plus the store-and-forward of one
+//! packet per further hop on equal-rate links. So a flow alone on the network finishes exactly
+//! at its `ideal_fct`, to the picosecond (test `lone_flow_takes_its_ideal_fct_exactly`).
+//!
+//! **Not modelled**: handshakes, slow start, windows, queueing delay, drops, ECN, ACK traffic,
+//! reordering, link failures and rerouting, path choices other than per-flow ECMP (each flow
+//! takes the path the packet engine's ECMP hash gives its first packet: same seeds, same
+//! `path_key`), buffers (their keys are accepted so one scenario runs under both engines,
+//! and have no effect). Under `engine = "flow"`, `output.trace_flow`,
+//! `output.series_interval_us > 0`, `[[failures]]` and `routing.lb` other than `ecmp` are
+//! refused. In `flows.csv` the packet-only columns (retransmits, timeouts, reordering, queue
+//! wait) are 0, `data_packets` is the wire bytes sent over the full packet size (rounded up);
+//! in `ports.csv`, `tx_bytes` is the wire bytes each port carried (counted when the flow ends),
+//! drops and marks are 0.
+//!
+//! ## Validation (tests/flowsim.rs)
+//!
+//! * A lone flow's FCT is its ideal FCT exactly; hand-derived max-min (4 flows on a star),
+//!   weighted max-min (weights 4/2/1), PDQ (EDF before size, preemption, Early Termination)
+//!   and MERP's motivating example (Table 1: A, C, B with FCTs 3, 7, 7 units; SRPT gives 3, 3,
+//!   10) to the picosecond.
+//! * M/G/1 processor sharing on one 10 Gb/s link, Poisson arrivals, mean slowdown against
+//!   1/(1 − ρ) at the realised load (ρ ≈ 0.2, 0.5, 0.8): exponential sizes (mean 100 KB,
+//!   40 k–200 k flows) 1.2538 vs 1.2547, 2.0272 vs 2.0503, 5.449 vs 5.528; web search
+//!   (40 k–300 k flows) 1.2463 vs 1.2517, 2.0293 vs 2.0483, 5.579 vs 5.617 — all within 1.5 %.
+//! * M/G/1 under SRPT (pFabric), mean response time against Schrage–Miller integrated over the
+//!   run's own sizes: exponential ρ = 0.51: 118.03 vs 118.77 µs, ρ = 0.82: 202.7 vs 203.7 µs;
+//!   web search ρ = 0.71: 2.578 vs 2.575 ms — within 1 %.
+//! * Packet vs flow, k = 4 fat-tree, 10 Gb/s, 1000 web-search flows (seed 5), mean FCT
+//!   packet/flow: DCTCP load 0.3: 1.094, load 0.5: 1.084 (flows ≥ 1 MB: 1.048; 100 KB–1 MB:
+//!   1.55; < 100 KB: 2.34 — the handshake and slow start the fluid model leaves out are a few
+//!   RTTs, most of a short flow's FCT); TCP (NewReno, drop-tail) load 0.5: 1.25 (losses and
+//!   timeouts); pFabric vs SRPT: load 0.3: 1.13, 0.5: 1.12 (small flows within 5 %, larger ones
+//!   10–13 % slower: pFabric approximates SRPT per packet with drops and retransmissions);
+//!   DCTCP with exponential 200 KB flows: 1.61 (all flows short). RCP at packet level was
+//!   2.4× the fluid max-min on a 400-flow run: its rate controller converges over several
+//!   control intervals, which short flows never see the end of.
+//!
+//! ## Speed
+//!
+//! The max-min solve over a component is O((Σ path lengths) · log links). On a fat-tree under
+//! random traffic nearly all active flows form one component, so every event re-solves all of
+//! them; see bench/RESULTS.md ("Flow-level model") for flows/s and the profile.
 
-mod maxmin;
+pub mod maxmin;
 pub mod paths;
-mod priority;
+pub mod priority;
 mod report;
 
 use crate::config::Scenario;
