@@ -428,3 +428,48 @@ flows = 1000
     let (p, f) = (mean(&packet, 0, 100_000), mean(&flow, 0, 100_000));
     assert!(p > f, "short flows: packet {p} s, flow {f} s");
 }
+
+/// Max-min re-solves only the flows joined to an event through saturated links (grown until
+/// no link outside is filled): the same allocation as re-solving whole components, so the same
+/// completion times up to float rounding, on a fat-tree where components are large.
+#[test]
+fn pruned_max_min_equals_full_recomputation() {
+    for (protocol, load) in [("dctcp", 0.4), ("dctcp", 0.8), ("pace", 0.7)] {
+        let text = format!(
+            r#"
+[topology]
+kind = "fattree"
+k = 6
+[transport]
+protocol = "{protocol}"
+[workload]
+kind = "poisson"
+flows = 3000
+load = {load}
+"#
+        );
+        let run = |full: bool| {
+            let p =
+                dcnsim::prepare_text(&text, Format::Toml, &["engine=flow".into()], Path::new("."))
+                    .unwrap();
+            let mut sim = dcnsim::flowsim::FlowSimulation::new(p);
+            sim.set_full_recompute(full);
+            sim.run_with_stats(&mut |_| true).unwrap()
+        };
+        let ((pruned, ps), (full, fs)) = (run(false), run(true));
+        assert!(ps.component_flows < fs.component_flows, "{ps:?} vs {fs:?}");
+        for (a, b) in pruned.flows.iter().zip(&full.flows) {
+            let (fa, fb) = (a.fct().unwrap().ps() as f64, b.fct().unwrap().ps() as f64);
+            assert!(
+                (fa - fb).abs() <= 1e-9 * fb + 2.0,
+                "{protocol} flow {}: {fa} vs {fb}",
+                a.flow_id
+            );
+        }
+        eprintln!(
+            "{protocol} load {load}: mean component {:.1} flows pruned, {:.1} full",
+            ps.component_flows as f64 / ps.recomputations as f64,
+            fs.component_flows as f64 / fs.recomputations as f64
+        );
+    }
+}

@@ -300,6 +300,12 @@ pub struct FlowStats {
     pub rate_changes: u64,
 }
 
+/// Relative margin within which a link counts as full (for growing max-min components).
+const SATURATION_MARGIN: f64 = 1e-6;
+
+/// Relative rate difference below which a recomputed rate is taken as unchanged.
+const RATE_EPSILON: f64 = 1e-12;
+
 /// The rate of a flow that has just arrived, before its first allocation.
 const UNALLOCATED: f64 = -1.0;
 
@@ -336,6 +342,16 @@ pub struct FlowSimulation {
     stats: FlowStats,
     // Scratch of the rate recomputation.
     dirty: Vec<u32>,
+    /// Per link: the sum of the current rates of its flows (bit/s), kept as rates change.
+    load: Vec<f64>,
+    /// Re-solve whole components even under max-min (to test the pruning against).
+    full_recompute: bool,
+    open: Vec<u32>,
+    open_mark: Vec<u32>,
+    link_pos: Vec<u32>,
+    comp_count: Vec<u32>,
+    avail: Vec<f64>,
+    solve_residual: Vec<f64>,
     link_mark: Vec<u32>,
     flow_mark: Vec<u32>,
     epoch: u32,
@@ -427,6 +443,14 @@ impl FlowSimulation {
             events: 0,
             stats: FlowStats::default(),
             dirty: Vec::new(),
+            load: vec![0.0; n_links],
+            full_recompute: false,
+            open: Vec::new(),
+            open_mark: vec![0; n_links],
+            link_pos: vec![0; n_links],
+            comp_count: vec![0; n_links],
+            avail: Vec::new(),
+            solve_residual: Vec::new(),
             link_mark: vec![0; n_links],
             flow_mark: vec![0; n_flows],
             epoch: 0,
@@ -446,6 +470,12 @@ impl FlowSimulation {
             topology_name: topo.description.clone(),
             net,
         }
+    }
+
+    /// Re-solve whole connected components under max-min too, instead of the part joined
+    /// through saturated links: slower, the same allocation (for tests of that claim).
+    pub fn set_full_recompute(&mut self, on: bool) {
+        self.full_recompute = on;
     }
 
     /// The policy the transport maps to.
@@ -573,6 +603,10 @@ impl FlowSimulation {
     /// Settles the flow's bytes up to now and takes it off its links.
     fn end_flow(&mut self, f: u32, status: Status) {
         self.settle(f);
+        let r = self.flows[f as usize].rate.max(0.0);
+        for &m in self.graph.path(f) {
+            self.load[m as usize] -= r;
+        }
         let st = &mut self.flows[f as usize];
         if let Status::Finished(_) = status {
             st.remaining = 0.0;
@@ -610,8 +644,10 @@ impl FlowSimulation {
         }
     }
 
-    /// Recomputes the rates of the connected component of the links touched since the last
-    /// recomputation, and reschedules the flows whose rate changed.
+    /// Recomputes the rates of the flows an event can have changed, and reschedules the flows
+    /// whose rate did change. Priority policies re-solve the connected component (links
+    /// sharing flows) of the links the events touched; max-min ones only the part of it joined
+    /// through saturated links, grown until it is closed (see "Incremental max-min").
     fn recompute(&mut self) {
         if self.dirty.is_empty() {
             return;
@@ -620,51 +656,49 @@ impl FlowSimulation {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.link_mark.fill(0);
+            self.open_mark.fill(0);
             self.flow_mark.fill(0);
             self.epoch = 1;
         }
         let epoch = self.epoch;
+        let prune =
+            !self.full_recompute && matches!(self.policy, Policy::MaxMin | Policy::WeightedMaxMin);
         self.comp_links.clear();
         self.comp_flows.clear();
+        self.open.clear();
         for k in 0..self.dirty.len() {
             let l = self.dirty[k];
-            if self.link_mark[l as usize] != epoch {
-                self.link_mark[l as usize] = epoch;
-                self.comp_links.push(l);
+            if self.open_mark[l as usize] != epoch {
+                self.open_mark[l as usize] = epoch;
+                self.open.push(l);
             }
         }
         self.dirty.clear();
-        // Breadth-first over links → flows → links.
-        let mut next = 0;
-        while next < self.comp_links.len() {
-            let l = self.comp_links[next];
-            next += 1;
-            for &f in self.graph.flows_on(l) {
-                if self.flow_mark[f as usize] == epoch {
-                    continue;
-                }
-                self.flow_mark[f as usize] = epoch;
-                self.local[f as usize] = self.comp_flows.len() as u32;
-                self.comp_flows.push(f);
-                for &m in self.graph.path(f) {
-                    if self.link_mark[m as usize] != epoch {
-                        self.link_mark[m as usize] = epoch;
-                        self.comp_links.push(m);
-                    }
-                }
+        let mut next_open = 0;
+        loop {
+            next_open = self.grow(next_open, prune);
+            if self.comp_flows.is_empty() {
+                return;
             }
-        }
-        if self.comp_flows.is_empty() {
-            return;
+            self.allocate();
+            if !prune || !self.expand() {
+                break;
+            }
         }
         self.stats.component_flows += self.comp_flows.len() as u64;
         self.stats.component_links += self.comp_links.len() as u64;
-        self.allocate();
         for i in 0..self.comp_flows.len() {
             let f = self.comp_flows[i];
             let r = self.rates[i];
-            if r.to_bits() != self.flows[f as usize].rate.to_bits() {
+            let old = self.flows[f as usize].rate;
+            // A re-solve of a different set of flows may reach the same rate by a different
+            // sum: a difference at rounding level is no change (no reschedule).
+            if (r - old).abs() > RATE_EPSILON * r.max(old) {
                 self.settle(f);
+                let delta = r - old.max(0.0);
+                for &m in self.graph.path(f) {
+                    self.load[m as usize] += delta;
+                }
                 let st = &mut self.flows[f as usize];
                 st.rate = r;
                 self.stats.rate_changes += 1;
@@ -674,30 +708,114 @@ impl FlowSimulation {
         }
     }
 
+    /// Whether link `l` was full before this recomputation (with a margin, so that rounding in
+    /// the running `load` can only make a component larger, never wrongly smaller).
+    fn was_saturated(&self, l: u32) -> bool {
+        self.load[l as usize] >= self.capacity[l as usize] * (1.0 - SATURATION_MARGIN)
+    }
+
+    /// Adds every flow of the open links (from `self.open[next..]`) to the component, and the
+    /// links of those flows to its links; a link is opened in turn when `prune` is off or it
+    /// was saturated. Returns how far `open` has been processed.
+    fn grow(&mut self, mut next: usize, prune: bool) -> usize {
+        let epoch = self.epoch;
+        while next < self.open.len() {
+            let l = self.open[next];
+            next += 1;
+            for k in 0..self.graph.flows_on(l).len() {
+                let f = self.graph.flows_on(l)[k];
+                if self.flow_mark[f as usize] == epoch {
+                    continue;
+                }
+                self.flow_mark[f as usize] = epoch;
+                self.local[f as usize] = self.comp_flows.len() as u32;
+                self.comp_flows.push(f);
+                let (a, b) = self.graph.range[f as usize];
+                for h in a as usize..b as usize {
+                    let m = self.graph.arena[h];
+                    let mi = m as usize;
+                    if self.link_mark[mi] != epoch {
+                        self.link_mark[mi] = epoch;
+                        self.link_pos[mi] = self.comp_links.len() as u32;
+                        self.comp_links.push(m);
+                        self.comp_count[mi] = 0;
+                    }
+                    self.comp_count[mi] += 1;
+                    if self.open_mark[mi] != epoch && (!prune || self.was_saturated(m)) {
+                        self.open_mark[mi] = epoch;
+                        self.open.push(m);
+                    }
+                }
+            }
+        }
+        next
+    }
+
+    /// After a pruned max-min solve: opens every link of the component that the new rates
+    /// fill and that also carries flows outside the component (those may have to yield).
+    /// Returns whether any was opened (the component must then grow and be solved again).
+    fn expand(&mut self) -> bool {
+        let epoch = self.epoch;
+        let mut any = false;
+        for j in 0..self.comp_links.len() {
+            let l = self.comp_links[j];
+            let li = l as usize;
+            if self.open_mark[li] == epoch
+                || self.comp_count[li] as usize == self.graph.flows_on(l).len()
+            {
+                continue;
+            }
+            if self.solve_residual[j] <= self.capacity[li] * SATURATION_MARGIN {
+                self.open_mark[li] = epoch;
+                self.open.push(l);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// Per component link, the capacity its component flows may share: all of it when they are
+    /// its only flows, else what the other flows' (fixed) rates leave, summed afresh.
+    fn available(&mut self) {
+        self.avail.clear();
+        for j in 0..self.comp_links.len() {
+            let l = self.comp_links[j];
+            let li = l as usize;
+            let mut a = self.capacity[li];
+            if self.comp_count[li] as usize != self.graph.flows_on(l).len() {
+                for &g in self.graph.flows_on(l) {
+                    if self.flow_mark[g as usize] != self.epoch {
+                        a -= self.flows[g as usize].rate.max(0.0);
+                    }
+                }
+            }
+            self.avail.push(a.max(0.0));
+        }
+    }
+
     /// The rates of `comp_flows` into `rates`, by the policy.
     fn allocate(&mut self) {
         let now = self.now;
-        let flows = &self.flows;
         match self.policy {
-            Policy::MaxMin => self.maxmin.solve(
-                &self.comp_links,
-                &self.comp_flows,
-                &self.local,
-                &self.graph,
-                &self.capacity,
-                &|_| 1.0,
-                &mut self.rates,
-            ),
-            Policy::WeightedMaxMin => self.maxmin.solve(
-                &self.comp_links,
-                &self.comp_flows,
-                &self.local,
-                &self.graph,
-                &self.capacity,
-                &|f| flows[f as usize].spec.weight,
-                &mut self.rates,
-            ),
+            Policy::MaxMin | Policy::WeightedMaxMin => {
+                self.available();
+                let flows = &self.flows;
+                let weighted = self.policy == Policy::WeightedMaxMin;
+                let unit = |_| 1.0;
+                let by_spec = |f: u32| flows[f as usize].spec.weight;
+                self.maxmin.solve(
+                    &self.comp_links,
+                    &self.comp_flows,
+                    &self.graph,
+                    self.capacity.len(),
+                    &self.avail,
+                    if weighted { &by_spec } else { &unit },
+                    &mut self.rates,
+                    &mut self.solve_residual,
+                );
+            }
             Policy::Srpt | Policy::Pdq { .. } | Policy::Merp => {
+                let flows = &self.flows;
                 let remaining = |f: u32| {
                     let st = &flows[f as usize];
                     let dt = (now - st.last).ps() as f64 * 1e-12;
