@@ -182,7 +182,7 @@ impl Policy {
     }
 }
 
-/// Refuses what the fluid model cannot honour (called by [`crate::engine::prepare`] when
+/// Refuses what the fluid model cannot honour (called by [`crate::engine::prepare()`] when
 /// `engine = "flow"`): per-packet tracing, series, link failures, path choices other than
 /// ECMP, and M-PDQ's subflows.
 pub fn check_scenario(s: &Scenario, transport: &Transport) -> ConfigResult<()> {
