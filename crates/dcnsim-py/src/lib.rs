@@ -5,7 +5,7 @@
 //! which is also where Ctrl-C is noticed. Bad input raises `ScenarioError` (a `ValueError`)
 //! whose message names the key path.
 
-use dcnsim::engine::{Progress, RunError, Simulation};
+use dcnsim::engine::{Progress, RunError};
 use dcnsim::metrics::output::{self, FLOW_COLUMNS};
 use dcnsim::metrics::{summary, RunOutput};
 use dcnsim::Format;
@@ -80,7 +80,6 @@ fn run<'py>(
     let scenario_json = prepared.scenario.to_json();
     let mut py_error: Option<PyErr> = None;
     let result = py.detach(|| {
-        let sim = Simulation::new(prepared);
         let mut report = |p: Progress| -> bool {
             Python::attach(|py| {
                 if let Err(e) = py.check_signals() {
@@ -97,7 +96,7 @@ fn run<'py>(
                 true
             })
         };
-        let out = sim.run(&mut report)?;
+        let out = dcnsim::run_prepared(prepared, &mut report)?;
         let summary = summary::summarize(&out);
         if let Some(dir) = &out_dir {
             output::write_dir(dir, &out, &summary, &scenario_json)

@@ -34,6 +34,28 @@ pub struct Scenario {
     /// Links that go down (and maybe up again) at given times.
     #[serde(default)]
     pub failures: Vec<FailureConfig>,
+    /// Which model runs the scenario: `packet` (default) or `flow` (the fluid model of
+    /// [`crate::flowsim`]). Left out of `scenario.json` when it is the default, so packet-level
+    /// outputs are unchanged by the key's existence.
+    #[serde(default, skip_serializing_if = "Engine::is_packet")]
+    pub engine: Engine,
+}
+
+/// The `engine` key.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// The packet-level event loop ([`crate::engine::Simulation`]).
+    #[default]
+    Packet,
+    /// The flow-level (fluid) model ([`crate::flowsim::FlowSimulation`]).
+    Flow,
+}
+
+impl Engine {
+    pub fn is_packet(&self) -> bool {
+        *self == Engine::Packet
+    }
 }
 
 fn default_seed() -> u64 {

@@ -13,6 +13,9 @@
 //! - [`protocols`]: transports as sans-IO state machines (TCP NewReno, DCTCP).
 //! - [`topo`], [`workload`]: builders of networks and flows from the scenario.
 //! - [`engine`]: the event loop; [`metrics`]: what comes out.
+//! - [`flowsim`]: the flow-level (fluid) model, `engine = "flow"`: same scenarios and outputs,
+//!   rates from the transport's allocation policy instead of packets ([`run_prepared`]
+//!   dispatches on the `engine` key).
 //!
 //! Same scenario and seed, same output, on every machine: time is an integer, ties break by
 //! scheduling order, and randomness comes from named streams of the seed ([`rng`]).
@@ -20,6 +23,7 @@
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod flowsim;
 pub mod lb;
 pub mod metrics;
 pub mod net;
@@ -50,4 +54,17 @@ pub fn prepare_text(
         Format::Json => config::Scenario::from_json_str(text, overrides)?,
     };
     engine::prepare(scenario, base_dir)
+}
+
+/// Runs a prepared scenario with the engine its `engine` key names: the packet-level
+/// [`engine::Simulation`] or the flow-level [`flowsim::FlowSimulation`]. Both give the same
+/// [`metrics::RunOutput`].
+pub fn run_prepared(
+    prepared: engine::Prepared,
+    progress: &mut dyn FnMut(engine::Progress) -> bool,
+) -> Result<metrics::RunOutput, engine::RunError> {
+    match prepared.scenario.engine {
+        config::Engine::Packet => engine::Simulation::new(prepared).run(progress),
+        config::Engine::Flow => flowsim::FlowSimulation::new(prepared).run(progress),
+    }
 }

@@ -2,7 +2,6 @@
 //! Python, for benchmarks (memory and time of the core alone) and for users who only want the
 //! files. The Python `dcnsim` command is the full front end.
 
-use dcnsim::engine::Simulation;
 use dcnsim::metrics::{output, summary};
 use dcnsim::Format;
 use std::path::PathBuf;
@@ -51,7 +50,7 @@ fn main() -> ExitCode {
         }
     };
     let scenario_json = prepared.scenario.to_json();
-    let Ok(result) = Simulation::new(prepared).run(&mut |_| true) else {
+    let Ok(result) = dcnsim::run_prepared(prepared, &mut |_| true) else {
         return ExitCode::from(1);
     };
     let summary = summary::summarize(&result);

@@ -1,0 +1,145 @@
+//! Max-min fair and weighted max-min fair rates by water-filling, on a set of flows whose
+//! links offer given capacities (the rest of the network's flows hold theirs fixed).
+//!
+//! Water-filling: every link offers its residual capacity per unit of weight of its unfrozen
+//! flows; the link with the lowest such level is a bottleneck, its unfrozen flows are frozen at
+//! `level × weight`, and their rates leave every other link of their paths. Links are kept in a
+//! binary heap keyed by level; levels only rise during a solve, so an entry found out of date
+//! is put back at its current level, and one solve costs O((Σ path lengths + re-queued
+//! links) · log links). With all weights 1 this is plain max-min (TCP's and RCP's ideal,
+//! Bertsekas & Gallager §6.5.2); with a flow's weight it is weighted max-min (PACE's target).
+//!
+//! Which flows are re-solved after an event, and why that gives the same allocation as a
+//! solve of the whole network, is in [`super`] ("Incremental max-min").
+
+use super::LinkFlows;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Scratch space reused between solves.
+#[derive(Default)]
+pub struct MaxMin {
+    /// Per global link: its index among the solve's links (valid for those only).
+    link_local: Vec<u32>,
+    residual: Vec<f64>,
+    wsum: Vec<f64>,
+    unfrozen: Vec<u32>,
+    /// The solve's flows on each of its links, as ranges of `members` (CSR).
+    start: Vec<u32>,
+    members: Vec<u32>,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+}
+
+/// A non-negative f64 as a key whose integer order is the numeric order.
+fn key(x: f64) -> u64 {
+    x.max(0.0).to_bits()
+}
+
+impl MaxMin {
+    /// Rates of `flows` (`rates[i]` for `flows[i]`) when link `links[j]` offers them
+    /// `avail[j]` bit/s and flow `f` has weight `weight(f)`. Every link of every flow's path
+    /// must be in `links`. Returns the residual capacity of each link in `residual_out`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve(
+        &mut self,
+        links: &[u32],
+        flows: &[u32],
+        net: &LinkFlows,
+        n_links: usize,
+        avail: &[f64],
+        weight: &dyn Fn(u32) -> f64,
+        rates: &mut Vec<f64>,
+        residual_out: &mut Vec<f64>,
+    ) {
+        if self.link_local.len() < n_links {
+            self.link_local.resize(n_links, 0);
+        }
+        let nl = links.len();
+        for (j, &l) in links.iter().enumerate() {
+            self.link_local[l as usize] = j as u32;
+        }
+        self.residual.clear();
+        self.residual.extend_from_slice(&avail[..nl]);
+        self.wsum.clear();
+        self.wsum.resize(nl, 0.0);
+        self.unfrozen.clear();
+        self.unfrozen.resize(nl, 0);
+        // Counting pass, then the CSR of flows per link.
+        for &f in flows {
+            let w = weight(f);
+            for &m in net.path(f) {
+                let j = self.link_local[m as usize] as usize;
+                self.unfrozen[j] += 1;
+                self.wsum[j] += w;
+            }
+        }
+        self.start.clear();
+        self.start.push(0);
+        let mut acc = 0u32;
+        for j in 0..nl {
+            acc += self.unfrozen[j];
+            self.start.push(acc);
+        }
+        self.members.clear();
+        self.members.resize(acc as usize, 0);
+        let mut fill: Vec<u32> = self.start[..nl].to_vec();
+        for (i, &f) in flows.iter().enumerate() {
+            for &m in net.path(f) {
+                let j = self.link_local[m as usize] as usize;
+                self.members[fill[j] as usize] = i as u32;
+                fill[j] += 1;
+            }
+        }
+        rates.clear();
+        rates.resize(flows.len(), f64::NAN);
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.clear();
+        for j in 0..nl {
+            if self.unfrozen[j] > 0 {
+                let level = self.residual[j].max(0.0) / self.wsum[j];
+                entries.push(Reverse((key(level), j as u32)));
+            }
+        }
+        self.heap = BinaryHeap::from(entries);
+        let mut left = flows.len();
+        // A link's level only rises as flows elsewhere freeze: freezing at the lowest level ℓ
+        // a flow of weight w that a link of level L = R/W ≥ ℓ carries leaves it
+        // (R − ℓw)/(W − w) ≥ L. So a link is not re-queued when its level changes; a popped
+        // entry whose level is out of date is put back at the current level instead (lazy
+        // increase-key), and only an up-to-date minimum freezes flows.
+        while left > 0 {
+            let Some(Reverse((level_bits, j))) = self.heap.pop() else {
+                break;
+            };
+            let j = j as usize;
+            if self.unfrozen[j] == 0 {
+                continue;
+            }
+            let wsum = self.wsum[j].max(f64::MIN_POSITIVE);
+            let level = self.residual[j].max(0.0) / wsum;
+            if key(level) > level_bits {
+                self.heap.push(Reverse((key(level), j as u32)));
+                continue;
+            }
+            for k in self.start[j] as usize..self.start[j + 1] as usize {
+                let i = self.members[k] as usize;
+                if !rates[i].is_nan() {
+                    continue;
+                }
+                let f = flows[i];
+                let w = weight(f);
+                let r = level * w;
+                rates[i] = r;
+                left -= 1;
+                for &m in net.path(f) {
+                    let jm = self.link_local[m as usize] as usize;
+                    self.residual[jm] -= r;
+                    self.wsum[jm] -= w;
+                    self.unfrozen[jm] -= 1;
+                }
+            }
+        }
+        residual_out.clear();
+        residual_out.extend_from_slice(&self.residual);
+    }
+}

@@ -1,0 +1,951 @@
+//! # The flow-level (fluid) model: `engine = "flow"`
+//!
+//! For networks of thousands of hosts and millions of flows, where packets are too many to
+//! simulate: every flow is a fluid that crosses the links of one path at a rate, and the rates
+//! of all flows present are recomputed at every arrival and completion by the allocation
+//! policy of the transport — the allocation its packet-level mechanism aims at. Same scenario
+//! schema (`engine = "flow"` beside the other top-level keys), same topologies, same flows
+//! ([`crate::workload::generate`], through [`crate::engine::prepare()`], which also refuses what
+//! this model cannot honour: [`check_scenario`]), same outputs ([`RunOutput`], so `flows.csv`,
+//! `ports.csv` and `summary.json` come from the same writers). The PDQ paper evaluates
+//! PDQ, D3 and RCP with both a packet-level and a flow-level simulator (its scaling figures plot
+//! "Pkt Level" beside "Flow Level" up to 4096 servers); this is our flow level.
+//!
+//! ## Policies (from `transport.protocol`)
+//!
+//! | protocol | policy | |
+//! |---|---|---|
+//! | `tcp`, `dctcp`, `d2tcp`, `mcp`, `rcp` | max-min fair | water-filling ([`maxmin`]) |
+//! | `d3` | max-min fair | D3 grants deadline flows their desired rate first-come first-served, which depends on request order and RTT timing the fluid model does not have; its fair share of the rest is max-min, so we use max-min for all flows (deadlines are not favoured) |
+//! | `pace` | weighted max-min by each flow's `weight` | PACE's target allocation |
+//! | `pfabric` | SRPT per link: preemptive priority by remaining bytes | pFabric's ideal |
+//! | `pdq` | preemptive priority by PDQ's comparator: earliest deadline, then least remaining | with Early Termination (below) |
+//! | `merp` | preemptive priority by MERP's virtual deadline | VDG on every link, synchronised by esr (below) |
+//! | `mpdq` | refused | subflows and their load shifting are not modelled yet |
+//!
+//! Priority policies ([`priority`]) take the flows in key order and give each the smallest
+//! residual capacity along its path: a flow paused on one link holds nothing elsewhere, so a
+//! lower flow may use its other links. Ties go to the lower flow id.
+//!
+//! * **Early Start** (PDQ, MERP) lets the next flow start about an RTT before the current one
+//!   ends, to hide the gap in which the switch learns that a flow finished. The fluid model has
+//!   no such gap — the next flow gets the link at the very moment the previous one's last bit
+//!   leaves — so Early Start is already "perfect" and is not modelled separately.
+//! * **PDQ Early Termination** (`pdq_early_termination`, default on): a deadline flow is
+//!   terminated as soon as its remaining bytes at its NIC rate no longer fit before its
+//!   deadline (the packet sender's test `now + remaining/NIC > deadline`). Paused flows reach
+//!   that point while waiting; the time is computed exactly and scheduled. The packet sender's
+//!   third test, "paused with less than an RTT left", has no fluid counterpart (no RTT) and is
+//!   left out. Flow aging is not modelled.
+//! * **MERP**: on every link, VDG ([`crate::protocols::merp::schedule::vdg`], reused as is)
+//!   orders the link's flows for the least maximum expansion ratio, with remaining sizes rs
+//!   in wire bytes, aT = the flow's start and C the link capacity, and gives each a virtual
+//!   deadline vdl. A flow's esr is the smallest along its path (MERP carries the path's
+//!   smallest esr on its packets), i.e. its vdl is the largest of its links'; flows are served
+//!   in vdl order. VDG is O(n²) per link: fine for MERP's scenarios, not for 10⁶ flows.
+//! * **SRPT and PDQ orders** are re-evaluated at events only; between events a served flow's
+//!   remaining size falls and could pass a paused one's, which the order then catches up with at
+//!   the next arrival or completion (the usual flow-level convention; a fluid SRPT on one link
+//!   is exact, since the served flow is the smallest and only gets smaller).
+//!
+//! ## Time, events and completion times
+//!
+//! Time is the engine's integer picoseconds; rates are f64 bit/s and remaining sizes f64 bits.
+//! The events are flow arrivals (the sorted flow list) and, per flow, one pending event in a
+//! heap — its completion at the current rate, or its PDQ Early Termination, whichever is
+//! earlier — invalidated lazily by a generation number when its rate changes. All events at
+//! one time are handled before the rates are recomputed once; only the connected component
+//! (links sharing flows) of the links those events touched is recomputed, and only the flows
+//! whose rate changed are rescheduled. `workload.abort_at_deadline` ends a flow at its deadline
+//! as in the packet engine. The run is deterministic: same input, same output bytes.
+//!
+//! A flow carries its **wire bytes**: payload plus one header per segment
+//! (`transport.mss_bytes`, `header_bytes`, plus the protocol's own header, as at packet level).
+//! Its FCT is the time its last bit leaves at the fluid rates plus a constant per flow, the
+//! **pipeline overhead**: its ideal FCT on its path ([`crate::net::ideal`]) less its wire bytes
+//! at the path's bottleneck rate — the propagation delay plus the store-and-forward of one
+//! packet per further hop on equal-rate links. So a flow alone on the network finishes exactly
+//! at its `ideal_fct`, to the picosecond (test `lone_flow_takes_its_ideal_fct_exactly`).
+//!
+//! **Not modelled**: handshakes, slow start, windows, queueing delay, drops, ECN, ACK traffic,
+//! reordering, link failures and rerouting, path choices other than per-flow ECMP (each flow
+//! takes the path the packet engine's ECMP hash gives its first packet: same seeds, same
+//! `path_key`), buffers (their keys are accepted so one scenario runs under both engines,
+//! and have no effect). Under `engine = "flow"`, `output.trace_flow`,
+//! `output.series_interval_us > 0`, `[[failures]]` and `routing.lb` other than `ecmp` are
+//! refused. In `flows.csv` the packet-only columns (retransmits, timeouts, reordering, queue
+//! wait) are 0, `data_packets` is the wire bytes sent over the full packet size (rounded up);
+//! in `ports.csv`, `tx_bytes` is the wire bytes each port carried (counted when the flow ends),
+//! drops and marks are 0.
+//!
+//! ## Validation (tests/flowsim.rs)
+//!
+//! * A lone flow's FCT is its ideal FCT exactly; hand-derived max-min (4 flows on a star),
+//!   weighted max-min (weights 4/2/1), PDQ (EDF before size, preemption, Early Termination)
+//!   and MERP's motivating example (Table 1: A, C, B with FCTs 3, 7, 7 units; SRPT gives 3, 3,
+//!   10) to the picosecond.
+//! * M/G/1 processor sharing on one 10 Gb/s link, Poisson arrivals, mean slowdown against
+//!   1/(1 − ρ) at the realised load (ρ ≈ 0.2, 0.5, 0.8): exponential sizes (mean 100 KB,
+//!   40 k–200 k flows) 1.2538 vs 1.2547, 2.0272 vs 2.0503, 5.449 vs 5.528; web search
+//!   (40 k–300 k flows) 1.2463 vs 1.2517, 2.0293 vs 2.0483, 5.579 vs 5.617 — all within 1.5 %.
+//! * M/G/1 under SRPT (pFabric), mean response time against Schrage–Miller integrated over the
+//!   run's own sizes: exponential ρ = 0.51: 118.03 vs 118.77 µs, ρ = 0.82: 202.7 vs 203.7 µs;
+//!   web search ρ = 0.71: 2.578 vs 2.575 ms — within 1 %.
+//! * Packet vs flow, k = 4 fat-tree, 10 Gb/s, 1000 web-search flows (seed 5), mean FCT
+//!   packet/flow: DCTCP load 0.3: 1.094, load 0.5: 1.084 (flows ≥ 1 MB: 1.048; 100 KB–1 MB:
+//!   1.55; < 100 KB: 2.34 — the handshake and slow start the fluid model leaves out are a few
+//!   RTTs, most of a short flow's FCT); TCP (NewReno, drop-tail) load 0.5: 1.25 (losses and
+//!   timeouts); pFabric vs SRPT: load 0.3: 1.13, 0.5: 1.12 (small flows within 5 %, larger ones
+//!   10–13 % slower: pFabric approximates SRPT per packet with drops and retransmissions);
+//!   DCTCP with exponential 200 KB flows: 1.61 (all flows short). RCP at packet level was
+//!   2.4× the fluid max-min on a 400-flow run: its rate controller converges over several
+//!   control intervals, which short flows never see the end of.
+//!
+//! ## Incremental max-min
+//!
+//! After the events of one instant, max-min re-solves only the flows joined to the touched
+//! links through links that were *saturated*: every flow on a touched link, then every flow on
+//! a saturated link of those flows' paths, and so on. The other links of their paths offer
+//! what the flows outside the set leave (their rates are held). If the new rates fill such a
+//! link and it carries flows outside the set, it is opened too and the set is solved again.
+//! The result is the max-min allocation of the whole network: a flow inside has its bottleneck
+//! on a link whose flows are all inside; a flow outside kept its bottleneck link, which no
+//! flow inside crosses (else that saturated link would have been opened). Links count as
+//! saturated within a relative 10⁻⁶, so rounding can only make the set larger. Priority
+//! policies re-solve the whole connected component (links sharing flows) of the touched links.
+//! Test `pruned_max_min_equals_full_recomputation` checks the pruning against whole components.
+//!
+//! ## Speed
+//!
+//! A re-solve costs O((Σ path lengths) · log links) over the re-solved flows. On a fat-tree
+//! under random web-search traffic nearly every active flow is coupled to the others through
+//! saturated host links, so a re-solve sees most of the active set (≈ 550 flows at load 0.3 on
+//! 1024 hosts): about 2 400 flows/s in steady state, far from the aim of 10⁵; only 2–5 flows
+//! change rate per event. Figures, profile and what would close the gap: bench/RESULTS.md
+//! ("Flow-level model").
+
+pub mod maxmin;
+pub mod paths;
+pub mod priority;
+mod report;
+
+use crate::config::Scenario;
+use crate::engine::{Prepared, Progress, RunError};
+use crate::error::{ConfigError, ConfigResult};
+use crate::metrics::RunOutput;
+use crate::net::queue::Discipline;
+use crate::net::{Network, PortIdx};
+use crate::protocols::Transport;
+use crate::units::Time;
+use crate::workload::FlowSpec;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+pub use maxmin::MaxMin;
+
+/// How the rates of the flows present are shared out, from the transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Max-min fair (TCP and its variants, RCP, D3).
+    MaxMin,
+    /// Weighted max-min by `FlowSpec::weight` (PACE).
+    WeightedMaxMin,
+    /// Preemptive shortest remaining size first, per link (pFabric).
+    Srpt,
+    /// Preemptive priority by PDQ's comparator: earliest deadline, then smallest remaining.
+    Pdq { early_termination: bool },
+    /// Preemptive priority by MERP's virtual deadlines (VDG per link, smallest esr of a path).
+    Merp,
+}
+
+impl Policy {
+    pub fn of(transport: &Transport) -> Policy {
+        match transport {
+            Transport::Tcp(_) | Transport::Rcp(_) | Transport::D3(_) => Policy::MaxMin,
+            Transport::Pace(_) => Policy::WeightedMaxMin,
+            Transport::Pfabric(_) => Policy::Srpt,
+            Transport::Pdq(p) => Policy::Pdq {
+                early_termination: p.early_termination,
+            },
+            Transport::Merp(_) => Policy::Merp,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Policy::MaxMin => "max-min",
+            Policy::WeightedMaxMin => "weighted max-min",
+            Policy::Srpt => "srpt",
+            Policy::Pdq { .. } => "pdq",
+            Policy::Merp => "merp",
+        }
+    }
+}
+
+/// Refuses what the fluid model cannot honour (called by [`crate::engine::prepare()`] when
+/// `engine = "flow"`): per-packet tracing, series, link failures, path choices other than
+/// ECMP, and M-PDQ's subflows.
+pub fn check_scenario(s: &Scenario, transport: &Transport) -> ConfigResult<()> {
+    let packet_only = "is packet-level only and is refused under engine = \"flow\"";
+    if s.output.trace_flow.is_some() {
+        return Err(ConfigError::new(
+            "output.trace_flow",
+            format!("{packet_only} (the fluid model has no packets to trace)"),
+        ));
+    }
+    if s.output.series_interval_us > 0.0 {
+        return Err(ConfigError::new(
+            "output.series_interval_us",
+            format!("{packet_only} (no time series in the fluid model yet; set it to 0)"),
+        ));
+    }
+    if !s.failures.is_empty() {
+        return Err(ConfigError::new(
+            "failures",
+            format!("{packet_only} (the fluid model does not reroute)"),
+        ));
+    }
+    if s.routing.lb != "ecmp" {
+        return Err(ConfigError::new(
+            "routing.lb",
+            format!(
+                "'{}' {packet_only}: the fluid model routes each flow on one ECMP-hashed path \
+                 (routing.lb = \"ecmp\")",
+                s.routing.lb
+            ),
+        ));
+    }
+    if let Transport::Pdq(p) = transport {
+        if p.multipath {
+            return Err(ConfigError::new(
+                "transport.protocol",
+                "'mpdq' is not modelled under engine = \"flow\" yet (its subflows and load \
+                 shifting); use 'pdq' or engine = \"packet\"",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The flows on each directed link, and each flow's links: the bipartite graph the policies
+/// work on. Removal is O(path length) through each hop's slot in its link's list.
+#[derive(Default)]
+pub struct LinkFlows {
+    /// Per link: the active flows crossing it.
+    on: Vec<Vec<u32>>,
+    /// Per flow: its links, as a range of `arena`.
+    range: Vec<(u32, u32)>,
+    arena: Vec<PortIdx>,
+    /// Parallel to `arena`: where the flow sits in that hop's `on` list while active.
+    slot: Vec<u32>,
+}
+
+impl LinkFlows {
+    pub fn flows_on(&self, l: u32) -> &[u32] {
+        &self.on[l as usize]
+    }
+
+    pub fn path(&self, f: u32) -> &[PortIdx] {
+        let (a, b) = self.range[f as usize];
+        &self.arena[a as usize..b as usize]
+    }
+
+    fn insert(&mut self, f: u32) {
+        let (a, b) = self.range[f as usize];
+        for k in a as usize..b as usize {
+            let l = self.arena[k] as usize;
+            self.slot[k] = self.on[l].len() as u32;
+            self.on[l].push(f);
+        }
+    }
+
+    fn remove(&mut self, f: u32) {
+        let (a, b) = self.range[f as usize];
+        for k in a as usize..b as usize {
+            let l = self.arena[k] as usize;
+            let s = self.slot[k] as usize;
+            self.on[l].swap_remove(s);
+            if let Some(&moved) = self.on[l].get(s) {
+                // The flow that took the slot: find its hop on this link and update it.
+                let (ma, mb) = self.range[moved as usize];
+                for j in ma as usize..mb as usize {
+                    if self.arena[j] as usize == l {
+                        self.slot[j] = s as u32;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Status {
+    Waiting,
+    Active,
+    /// When the last byte reached the receiver.
+    Finished(Time),
+    Terminated(Time),
+    /// No route between its hosts.
+    Unroutable,
+}
+
+struct FlowState {
+    spec: FlowSpec,
+    status: Status,
+    /// Wire bytes (payload and headers) and the bits of them still to send at `last`.
+    wire: u64,
+    remaining: f64,
+    rate: f64,
+    last: Time,
+    /// Generation of the flow's live event in the heap; older ones are stale.
+    generation: u32,
+    overhead: Time,
+    ideal_fct: Time,
+    /// Rate of its first link (the NIC), for PDQ's Early Termination.
+    nic_bps: f64,
+}
+
+/// What the rate recomputations cost over a run (for benchmarks and profiles).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowStats {
+    /// Recomputations (one per distinct event time with a change).
+    pub recomputations: u64,
+    /// Flows and links of the recomputed components, summed over recomputations.
+    pub component_flows: u64,
+    pub component_links: u64,
+    /// Flows whose rate changed (each is rescheduled), summed.
+    pub rate_changes: u64,
+}
+
+/// Relative margin within which a link counts as full (for growing max-min components).
+const SATURATION_MARGIN: f64 = 1e-6;
+
+/// Relative rate difference below which a recomputed rate is taken as unchanged.
+const RATE_EPSILON: f64 = 1e-12;
+
+/// The rate of a flow that has just arrived, before its first allocation.
+const UNALLOCATED: f64 = -1.0;
+
+/// What an event in the heap does when it fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    /// The flow's last byte leaves at the fluid rate.
+    Finish = 0,
+    /// PDQ Early Termination: from now on the flow cannot meet its deadline even at its NIC
+    /// rate.
+    Hopeless = 1,
+    /// `workload.abort_at_deadline`.
+    Abort = 2,
+}
+
+/// The flow-level simulation of a prepared scenario; [`FlowSimulation::run`] gives the same
+/// [`RunOutput`] as the packet engine, so the same writers produce `flows.csv`, `ports.csv`
+/// and `summary.json`.
+pub struct FlowSimulation {
+    now: Time,
+    net: Network,
+    transport: Transport,
+    policy: Policy,
+    flows: Vec<FlowState>,
+    graph: LinkFlows,
+    capacity: Vec<f64>,
+    /// (time, flow, generation, kind), earliest first; ties in that order.
+    heap: BinaryHeap<Reverse<(Time, u32, u32, Kind)>>,
+    next_arrival: usize,
+    flows_done: usize,
+    stop: Option<Time>,
+    abort_at_deadline: bool,
+    events: u64,
+    stats: FlowStats,
+    // Scratch of the rate recomputation.
+    dirty: Vec<u32>,
+    /// Per link: the sum of the current rates of its flows (bit/s), kept as rates change.
+    load: Vec<f64>,
+    /// Re-solve whole components even under max-min (to test the pruning against).
+    full_recompute: bool,
+    open: Vec<u32>,
+    open_mark: Vec<u32>,
+    link_pos: Vec<u32>,
+    comp_count: Vec<u32>,
+    avail: Vec<f64>,
+    solve_residual: Vec<f64>,
+    link_mark: Vec<u32>,
+    flow_mark: Vec<u32>,
+    epoch: u32,
+    comp_links: Vec<u32>,
+    comp_flows: Vec<u32>,
+    local: Vec<u32>,
+    rates: Vec<f64>,
+    order: Vec<u32>,
+    residual: Vec<f64>,
+    merp_keys: Vec<Time>,
+    merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
+    maxmin: MaxMin,
+    /// Per port: wire bytes and (whole) packets carried.
+    port_bytes: Vec<u64>,
+    port_pkts: Vec<u64>,
+    name: Option<String>,
+    seed: u64,
+    topology_name: String,
+}
+
+impl FlowSimulation {
+    pub fn new(p: Prepared) -> FlowSimulation {
+        let Prepared {
+            scenario,
+            topo,
+            transport,
+            flows,
+        } = p;
+        let net = Network::build(&topo, Discipline::Fifo, &|_| None);
+        let policy = Policy::of(&transport);
+        let (mss, header) = transport.data_packet_sizes();
+        let ecmp = paths::EcmpPaths::new(&net, scenario.seed);
+        let mut graph = LinkFlows {
+            on: vec![Vec::new(); net.ports.len()],
+            ..LinkFlows::default()
+        };
+        // Ideal FCTs depend only on (src, dst, size) and the paths; memoised per pair and size
+        // would cost memory, so per flow, through the best path of the packet engine.
+        let mut states = Vec::with_capacity(flows.len());
+        for (i, spec) in flows.into_iter().enumerate() {
+            let path_key = crate::rng::derive_u64(scenario.seed, "path_key", i as u64) as u32;
+            let start = graph.arena.len() as u32;
+            let routed = ecmp.route(&net, spec.src, spec.dst, path_key, &mut graph.arena);
+            let end = graph.arena.len() as u32;
+            graph.range.push((start, end));
+            let path = &graph.arena[start as usize..end as usize];
+            let best = crate::net::ideal::best_path(&net, spec.src, spec.dst);
+            let ideal_fct = crate::net::ideal::ideal_fct(&net, &best, spec.size_bytes, mss, header);
+            let wire = paths::wire_bytes(spec.size_bytes, mss, header);
+            states.push(FlowState {
+                status: if routed {
+                    Status::Waiting
+                } else {
+                    Status::Unroutable
+                },
+                wire,
+                remaining: wire as f64 * 8.0,
+                rate: 0.0,
+                last: spec.start,
+                generation: 0,
+                overhead: paths::pipeline_overhead(&net, path, spec.size_bytes, mss, header),
+                ideal_fct,
+                nic_bps: path
+                    .first()
+                    .map_or(0.0, |&p| net.ports[p as usize].rate.bits_per_sec() as f64),
+                spec,
+            });
+        }
+        graph.slot = vec![0; graph.arena.len()];
+        let capacity: Vec<f64> = net
+            .ports
+            .iter()
+            .map(|p| p.rate.bits_per_sec() as f64)
+            .collect();
+        let n_links = net.ports.len();
+        let n_flows = states.len();
+        FlowSimulation {
+            now: Time::ZERO,
+            transport,
+            policy,
+            flows: states,
+            graph,
+            capacity,
+            heap: BinaryHeap::new(),
+            next_arrival: 0,
+            flows_done: 0,
+            stop: scenario.stop_s.map(Time::from_secs_f64),
+            abort_at_deadline: scenario.workload.abort_at_deadline.unwrap_or(false),
+            events: 0,
+            stats: FlowStats::default(),
+            dirty: Vec::new(),
+            load: vec![0.0; n_links],
+            full_recompute: false,
+            open: Vec::new(),
+            open_mark: vec![0; n_links],
+            link_pos: vec![0; n_links],
+            comp_count: vec![0; n_links],
+            avail: Vec::new(),
+            solve_residual: Vec::new(),
+            link_mark: vec![0; n_links],
+            flow_mark: vec![0; n_flows],
+            epoch: 0,
+            comp_links: Vec::new(),
+            comp_flows: Vec::new(),
+            local: vec![0; n_flows],
+            rates: Vec::new(),
+            order: Vec::new(),
+            residual: Vec::new(),
+            merp_keys: Vec::new(),
+            merp_table: Vec::new(),
+            maxmin: MaxMin::default(),
+            port_bytes: vec![0; n_links],
+            port_pkts: vec![0; n_links],
+            name: scenario.name.clone(),
+            seed: scenario.seed,
+            topology_name: topo.description.clone(),
+            net,
+        }
+    }
+
+    /// Re-solve whole connected components under max-min too, instead of the part joined
+    /// through saturated links: slower, the same allocation (for tests of that claim).
+    pub fn set_full_recompute(&mut self, on: bool) {
+        self.full_recompute = on;
+    }
+
+    /// The policy the transport maps to.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// Runs to the end (every flow finished or terminated, or `stop_s`). `progress` is called
+    /// about every 200 ms of wall time; returning `false` stops with [`RunError::Interrupted`].
+    pub fn run(self, progress: &mut dyn FnMut(Progress) -> bool) -> Result<RunOutput, RunError> {
+        self.run_with_stats(progress).map(|(out, _)| out)
+    }
+
+    /// [`FlowSimulation::run`], also returning what the rate recomputations cost.
+    pub fn run_with_stats(
+        mut self,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<(RunOutput, FlowStats), RunError> {
+        let wall = std::time::Instant::now();
+        let mut last_report = wall;
+        let guard = self
+            .flows
+            .last()
+            .map(|f| f.spec.start + crate::engine::sim::UNFINISHED_GUARD)
+            .unwrap_or(Time::ZERO);
+        let horizon = self.stop.unwrap_or(guard);
+        let mut batches: u64 = 0;
+        while let Some(t) = self.next_time() {
+            if t > horizon {
+                break;
+            }
+            self.now = t;
+            self.arrivals_at(t);
+            self.departures_at(t);
+            self.recompute();
+            batches += 1;
+            if batches & 0x3ff == 0 {
+                let now = std::time::Instant::now();
+                if now.duration_since(last_report).as_millis() >= 200 {
+                    last_report = now;
+                    let p = Progress {
+                        sim_time: self.now,
+                        flows_done: self.flows_done,
+                        flows_total: self.flows.len(),
+                    };
+                    if !progress(p) {
+                        return Err(RunError::Interrupted);
+                    }
+                }
+            }
+        }
+        if let Some(stop) = self.stop {
+            self.now = stop;
+        }
+        let stats = self.stats;
+        Ok((self.finish(wall.elapsed().as_secs_f64()), stats))
+    }
+
+    /// The next arrival or live heap event (stale heap entries are dropped on the way).
+    fn next_time(&mut self) -> Option<Time> {
+        while let Some(&Reverse((t, f, g, kind))) = self.heap.peek() {
+            let st = &self.flows[f as usize];
+            let live = st.status == Status::Active && (kind == Kind::Abort || g == st.generation);
+            if live {
+                break;
+            }
+            self.heap.pop();
+            let _ = t;
+        }
+        let a = self.flows.get(self.next_arrival).map(|f| f.spec.start);
+        let h = self.heap.peek().map(|Reverse(e)| e.0);
+        match (a, h) {
+            (Some(a), Some(h)) => Some(a.min(h)),
+            (a, h) => a.or(h),
+        }
+    }
+
+    fn arrivals_at(&mut self, t: Time) {
+        while let Some(f) = self.flows.get(self.next_arrival) {
+            if f.spec.start > t {
+                break;
+            }
+            let i = self.next_arrival as u32;
+            self.next_arrival += 1;
+            self.events += 1;
+            let f = &mut self.flows[i as usize];
+            if f.status == Status::Unroutable {
+                continue;
+            }
+            f.status = Status::Active;
+            f.last = t;
+            // No rate yet: whatever the policy gives it (zero included) counts as a change,
+            // so the flow gets its first event (PDQ may find it hopeless while paused).
+            f.rate = UNALLOCATED;
+            if let (true, Some(d)) = (self.abort_at_deadline, f.spec.deadline) {
+                self.heap
+                    .push(Reverse((f.spec.start + d, i, 0, Kind::Abort)));
+            }
+            self.graph.insert(i);
+            self.dirty.extend_from_slice(self.graph.path(i));
+        }
+    }
+
+    fn departures_at(&mut self, t: Time) {
+        while let Some(&Reverse((et, f, g, kind))) = self.heap.peek() {
+            if et > t {
+                break;
+            }
+            self.heap.pop();
+            let st = &self.flows[f as usize];
+            if st.status != Status::Active || (kind != Kind::Abort && g != st.generation) {
+                continue;
+            }
+            self.events += 1;
+            match kind {
+                Kind::Finish => {
+                    let fin = t + st.overhead;
+                    self.end_flow(f, Status::Finished(fin));
+                }
+                Kind::Hopeless | Kind::Abort => self.end_flow(f, Status::Terminated(t)),
+            }
+        }
+    }
+
+    /// Settles the flow's bytes up to now and takes it off its links.
+    fn end_flow(&mut self, f: u32, status: Status) {
+        self.settle(f);
+        let r = self.flows[f as usize].rate.max(0.0);
+        for &m in self.graph.path(f) {
+            self.load[m as usize] -= r;
+        }
+        let st = &mut self.flows[f as usize];
+        if let Status::Finished(_) = status {
+            st.remaining = 0.0;
+        }
+        st.status = status;
+        self.flows_done += 1;
+        self.account_bytes(f);
+        self.graph.remove(f);
+        self.dirty.extend_from_slice(self.graph.path(f));
+    }
+
+    /// Brings `remaining` of an active flow to `now` at its current rate.
+    fn settle(&mut self, f: u32) {
+        let now = self.now;
+        let st = &mut self.flows[f as usize];
+        if now > st.last {
+            let sent = st.rate.max(0.0) * (now - st.last).ps() as f64 * 1e-12;
+            st.remaining = (st.remaining - sent).max(0.0);
+            st.last = now;
+        }
+    }
+
+    /// Adds the wire bytes the flow carried to every port of its path (once, when it ends).
+    fn account_bytes(&mut self, f: u32) {
+        let st = &self.flows[f as usize];
+        let sent_bits = st.wire as f64 * 8.0 - st.remaining;
+        let bytes = ((sent_bits / 8.0).round() as u64).min(st.wire);
+        let (mss, header) = self.transport.data_packet_sizes();
+        let pkts = bytes.div_ceil((mss + header) as u64);
+        let (a, b) = self.graph.range[f as usize];
+        for k in a as usize..b as usize {
+            let p = self.graph.arena[k] as usize;
+            self.port_bytes[p] += bytes;
+            self.port_pkts[p] += pkts;
+        }
+    }
+
+    /// Recomputes the rates of the flows an event can have changed, and reschedules the flows
+    /// whose rate did change. Priority policies re-solve the connected component (links
+    /// sharing flows) of the links the events touched; max-min ones only the part of it joined
+    /// through saturated links, grown until it is closed (see "Incremental max-min").
+    fn recompute(&mut self) {
+        if self.dirty.is_empty() {
+            return;
+        }
+        self.stats.recomputations += 1;
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.link_mark.fill(0);
+            self.open_mark.fill(0);
+            self.flow_mark.fill(0);
+            self.epoch = 1;
+        }
+        let epoch = self.epoch;
+        let prune =
+            !self.full_recompute && matches!(self.policy, Policy::MaxMin | Policy::WeightedMaxMin);
+        self.comp_links.clear();
+        self.comp_flows.clear();
+        self.open.clear();
+        for k in 0..self.dirty.len() {
+            let l = self.dirty[k];
+            if self.open_mark[l as usize] != epoch {
+                self.open_mark[l as usize] = epoch;
+                self.open.push(l);
+            }
+        }
+        self.dirty.clear();
+        let mut next_open = 0;
+        loop {
+            next_open = self.grow(next_open, prune);
+            if self.comp_flows.is_empty() {
+                return;
+            }
+            self.allocate();
+            if !prune || !self.expand() {
+                break;
+            }
+        }
+        self.stats.component_flows += self.comp_flows.len() as u64;
+        self.stats.component_links += self.comp_links.len() as u64;
+        for i in 0..self.comp_flows.len() {
+            let f = self.comp_flows[i];
+            let r = self.rates[i];
+            let old = self.flows[f as usize].rate;
+            // A re-solve of a different set of flows may reach the same rate by a different
+            // sum: a difference at rounding level is no change (no reschedule).
+            if (r - old).abs() > RATE_EPSILON * r.max(old) {
+                self.settle(f);
+                let delta = r - old.max(0.0);
+                for &m in self.graph.path(f) {
+                    self.load[m as usize] += delta;
+                }
+                let st = &mut self.flows[f as usize];
+                st.rate = r;
+                self.stats.rate_changes += 1;
+                st.generation = st.generation.wrapping_add(1);
+                self.schedule(f);
+            }
+        }
+    }
+
+    /// Whether link `l` was full before this recomputation (with a margin, so that rounding in
+    /// the running `load` can only make a component larger, never wrongly smaller).
+    fn was_saturated(&self, l: u32) -> bool {
+        self.load[l as usize] >= self.capacity[l as usize] * (1.0 - SATURATION_MARGIN)
+    }
+
+    /// Adds every flow of the open links (from `self.open[next..]`) to the component, and the
+    /// links of those flows to its links; a link is opened in turn when `prune` is off or it
+    /// was saturated. Returns how far `open` has been processed.
+    fn grow(&mut self, mut next: usize, prune: bool) -> usize {
+        let epoch = self.epoch;
+        while next < self.open.len() {
+            let l = self.open[next];
+            next += 1;
+            for k in 0..self.graph.flows_on(l).len() {
+                let f = self.graph.flows_on(l)[k];
+                if self.flow_mark[f as usize] == epoch {
+                    continue;
+                }
+                self.flow_mark[f as usize] = epoch;
+                self.local[f as usize] = self.comp_flows.len() as u32;
+                self.comp_flows.push(f);
+                let (a, b) = self.graph.range[f as usize];
+                for h in a as usize..b as usize {
+                    let m = self.graph.arena[h];
+                    let mi = m as usize;
+                    if self.link_mark[mi] != epoch {
+                        self.link_mark[mi] = epoch;
+                        self.link_pos[mi] = self.comp_links.len() as u32;
+                        self.comp_links.push(m);
+                        self.comp_count[mi] = 0;
+                    }
+                    self.comp_count[mi] += 1;
+                    if self.open_mark[mi] != epoch && (!prune || self.was_saturated(m)) {
+                        self.open_mark[mi] = epoch;
+                        self.open.push(m);
+                    }
+                }
+            }
+        }
+        next
+    }
+
+    /// After a pruned max-min solve: opens every link of the component that the new rates
+    /// fill and that also carries flows outside the component (those may have to yield).
+    /// Returns whether any was opened (the component must then grow and be solved again).
+    fn expand(&mut self) -> bool {
+        let epoch = self.epoch;
+        let mut any = false;
+        for j in 0..self.comp_links.len() {
+            let l = self.comp_links[j];
+            let li = l as usize;
+            if self.open_mark[li] == epoch
+                || self.comp_count[li] as usize == self.graph.flows_on(l).len()
+            {
+                continue;
+            }
+            if self.solve_residual[j] <= self.capacity[li] * SATURATION_MARGIN {
+                self.open_mark[li] = epoch;
+                self.open.push(l);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// Per component link, the capacity its component flows may share: all of it when they are
+    /// its only flows, else what the other flows' (fixed) rates leave, summed afresh.
+    fn available(&mut self) {
+        self.avail.clear();
+        for j in 0..self.comp_links.len() {
+            let l = self.comp_links[j];
+            let li = l as usize;
+            let mut a = self.capacity[li];
+            if self.comp_count[li] as usize != self.graph.flows_on(l).len() {
+                for &g in self.graph.flows_on(l) {
+                    if self.flow_mark[g as usize] != self.epoch {
+                        a -= self.flows[g as usize].rate.max(0.0);
+                    }
+                }
+            }
+            self.avail.push(a.max(0.0));
+        }
+    }
+
+    /// The rates of `comp_flows` into `rates`, by the policy.
+    fn allocate(&mut self) {
+        let now = self.now;
+        match self.policy {
+            Policy::MaxMin | Policy::WeightedMaxMin => {
+                self.available();
+                let flows = &self.flows;
+                let weighted = self.policy == Policy::WeightedMaxMin;
+                let unit = |_| 1.0;
+                let by_spec = |f: u32| flows[f as usize].spec.weight;
+                self.maxmin.solve(
+                    &self.comp_links,
+                    &self.comp_flows,
+                    &self.graph,
+                    self.capacity.len(),
+                    &self.avail,
+                    if weighted { &by_spec } else { &unit },
+                    &mut self.rates,
+                    &mut self.solve_residual,
+                );
+            }
+            Policy::Srpt | Policy::Pdq { .. } | Policy::Merp => {
+                let flows = &self.flows;
+                let remaining = |f: u32| {
+                    let st = &flows[f as usize];
+                    let dt = (now - st.last).ps() as f64 * 1e-12;
+                    (st.remaining - st.rate.max(0.0) * dt).max(0.0)
+                };
+                let comp = &self.comp_flows;
+                self.order.clear();
+                self.order.extend(0..comp.len() as u32);
+                match self.policy {
+                    Policy::Srpt => {
+                        let rem: Vec<f64> = comp.iter().map(|&f| remaining(f)).collect();
+                        self.order.sort_by(|&a, &b| {
+                            let (a, b) = (a as usize, b as usize);
+                            rem[a].total_cmp(&rem[b]).then(comp[a].cmp(&comp[b]))
+                        });
+                    }
+                    Policy::Pdq { .. } => {
+                        let key: Vec<(Time, f64)> = comp
+                            .iter()
+                            .map(|&f| {
+                                let s = &flows[f as usize].spec;
+                                let d = s.deadline.map_or(Time::MAX, |d| s.start + d);
+                                (d, remaining(f))
+                            })
+                            .collect();
+                        self.order.sort_by(|&a, &b| {
+                            let (a, b) = (a as usize, b as usize);
+                            key[a]
+                                .0
+                                .cmp(&key[b].0)
+                                .then(key[a].1.total_cmp(&key[b].1))
+                                .then(comp[a].cmp(&comp[b]))
+                        });
+                    }
+                    _ => {
+                        self.merp_keys.clear();
+                        self.merp_keys.resize(comp.len(), Time::ZERO);
+                        let info = |f: u32| {
+                            let st = &flows[f as usize];
+                            priority::MerpFlow {
+                                id: f,
+                                dst: st.spec.dst,
+                                size: st.wire,
+                                rs: (remaining(f) / 8.0).ceil() as u64,
+                                arrival: st.spec.start,
+                            }
+                        };
+                        priority::merp_keys(
+                            &self.comp_links,
+                            &self.local,
+                            &self.graph,
+                            &self.capacity,
+                            now,
+                            &info,
+                            &mut self.merp_table,
+                            &mut self.merp_keys,
+                        );
+                        let keys = &self.merp_keys;
+                        self.order.sort_by(|&a, &b| {
+                            let (a, b) = (a as usize, b as usize);
+                            keys[a].cmp(&keys[b]).then(comp[a].cmp(&comp[b]))
+                        });
+                    }
+                }
+                priority::greedy(
+                    &self.comp_links,
+                    &self.comp_flows,
+                    &self.order,
+                    &self.graph,
+                    &self.capacity,
+                    &mut self.residual,
+                    &mut self.rates,
+                );
+            }
+        }
+    }
+
+    /// Pushes the flow's next event under its current generation: its finish at the current
+    /// rate or, for PDQ with Early Termination, the moment it becomes hopeless, if earlier.
+    fn schedule(&mut self, f: u32) {
+        let st = &self.flows[f as usize];
+        let finish = paths::fluid_duration(st.remaining, st.rate).map(|d| st.last + d);
+        let mut event = finish.map(|t| (t, Kind::Finish));
+        if let (
+            Policy::Pdq {
+                early_termination: true,
+            },
+            Some(d),
+        ) = (self.policy, st.spec.deadline)
+        {
+            // PDQ's sender gives up once its unsent bytes at the NIC rate no longer fit before
+            // the deadline: rem(τ)/nic > D − τ with rem(τ) = rem − rate·τ, i.e. from
+            // τ* = (nic·D − rem)/(nic − rate) on.
+            let deadline = st.spec.start + d;
+            let nic = st.nic_bps;
+            let left = deadline.saturating_sub(st.last).as_secs_f64();
+            let slack_bits = nic * left - st.remaining;
+            let hopeless = if slack_bits < 0.0 {
+                Some(st.last)
+            } else if st.rate < nic {
+                let tau = slack_bits / (nic - st.rate);
+                Some(st.last + Time((tau * 1e12).floor() as u64 + 1))
+            } else {
+                None
+            };
+            if let Some(h) = hopeless {
+                if event.is_none_or(|(t, _)| h < t) {
+                    event = Some((h, Kind::Hopeless));
+                }
+            }
+        }
+        if let Some((t, kind)) = event {
+            self.heap.push(Reverse((t, f, st.generation, kind)));
+        }
+    }
+}
