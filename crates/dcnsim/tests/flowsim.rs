@@ -72,7 +72,7 @@ fn max_min_by_hand() {
             "src,dst,size_bytes,start_s\n0,1,{size},0\n0,2,{size},0\n3,2,{size},0\n4,2,{size},0\n"
         ),
     );
-    for protocol in ["tcp", "dctcp", "rcp", "d3"] {
+    for protocol in ["tcp", "dctcp", "rcp"] {
         let out = run_flow(&star(5, 10, protocol), &[], &dir);
         let t = wire_of(protocol, size) as f64 * 8.0 / 10e9;
         let want = [1.5 * t, 3.0 * t, 3.0 * t, 3.0 * t];
@@ -186,6 +186,78 @@ fn pdq_is_edf_then_srpt_with_preemption_and_early_termination() {
     );
     let d = by_src(&out, 3);
     assert!(d.terminated.is_none() && d.met_deadline() == Some(false));
+}
+
+/// D3 is not max-min: on the flows of [`max_min_by_hand`] every link splits its spare capacity
+/// equally over all its flows, so A gets half of h0's link (C/2, the other half is held by B,
+/// which only uses C/3) and ends at 2 W/C; B, C, D end at 3 W/C as before.
+///
+/// First come first served (units of T = W/C, W the wire bits of 1 MB): E (deadline 2.4T) runs
+/// alone at C from 0 (desire plus the whole spare); at 0.5T G (deadline 1.2T after its start)
+/// arrives into the same receiver. E, first, keeps its desire r_E = (W − 0.5W)/1.9T and leaves
+/// G C − r_E, too little for G's deadline, which PDQ (earliest deadline first) would meet. G
+/// ends at 0.5T + W/(C − r_E), late, then E takes the whole link. With quenching G gives up
+/// once W − (C − r_E)(τ − 0.5T) no longer fits in C·(1.7T − τ), i.e. at
+/// τ = 0.5T + (1.2 C T − W)/r_E, and E takes the whole link from then.
+#[test]
+fn d3_is_desire_plus_fair_share_first_come_first_served() {
+    let size = 1_000_000u64;
+    let dir = flow_dir(
+        "fs-d3-share",
+        &format!(
+            "src,dst,size_bytes,start_s\n0,1,{size},0\n0,2,{size},0\n3,2,{size},0\n4,2,{size},0\n"
+        ),
+    );
+    let out = run_flow(&star(5, 10, "d3"), &[], &dir);
+    let c = 10e9;
+    let w = wire_of("d3", size) as f64 * 8.0;
+    let t = w / c;
+    for (i, want) in [2.0 * t, 3.0 * t, 3.0 * t, 3.0 * t].iter().enumerate() {
+        let f = &out.flows[i];
+        let got = f.fct().unwrap().as_secs_f64() - f.ideal_fct.as_secs_f64() + t;
+        assert!((got - want).abs() < 2e-12, "flow {i}: {got} vs {want}");
+    }
+
+    let (t1, de, dg) = (0.5 * t, 2.4 * t, 1.2 * t);
+    let csv =
+        format!("src,dst,size_bytes,start_s,deadline_s\n0,1,{size},0,{de}\n2,1,{size},{t1},{dg}\n");
+    let dir = flow_dir("fs-d3-fcfs", &csv);
+    let r_e = (w - c * t1) / (de - t1);
+    let g = c - r_e;
+    let fluid_end = |out: &RunOutput, src: u32| {
+        let f = by_src(out, src);
+        let pipe = f.ideal_fct.as_secs_f64() - t;
+        f.finish.unwrap().as_secs_f64() - pipe
+    };
+    let close = |a: f64, b: f64| (a - b).abs() < 5e-12;
+    let no_quench = common::star_with_flow_file(3, 10, "d3", "d3_quench = false");
+    let out = run_flow(&no_quench, &[], &dir);
+    let g_end = t1 + w / g;
+    assert!(g_end < de && g_end > t1 + dg, "the derivation's phases");
+    assert!(close(fluid_end(&out, 2), g_end), "G {}", fluid_end(&out, 2));
+    assert_eq!(by_src(&out, 2).met_deadline(), Some(false));
+    let e_end = g_end + (w - c * t1 - r_e * (g_end - t1)) / c;
+    assert!(close(fluid_end(&out, 0), e_end), "E {}", fluid_end(&out, 0));
+
+    let out = run_flow(&star(3, 10, "d3"), &[], &dir);
+    let tau = t1 + (c * dg - w) / r_e;
+    let ended = by_src(&out, 2)
+        .terminated
+        .expect("G is quenched")
+        .as_secs_f64();
+    assert!(
+        (ended - tau).abs() < 2e-12,
+        "G quenched at {ended}, want {tau}"
+    );
+    let e_end = tau + (w - c * t1 - r_e * (tau - t1)) / c;
+    assert!(close(fluid_end(&out, 0), e_end), "E {}", fluid_end(&out, 0));
+
+    let out = run_flow(&star(3, 10, "pdq"), &[], &dir);
+    assert_eq!(
+        by_src(&out, 2).met_deadline(),
+        Some(true),
+        "PDQ serves G first"
+    );
 }
 
 /// A Poisson workload from hosts 1..=n into host 0 of a star: host 0's link is the only

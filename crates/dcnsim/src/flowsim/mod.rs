@@ -16,7 +16,7 @@
 //! | protocol | policy | |
 //! |---|---|---|
 //! | `tcp`, `dctcp`, `d2tcp`, `mcp`, `rcp` | max-min fair | water-filling ([`maxmin`]) |
-//! | `d3` | max-min fair | D3 grants deadline flows their desired rate first-come first-served, which depends on request order and RTT timing the fluid model does not have; its fair share of the rest is max-min, so we use max-min for all flows (deadlines are not favoured) |
+//! | `d3` | D3's routers: desired rate plus fair share of the spare, first come first served | [`d3`]; quenching as PDQ's Early Termination |
 //! | `pace` | weighted max-min by each flow's `weight` | PACE's target allocation |
 //! | `pfabric` | SRPT per link: preemptive priority by remaining bytes | pFabric's ideal |
 //! | `pdq` | preemptive priority by PDQ's comparator: earliest deadline, then least remaining | with Early Termination (below) |
@@ -31,7 +31,8 @@
 //!   ends, to hide the gap in which the switch learns that a flow finished. The fluid model has
 //!   no such gap — the next flow gets the link at the very moment the previous one's last bit
 //!   leaves — so Early Start is already "perfect" and is not modelled separately.
-//! * **PDQ Early Termination** (`pdq_early_termination`, default on): a deadline flow is
+//! * **PDQ Early Termination** (`pdq_early_termination`, default on; D3's quenching,
+//!   `d3_quench`, is the same test): a deadline flow is
 //!   terminated as soon as its remaining bytes at its NIC rate no longer fit before its
 //!   deadline (the packet sender's test `now + remaining/NIC > deadline`). Paused flows reach
 //!   that point while waiting; the time is computed exactly and scheduled. The packet sender's
@@ -124,6 +125,7 @@
 //! change rate per event. Figures, profile and what would close the gap: bench/RESULTS.md
 //! ("Flow-level model").
 
+pub mod d3;
 pub mod maxmin;
 pub mod paths;
 pub mod priority;
@@ -146,8 +148,10 @@ pub use maxmin::MaxMin;
 /// How the rates of the flows present are shared out, from the transport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
-    /// Max-min fair (TCP and its variants, RCP, D3).
+    /// Max-min fair (TCP and its variants, RCP).
     MaxMin,
+    /// D3's greedy first-come first-served allocation of desired rates plus fair share.
+    D3 { quench: bool },
     /// Weighted max-min by `FlowSpec::weight` (PACE).
     WeightedMaxMin,
     /// Preemptive shortest remaining size first, per link (pFabric).
@@ -161,7 +165,8 @@ pub enum Policy {
 impl Policy {
     pub fn of(transport: &Transport) -> Policy {
         match transport {
-            Transport::Tcp(_) | Transport::Rcp(_) | Transport::D3(_) => Policy::MaxMin,
+            Transport::Tcp(_) | Transport::Rcp(_) => Policy::MaxMin,
+            Transport::D3(p) => Policy::D3 { quench: p.quench },
             Transport::Pace(_) => Policy::WeightedMaxMin,
             Transport::Pfabric(_) => Policy::Srpt,
             Transport::Pdq(p) => Policy::Pdq {
@@ -171,9 +176,21 @@ impl Policy {
         }
     }
 
+    /// Whether a deadline flow ends once its remaining bytes at its NIC rate no longer fit
+    /// before its deadline (PDQ's Early Termination, D3's quenching).
+    fn gives_up_hopeless(&self) -> bool {
+        matches!(
+            self,
+            Policy::Pdq {
+                early_termination: true
+            } | Policy::D3 { quench: true }
+        )
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Policy::MaxMin => "max-min",
+            Policy::D3 { .. } => "d3",
             Policy::WeightedMaxMin => "weighted max-min",
             Policy::Srpt => "srpt",
             Policy::Pdq { .. } => "pdq",
@@ -381,6 +398,7 @@ pub struct FlowSimulation {
     merp_keys: Vec<Time>,
     merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
     maxmin: MaxMin,
+    d3: d3::D3,
     /// Per port: wire bytes and (whole) packets carried.
     port_bytes: Vec<u64>,
     port_pkts: Vec<u64>,
@@ -480,6 +498,7 @@ impl FlowSimulation {
             merp_keys: Vec::new(),
             merp_table: Vec::new(),
             maxmin: MaxMin::default(),
+            d3: d3::D3::default(),
             port_bytes: vec![0; n_links],
             port_pkts: vec![0; n_links],
             name: scenario.name.clone(),
@@ -831,6 +850,27 @@ impl FlowSimulation {
                     &mut self.solve_residual,
                 );
             }
+            Policy::D3 { .. } => {
+                let flows = &self.flows;
+                let info = |f: u32| {
+                    let st = &flows[f as usize];
+                    let dt = (now - st.last).ps() as f64 * 1e-12;
+                    d3::D3Flow {
+                        start: st.spec.start,
+                        deadline: st.spec.deadline.map(|d| st.spec.start + d),
+                        remaining: (st.remaining - st.rate.max(0.0) * dt).max(0.0),
+                    }
+                };
+                self.d3.solve(
+                    now,
+                    &self.comp_links,
+                    &self.comp_flows,
+                    &self.graph,
+                    &self.capacity,
+                    &info,
+                    &mut self.rates,
+                );
+            }
             Policy::Srpt | Policy::Pdq { .. } | Policy::Merp => {
                 let flows = &self.flows;
                 let remaining = |f: u32| {
@@ -916,14 +956,8 @@ impl FlowSimulation {
         let st = &self.flows[f as usize];
         let finish = paths::fluid_duration(st.remaining, st.rate).map(|d| st.last + d);
         let mut event = finish.map(|t| (t, Kind::Finish));
-        if let (
-            Policy::Pdq {
-                early_termination: true,
-            },
-            Some(d),
-        ) = (self.policy, st.spec.deadline)
-        {
-            // PDQ's sender gives up once its unsent bytes at the NIC rate no longer fit before
+        if let (true, Some(d)) = (self.policy.gives_up_hopeless(), st.spec.deadline) {
+            // PDQ's sender (and D3's, quenching) gives up once its unsent bytes at the NIC rate no longer fit before
             // the deadline: rem(τ)/nic > D − τ with rem(τ) = rem − rate·τ, i.e. from
             // τ* = (nic·D − rem)/(nic − rate) on.
             let deadline = st.spec.start + d;

@@ -6,12 +6,15 @@ Same flow lists, same measures and same panels as the packet-level :mod:`.scale`
 There PDQ is preemptive priority by its comparator (earliest deadline, then smallest remaining
 size), RCP is ideal max-min fair sharing (the fair sharing the paper says RCP emulates, §8:
 one model for ``rcp`` and ``rcp-ps``, labelled ``rcp-ps`` as in the packet-level claims), and
-D3 is the core's flow-level D3 (its module doc). TCP has no flow-level line, as in the paper.
+D3 is what its routers hand out — each deadline flow its desired rate, first come first served,
+plus an equal share of the spare to every flow, with quenching (the core's ``flowsim::d3``).
+TCP has no flow-level line, as in the paper.
 
 Networks: fat-trees k = 4, 8, 12, 16, 24 (16, 128, 432, 1024, 3456 servers: the k of a
 fat-tree with 4096 servers is not an integer), BCube(4, k) for k = 1…5 (16…4096 servers),
 Jellyfish with 4 servers and 4 switch-to-switch ports per 8-port switch, 16…1024 switches
-(64…4096 servers), and the packet level's 16-server one (8 switches × 2 servers, 6 ports). ``--quick``: the 16-server network of each family.
+(64…4096 servers), and the packet level's 16-server one (8 switches × 2 servers, 6 ports).
+``--quick``: the 16-server network of each family.
 """
 
 from __future__ import annotations
