@@ -46,6 +46,7 @@ pub struct D3 {
 
 impl D3 {
     /// Rates of `flows` (`rates[i]` for `flows[i]`), which must be every flow of `links`.
+    #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &mut self,
         now: Time,
