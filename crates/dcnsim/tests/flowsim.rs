@@ -506,7 +506,13 @@ flows = 1000
 /// completion times up to float rounding, on a fat-tree where components are large.
 #[test]
 fn pruned_max_min_equals_full_recomputation() {
-    for (protocol, load) in [("dctcp", 0.4), ("dctcp", 0.8), ("pace", 0.7)] {
+    for (protocol, load) in [
+        ("dctcp", 0.4),
+        ("dctcp", 0.8),
+        ("dctcp", 0.95),
+        ("pace", 0.5),
+        ("pace", 0.9),
+    ] {
         let text = format!(
             r#"
 [topology]

@@ -104,17 +104,24 @@
 //!
 //! ## Incremental max-min
 //!
-//! After the events of one instant, max-min re-solves only the flows joined to the touched
-//! links through links that were *saturated*: every flow on a touched link, then every flow on
-//! a saturated link of those flows' paths, and so on. The other links of their paths offer
-//! what the flows outside the set leave (their rates are held). If the new rates fill such a
-//! link and it carries flows outside the set, it is opened too and the set is solved again.
-//! The result is the max-min allocation of the whole network: a flow inside has its bottleneck
-//! on a link whose flows are all inside; a flow outside kept its bottleneck link, which no
-//! flow inside crosses (else that saturated link would have been opened). Links count as
-//! saturated within a relative 10⁻⁶, so rounding can only make the set larger. Priority
-//! policies re-solve the whole connected component (links sharing flows) of the touched links.
-//! Test `pruned_max_min_equals_full_recomputation` checks the pruning against whole components.
+//! After the events of one instant, max-min first re-solves only the flows on the touched
+//! links (the other links of their paths offer what the flows outside the set leave: their
+//! rates are held), then opens — adds every flow of — each link of the set that carries
+//! outside flows and where the solve may not be max-min for the whole network, and solves
+//! again, until no link is opened. A link is opened when
+//! * a flow of the set changed rate on it and it was full before or is full now: the outside
+//!   flows bottlenecked there may have to yield, or may grow into what was freed; or
+//! * it is full now and an outside flow has a higher rate (per unit of weight) than any flow
+//!   of the set on it: the flows of the set that the solve stopped there may take from it.
+//!
+//! The result is the max-min allocation of the whole network. A flow of the set has its
+//! bottleneck where the solve stopped it: a full link on which, by the second rule, no
+//! outside flow has more. A flow outside kept its bottleneck link: full before, where it had
+//! the most; if no flow of the set changed rate there the link is as it was, and if one did
+//! the first rule opened it. Links count as full within a relative 10⁻⁶, so rounding can
+//! only open more. Priority policies re-solve the whole connected component (links sharing
+//! flows) of the touched links. Test `pruned_max_min_equals_full_recomputation` checks the
+//! pruning against whole components (fat-tree, max-min and weighted, loads 0.4–0.95).
 //!
 //! ## Speed
 //!
@@ -332,13 +339,26 @@ pub struct FlowStats {
     pub component_links: u64,
     /// Flows whose rate changed (each is rescheduled), summed.
     pub rate_changes: u64,
+    /// Solves of the policy (a max-min recomputation that grows its component solves again).
+    pub solves: u64,
 }
 
 /// Relative margin within which a link counts as full (for growing max-min components).
 const SATURATION_MARGIN: f64 = 1e-6;
 
+/// Relative margin by which an outside flow's rate must exceed a component's to open a link
+/// (well above rounding in rates, well below any real difference).
+const OUTRANK_MARGIN: f64 = 1e-9;
+
 /// Relative rate difference below which a recomputed rate is taken as unchanged.
 const RATE_EPSILON: f64 = 1e-12;
+
+/// Whether a re-solve moved a flow's rate from `old` to `new`: a re-solve of a different set
+/// of flows may reach the same rate by a different sum, and a difference at rounding level is
+/// no change (no reschedule, no expansion).
+fn rate_changed(old: f64, new: f64) -> bool {
+    (new - old).abs() > RATE_EPSILON * new.max(old)
+}
 
 /// The rate of a flow that has just arrived, before its first allocation.
 const UNALLOCATED: f64 = -1.0;
@@ -399,6 +419,13 @@ pub struct FlowSimulation {
     merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
     maxmin: MaxMin,
     d3: d3::D3,
+    /// Per link: the stamp of the last expansion in which a component flow on it changed rate.
+    change_mark: Vec<u32>,
+    change_stamp: u32,
+    /// Per component link: the largest rate per unit of weight of its outside flows, and of
+    /// its component flows after a solve.
+    outside_max: Vec<f64>,
+    comp_max: Vec<f64>,
     /// Per port: wire bytes and (whole) packets carried.
     port_bytes: Vec<u64>,
     port_pkts: Vec<u64>,
@@ -499,6 +526,10 @@ impl FlowSimulation {
             merp_table: Vec::new(),
             maxmin: MaxMin::default(),
             d3: d3::D3::default(),
+            change_mark: vec![0; n_links],
+            change_stamp: 0,
+            outside_max: Vec::new(),
+            comp_max: Vec::new(),
             port_bytes: vec![0; n_links],
             port_pkts: vec![0; n_links],
             name: scenario.name.clone(),
@@ -717,6 +748,7 @@ impl FlowSimulation {
                 return;
             }
             self.allocate();
+            self.stats.solves += 1;
             if !prune || !self.expand() {
                 break;
             }
@@ -727,9 +759,7 @@ impl FlowSimulation {
             let f = self.comp_flows[i];
             let r = self.rates[i];
             let old = self.flows[f as usize].rate;
-            // A re-solve of a different set of flows may reach the same rate by a different
-            // sum: a difference at rounding level is no change (no reschedule).
-            if (r - old).abs() > RATE_EPSILON * r.max(old) {
+            if rate_changed(old, r) {
                 self.settle(f);
                 let delta = r - old.max(0.0);
                 for &m in self.graph.path(f) {
@@ -751,8 +781,9 @@ impl FlowSimulation {
     }
 
     /// Adds every flow of the open links (from `self.open[next..]`) to the component, and the
-    /// links of those flows to its links; a link is opened in turn when `prune` is off or it
-    /// was saturated. Returns how far `open` has been processed.
+    /// links of those flows to its links; with `prune` off every such link is opened in turn
+    /// (the whole connected component), with it on only [`Self::expand`] opens more. Returns
+    /// how far `open` has been processed.
     fn grow(&mut self, mut next: usize, prune: bool) -> usize {
         let epoch = self.epoch;
         while next < self.open.len() {
@@ -777,7 +808,7 @@ impl FlowSimulation {
                         self.comp_count[mi] = 0;
                     }
                     self.comp_count[mi] += 1;
-                    if self.open_mark[mi] != epoch && (!prune || self.was_saturated(m)) {
+                    if !prune && self.open_mark[mi] != epoch {
                         self.open_mark[mi] = epoch;
                         self.open.push(m);
                     }
@@ -787,10 +818,37 @@ impl FlowSimulation {
         next
     }
 
-    /// After a pruned max-min solve: opens every link of the component that the new rates
-    /// fill and that also carries flows outside the component (those may have to yield).
+    /// After a pruned max-min solve: opens every link of the component that carries flows
+    /// outside it and where the solve may not be max-min for the whole network —
+    /// * a component flow's rate changed on it, and it was full before or is full now: the
+    ///   outside flows may have to yield, or may grow into what was freed;
+    /// * it is full now and an outside flow has a higher rate (per unit of weight) than the
+    ///   component flows that the solve stopped there: those may take from it.
+    ///
     /// Returns whether any was opened (the component must then grow and be solved again).
     fn expand(&mut self) -> bool {
+        self.change_stamp = self.change_stamp.wrapping_add(1);
+        if self.change_stamp == 0 {
+            self.change_mark.fill(0);
+            self.change_stamp = 1;
+        }
+        let stamp = self.change_stamp;
+        self.comp_max.clear();
+        self.comp_max.resize(self.comp_links.len(), 0.0);
+        for i in 0..self.comp_flows.len() {
+            let f = self.comp_flows[i];
+            let changed = rate_changed(self.flows[f as usize].rate, self.rates[i]);
+            let level = self.rates[i] / self.weight(f);
+            let (a, b) = self.graph.range[f as usize];
+            for h in a as usize..b as usize {
+                let m = self.graph.arena[h] as usize;
+                if changed {
+                    self.change_mark[m] = stamp;
+                }
+                let j = self.link_pos[m] as usize;
+                self.comp_max[j] = self.comp_max[j].max(level);
+            }
+        }
         let epoch = self.epoch;
         let mut any = false;
         for j in 0..self.comp_links.len() {
@@ -801,7 +859,10 @@ impl FlowSimulation {
             {
                 continue;
             }
-            if self.solve_residual[j] <= self.capacity[li] * SATURATION_MARGIN {
+            let full_now = self.solve_residual[j] <= self.capacity[li] * SATURATION_MARGIN;
+            let changed = self.change_mark[li] == stamp;
+            let outranked = self.outside_max[j] > self.comp_max[j] * (1.0 + OUTRANK_MARGIN);
+            if (changed && (full_now || self.was_saturated(l))) || (full_now && outranked) {
                 self.open_mark[li] = epoch;
                 self.open.push(l);
                 any = true;
@@ -812,20 +873,36 @@ impl FlowSimulation {
 
     /// Per component link, the capacity its component flows may share: all of it when they are
     /// its only flows, else what the other flows' (fixed) rates leave, summed afresh.
+    /// Also notes, per component link, the largest rate per unit of weight of the flows
+    /// outside the component ([`Self::expand`] compares the component's with it).
     fn available(&mut self) {
         self.avail.clear();
+        self.outside_max.clear();
         for j in 0..self.comp_links.len() {
             let l = self.comp_links[j];
             let li = l as usize;
             let mut a = self.capacity[li];
+            let mut most = 0.0f64;
             if self.comp_count[li] as usize != self.graph.flows_on(l).len() {
                 for &g in self.graph.flows_on(l) {
                     if self.flow_mark[g as usize] != self.epoch {
-                        a -= self.flows[g as usize].rate.max(0.0);
+                        let r = self.flows[g as usize].rate.max(0.0);
+                        a -= r;
+                        most = most.max(r / self.weight(g));
                     }
                 }
             }
             self.avail.push(a.max(0.0));
+            self.outside_max.push(most);
+        }
+    }
+
+    /// A flow's weight under the policy (1 but for weighted max-min).
+    fn weight(&self, f: u32) -> f64 {
+        if self.policy == Policy::WeightedMaxMin {
+            self.flows[f as usize].spec.weight
+        } else {
+            1.0
         }
     }
 
