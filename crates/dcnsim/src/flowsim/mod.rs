@@ -142,6 +142,7 @@ use crate::config::Scenario;
 use crate::engine::{Prepared, Progress, RunError};
 use crate::error::{ConfigError, ConfigResult};
 use crate::metrics::RunOutput;
+use crate::net::ideal::{self, BestPathsTo};
 use crate::net::queue::Discipline;
 use crate::net::{Network, PortIdx};
 use crate::protocols::Transport;
@@ -450,8 +451,23 @@ impl FlowSimulation {
             on: vec![Vec::new(); net.ports.len()],
             ..LinkFlows::default()
         };
-        // Ideal FCTs depend only on (src, dst, size) and the paths; memoised per pair and size
-        // would cost memory, so per flow, through the best path of the packet engine.
+        // Ideal FCTs through the best path of the packet engine, the flows taken by destination
+        // so that the nodes' best-path scores are computed once per destination.
+        let mut by_dst: Vec<u32> = (0..flows.len() as u32).collect();
+        by_dst.sort_by_key(|&i| flows[i as usize].dst);
+        let mut ideal = vec![Time::ZERO; flows.len()];
+        let mut best: Option<(u32, BestPathsTo)> = None;
+        for &i in &by_dst {
+            let spec = &flows[i as usize];
+            if best.as_ref().is_none_or(|(d, _)| *d != spec.dst) {
+                best = Some((spec.dst, BestPathsTo::new(&net, spec.dst)));
+            }
+            let path = best
+                .as_mut()
+                .map(|(_, b)| b.from(spec.src))
+                .unwrap_or_default();
+            ideal[i as usize] = ideal::ideal_fct(&net, &path, spec.size_bytes, mss, header);
+        }
         let mut states = Vec::with_capacity(flows.len());
         for (i, spec) in flows.into_iter().enumerate() {
             let path_key = crate::rng::derive_u64(scenario.seed, "path_key", i as u64) as u32;
@@ -460,8 +476,6 @@ impl FlowSimulation {
             let end = graph.arena.len() as u32;
             graph.range.push((start, end));
             let path = &graph.arena[start as usize..end as usize];
-            let best = crate::net::ideal::best_path(&net, spec.src, spec.dst);
-            let ideal_fct = crate::net::ideal::ideal_fct(&net, &best, spec.size_bytes, mss, header);
             let wire = paths::wire_bytes(spec.size_bytes, mss, header);
             states.push(FlowState {
                 status: if routed {
@@ -475,7 +489,7 @@ impl FlowSimulation {
                 last: spec.start,
                 generation: 0,
                 overhead: paths::pipeline_overhead(&net, path, spec.size_bytes, mss, header),
-                ideal_fct,
+                ideal_fct: ideal[i],
                 nic_bps: path
                     .first()
                     .map_or(0.0, |&p| net.ports[p as usize].rate.bits_per_sec() as f64),

@@ -14,25 +14,51 @@ use crate::units::Time;
 /// The ports of the best shortest path from `src` host to `dst` host: among equal-cost next
 /// hops, the highest bottleneck rate, then the lowest total delay. Empty if unreachable.
 pub fn best_path(net: &Network, src: u32, dst: u32) -> Vec<PortIdx> {
-    // Score of each node towards dst: (bottleneck rate, total delay), filled by memoised DFS
-    // over the routing DAG (it is acyclic: every next hop is one step closer).
-    let mut memo: Vec<Option<(u64, u64, Option<PortIdx>)>> = vec![None; net.nodes.len()];
-    fn score(
-        net: &Network,
-        dst: u32,
-        n: NodeIdx,
-        memo: &mut Vec<Option<(u64, u64, Option<PortIdx>)>>,
-    ) -> (u64, u64, Option<PortIdx>) {
-        if let Some(s) = memo[n as usize] {
+    BestPathsTo::new(net, dst).from(src)
+}
+
+/// [`best_path`] from any source to one destination, the scores of the nodes shared: for many
+/// flows, take them by destination.
+pub struct BestPathsTo<'a> {
+    net: &'a Network,
+    dst: u32,
+    /// Score of each node towards dst: (bottleneck rate, total delay, next hop), filled by
+    /// memoised DFS over the routing DAG (it is acyclic: every next hop is one step closer).
+    memo: Vec<Option<(u64, u64, Option<PortIdx>)>>,
+}
+
+impl<'a> BestPathsTo<'a> {
+    pub fn new(net: &'a Network, dst: u32) -> BestPathsTo<'a> {
+        BestPathsTo {
+            net,
+            dst,
+            memo: vec![None; net.nodes.len()],
+        }
+    }
+
+    pub fn from(&mut self, src: u32) -> Vec<PortIdx> {
+        let net = self.net;
+        let mut path = Vec::new();
+        let mut node = net.hosts[src as usize];
+        while let (_, _, Some(p)) = self.score(node) {
+            path.push(p);
+            node = net.ports[p as usize].peer;
+        }
+        path
+    }
+
+    fn score(&mut self, n: NodeIdx) -> (u64, u64, Option<PortIdx>) {
+        if let Some(s) = self.memo[n as usize] {
             return s;
         }
+        let net = self.net;
         let mut best = (0u64, u64::MAX, None);
-        if net.hosts[dst as usize] == n {
+        if net.hosts[self.dst as usize] == n {
             best = (u64::MAX, 0, None);
         } else {
-            for &p in net.routing.next_hops(n, dst) {
+            for &p in net.routing.next_hops(n, self.dst) {
                 let port = &net.ports[p as usize];
-                let (rate, delay, _) = score(net, dst, port.peer, memo);
+                let (rate, delay, _) = self.score(port.peer);
                 let cand = (
                     rate.min(port.rate.0),
                     delay.saturating_add(port.delay.0),
@@ -43,16 +69,9 @@ pub fn best_path(net: &Network, src: u32, dst: u32) -> Vec<PortIdx> {
                 }
             }
         }
-        memo[n as usize] = Some(best);
+        self.memo[n as usize] = Some(best);
         best
     }
-    let mut path = Vec::new();
-    let mut node = net.hosts[src as usize];
-    while let (_, _, Some(p)) = score(net, dst, node, &mut memo) {
-        path.push(p);
-        node = net.ports[p as usize].peer;
-    }
-    path
 }
 
 /// Ideal FCT of `payload` bytes cut into segments of `mss` with `header` bytes each, along
