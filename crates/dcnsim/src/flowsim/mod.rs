@@ -114,6 +114,10 @@
 //! * it is full now and an outside flow has a higher rate (per unit of weight) than any flow
 //!   of the set on it: the flows of the set that the solve stopped there may take from it.
 //!
+//! When the change spreads (8 solves without closing), the set also grows through every link
+//! that was full: one large solve instead of many growing ones (the rules above still decide
+//! when it is closed).
+//!
 //! The result is the max-min allocation of the whole network. A flow of the set has its
 //! bottleneck where the solve stopped it: a full link on which, by the second rule, no
 //! outside flow has more. A flow outside kept its bottleneck link: full before, where it had
@@ -343,6 +347,19 @@ pub struct FlowStats {
     /// Solves of the policy (a max-min recomputation that grows its component solves again).
     pub solves: u64,
 }
+
+/// How a recomputation grows its set of flows: through every link of their paths (the whole
+/// connected component), only through the links [`FlowSimulation::expand`] opens, or also
+/// through every link that was full.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Growth {
+    Whole,
+    Lazy,
+    Saturated,
+}
+
+/// Lazy solves of a max-min recomputation before it grows through every full link.
+const LAZY_SOLVES: u32 = 8;
 
 /// Relative margin within which a link counts as full (for growing max-min components).
 const SATURATION_MARGIN: f64 = 1e-6;
@@ -756,15 +773,24 @@ impl FlowSimulation {
         }
         self.dirty.clear();
         let mut next_open = 0;
+        let mut growth = if prune { Growth::Lazy } else { Growth::Whole };
+        let mut solves = 0;
         loop {
-            next_open = self.grow(next_open, prune);
+            next_open = self.grow(next_open, growth);
             if self.comp_flows.is_empty() {
                 return;
             }
             self.allocate();
             self.stats.solves += 1;
+            solves += 1;
             if !prune || !self.expand() {
                 break;
+            }
+            if solves == LAZY_SOLVES && growth == Growth::Lazy {
+                // The change spreads: grow through every full link from here on, which costs
+                // one large solve instead of many growing ones.
+                growth = Growth::Saturated;
+                self.open_saturated();
             }
         }
         self.stats.component_flows += self.comp_flows.len() as u64;
@@ -795,10 +821,9 @@ impl FlowSimulation {
     }
 
     /// Adds every flow of the open links (from `self.open[next..]`) to the component, and the
-    /// links of those flows to its links; with `prune` off every such link is opened in turn
-    /// (the whole connected component), with it on only [`Self::expand`] opens more. Returns
-    /// how far `open` has been processed.
-    fn grow(&mut self, mut next: usize, prune: bool) -> usize {
+    /// links of those flows to its links, opening those links in turn as `growth` says.
+    /// Returns how far `open` has been processed.
+    fn grow(&mut self, mut next: usize, growth: Growth) -> usize {
         let epoch = self.epoch;
         while next < self.open.len() {
             let l = self.open[next];
@@ -822,7 +847,12 @@ impl FlowSimulation {
                         self.comp_count[mi] = 0;
                     }
                     self.comp_count[mi] += 1;
-                    if !prune && self.open_mark[mi] != epoch {
+                    let open = match growth {
+                        Growth::Whole => true,
+                        Growth::Lazy => false,
+                        Growth::Saturated => self.was_saturated(m),
+                    };
+                    if open && self.open_mark[mi] != epoch {
                         self.open_mark[mi] = epoch;
                         self.open.push(m);
                     }
@@ -830,6 +860,17 @@ impl FlowSimulation {
             }
         }
         next
+    }
+
+    /// Opens every link of the component that was full before (for [`Growth::Saturated`]).
+    fn open_saturated(&mut self) {
+        for j in 0..self.comp_links.len() {
+            let l = self.comp_links[j];
+            if self.open_mark[l as usize] != self.epoch && self.was_saturated(l) {
+                self.open_mark[l as usize] = self.epoch;
+                self.open.push(l);
+            }
+        }
     }
 
     /// After a pruned max-min solve: opens every link of the component that carries flows
