@@ -125,7 +125,8 @@
 //! the first rule opened it. Links count as full within a relative 10⁻⁶, so rounding can
 //! only open more. Priority policies re-solve the whole connected component (links sharing
 //! flows) of the touched links. Test `pruned_max_min_equals_full_recomputation` checks the
-//! pruning against whole components (fat-tree, max-min and weighted, loads 0.4–0.95).
+//! pruning against whole components (fat-tree, max-min and weighted, loads 0.4–0.95; it also
+//! passes with the growth through full links switched on after the first solve).
 //!
 //! ## Speed
 //!
