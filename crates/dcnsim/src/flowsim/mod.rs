@@ -130,12 +130,13 @@
 //!
 //! ## Speed
 //!
-//! A re-solve costs O((Σ path lengths) · log links) over the re-solved flows. On a fat-tree
-//! under random web-search traffic nearly every active flow is coupled to the others through
-//! saturated host links, so a re-solve sees most of the active set (≈ 550 flows at load 0.3 on
-//! 1024 hosts): about 2 400 flows/s in steady state, far from the aim of 10⁵; only 2–5 flows
-//! change rate per event. Figures, profile and what would close the gap: bench/RESULTS.md
-//! ("Flow-level model").
+//! A re-solve costs O((Σ path lengths) · log links) over the re-solved flows. On a 1024-host
+//! fat-tree under web-search traffic, max-min re-solves ~16 flows per event at load 0.3
+//! (33 000 flows/s over 100 000 flows), but at 0.5 and beyond a change spreads through most of
+//! the coupled active set (≈ 1 000 flows/s), far from the aim of 10⁵; only 2–5 flows change
+//! rate per event. Priority policies (SRPT, PDQ, D3, MERP) sort and re-solve the whole
+//! component at every event: 3 700–9 400 flows/s at 1024 hosts. Figures, profile and what
+//! would close the gap: bench/RESULTS.md ("Flow-level model").
 
 pub mod d3;
 pub mod maxmin;
