@@ -92,6 +92,8 @@ class Level:
     dl_transports: tuple[str, ...]
     #: the RCP labels the per-flow ratio (panel e) is drawn and claimed for
     rcps: tuple[str, ...]
+    #: deadline flows per host tried by the search
+    dl_per_host: tuple[float, ...] = tuple(DL_PER_HOST)
 
     def sweep(self, net: Net, kind: str) -> SweepDef:
         """The FCT sweep (``kind = "fct"``) or the deadline sweep of a network."""
@@ -99,7 +101,7 @@ class Level:
             full, quick = _fct_lists(net, SEEDS), _fct_lists(net, QUICK_SEEDS)
             transports = self.transports
         else:
-            full = _dl_lists(net, DL_PER_HOST, DL_SEEDS)
+            full = _dl_lists(net, self.dl_per_host, DL_SEEDS)
             quick = _dl_lists(net, QUICK_DL_PER_HOST, QUICK_SEEDS)
             transports = self.dl_transports
         quick_transports = [t for t in self.quick_transports if t in transports]
@@ -127,7 +129,7 @@ class Level:
         out = {}
         for n in self.nets:
             out.update(_fct_lists(n, SEEDS + QUICK_SEEDS))
-            out.update(_dl_lists(n, DL_PER_HOST + QUICK_DL_PER_HOST, SEEDS))
+            out.update(_dl_lists(n, [*self.dl_per_host, *QUICK_DL_PER_HOST], SEEDS))
         return out
 
     def net_of_part(self, part: str) -> Net:
