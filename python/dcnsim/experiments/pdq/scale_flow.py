@@ -47,7 +47,7 @@ NETS = (
 )
 
 #: The packet level's grid stops at 6 deadline flows per host, which PDQ meets on every
-#: fluid network from 64 servers on: the flow level also tries 8 and 12, so that PDQ's count
+#: fluid network: the flow level also tries 8 and 12, so that PDQ's count
 #: (and its ratio to D3's) is found rather than capped.
 DL_PER_HOST = (*scale.DL_PER_HOST, 8, 12)
 
