@@ -145,6 +145,7 @@ pub mod priority;
 mod report;
 
 use crate::config::Scenario;
+use crate::engine::sim::ProgressClock;
 use crate::engine::{Prepared, Progress, RunError};
 use crate::error::{ConfigError, ConfigResult};
 use crate::metrics::RunOutput;
@@ -595,7 +596,7 @@ impl FlowSimulation {
         progress: &mut dyn FnMut(Progress) -> bool,
     ) -> Result<(RunOutput, FlowStats), RunError> {
         let wall = std::time::Instant::now();
-        let mut last_report = wall;
+        let mut clock = ProgressClock::new(wall);
         let guard = self
             .flows
             .last()
@@ -613,18 +614,12 @@ impl FlowSimulation {
             self.recompute();
             batches += 1;
             if batches & 0x3ff == 0 {
-                let now = std::time::Instant::now();
-                if now.duration_since(last_report).as_millis() >= 200 {
-                    last_report = now;
-                    let p = Progress {
-                        sim_time: self.now,
-                        flows_done: self.flows_done,
-                        flows_total: self.flows.len(),
-                    };
-                    if !progress(p) {
-                        return Err(RunError::Interrupted);
-                    }
-                }
+                let p = Progress {
+                    sim_time: self.now,
+                    flows_done: self.flows_done,
+                    flows_total: self.flows.len(),
+                };
+                clock.tick(p, progress)?;
             }
         }
         if let Some(stop) = self.stop {

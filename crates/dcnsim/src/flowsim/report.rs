@@ -3,6 +3,7 @@
 
 use super::{FlowSimulation, Status};
 use crate::metrics::{FlowRecord, NetCounters, PortInfo, RunCost, RunOutput};
+use crate::net::network::PortCounters;
 
 impl FlowSimulation {
     pub(super) fn finish(mut self, wall_s: f64) -> RunOutput {
@@ -66,23 +67,14 @@ impl FlowSimulation {
             })
             .collect();
         counters.link_transmissions = self.port_pkts.iter().sum();
-        let ports = self
-            .net
-            .ports
-            .iter()
-            .enumerate()
-            .map(|(i, p)| PortInfo {
-                port: i as u32,
-                node: self.net.node_name(p.node).to_string(),
-                peer: self.net.node_name(p.peer).to_string(),
-                gbps: p.rate.as_gbps_f64(),
-                delay_us: p.delay.as_us_f64(),
-                buffer: p.queue.limit(),
-                ecn_k_pkts: p.queue.ecn_k_pkts(),
-                tx_packets: self.port_pkts[i],
-                tx_bytes: self.port_bytes[i],
-                drops: 0,
-                ecn_marks: 0,
+        let ports = (0..self.net.ports.len())
+            .map(|i| {
+                let carried = PortCounters {
+                    tx_packets: self.port_pkts[i],
+                    tx_bytes: self.port_bytes[i],
+                    ..PortCounters::default()
+                };
+                PortInfo::of(&self.net, i, carried)
             })
             .collect();
         RunOutput {

@@ -116,6 +116,26 @@ pub struct PortInfo {
     pub ecn_marks: u64,
 }
 
+impl PortInfo {
+    /// Port `i` of `net` as the run left it, with its counters.
+    pub fn of(net: &crate::net::Network, i: usize, c: crate::net::network::PortCounters) -> Self {
+        let p = &net.ports[i];
+        PortInfo {
+            port: i as u32,
+            node: net.node_name(p.node).to_string(),
+            peer: net.node_name(p.peer).to_string(),
+            gbps: p.rate.as_gbps_f64(),
+            delay_us: p.delay.as_us_f64(),
+            buffer: p.queue.limit(),
+            ecn_k_pkts: p.queue.ecn_k_pkts(),
+            tx_packets: c.tx_packets,
+            tx_bytes: c.tx_bytes,
+            drops: c.drops,
+            ecn_marks: c.ecn_marks,
+        }
+    }
+}
+
 /// Everything a run produced.
 pub struct RunOutput {
     pub flows: Vec<FlowRecord>,

@@ -153,6 +153,35 @@ pub struct Progress {
     pub flows_total: usize,
 }
 
+/// Hands [`Progress`] to the caller's callback at most every 200 ms of wall time (both
+/// engines call [`ProgressClock::tick`] every few thousand events).
+pub struct ProgressClock {
+    last: std::time::Instant,
+}
+
+impl ProgressClock {
+    pub fn new(start: std::time::Instant) -> ProgressClock {
+        ProgressClock { last: start }
+    }
+
+    /// Reports `progress` if 200 ms have passed since the last report; an `Err` when the
+    /// callback asks to stop.
+    pub fn tick(
+        &mut self,
+        progress: Progress,
+        callback: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<(), RunError> {
+        let now = std::time::Instant::now();
+        if now.duration_since(self.last).as_millis() >= 200 {
+            self.last = now;
+            if !callback(progress) {
+                return Err(RunError::Interrupted);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Why a run did not complete.
 #[derive(Debug)]
 pub enum RunError {
@@ -315,7 +344,7 @@ impl Simulation {
         progress: &mut dyn FnMut(Progress) -> bool,
     ) -> Result<RunOutput, RunError> {
         let wall = std::time::Instant::now();
-        let mut last_report = wall;
+        let mut clock = ProgressClock::new(wall);
         let guard = self
             .flows
             .last()
@@ -332,18 +361,12 @@ impl Simulation {
             self.now = t;
             self.handle(ev);
             if self.events.popped() & 0xfff == 0 {
-                let now = std::time::Instant::now();
-                if now.duration_since(last_report).as_millis() >= 200 {
-                    last_report = now;
-                    let p = Progress {
-                        sim_time: self.now,
-                        flows_done: self.flows_done,
-                        flows_total: self.flows.len(),
-                    };
-                    if !progress(p) {
-                        return Err(RunError::Interrupted);
-                    }
-                }
+                let p = Progress {
+                    sim_time: self.now,
+                    flows_done: self.flows_done,
+                    flows_total: self.flows.len(),
+                };
+                clock.tick(p, progress)?;
             }
         }
         if let Some(stop) = self.stop {

@@ -129,24 +129,8 @@ impl Simulation {
                 queue_wait: self.queue_wait[i],
             })
             .collect();
-        let ports = self
-            .net
-            .ports
-            .iter()
-            .enumerate()
-            .map(|(i, p)| PortInfo {
-                port: i as u32,
-                node: self.net.node_name(p.node).to_string(),
-                peer: self.net.node_name(p.peer).to_string(),
-                gbps: p.rate.as_gbps_f64(),
-                delay_us: p.delay.as_us_f64(),
-                buffer: p.queue.limit(),
-                ecn_k_pkts: p.queue.ecn_k_pkts(),
-                tx_packets: p.counters.tx_packets,
-                tx_bytes: p.counters.tx_bytes,
-                drops: p.counters.drops,
-                ecn_marks: p.counters.ecn_marks,
-            })
+        let ports = (0..self.net.ports.len())
+            .map(|i| PortInfo::of(&self.net, i, self.net.ports[i].counters))
             .collect();
         RunOutput {
             flows,
