@@ -188,6 +188,51 @@ fn pdq_is_edf_then_srpt_with_preemption_and_early_termination() {
     assert!(d.terminated.is_none() && d.met_deadline() == Some(false));
 }
 
+/// PDQ's flow aging (α = `pdq_aging_rate`): the size a flow is ordered by is divided by
+/// 2^(α·t), t its time paused in units of 100 ms. On one link (h0, h1 → h2), W = 125 MB
+/// (T = W/C ≈ 0.1 s at 10 Gb/s): A (2W) and B (W) start at 0, B first (smaller); at 0.5T D
+/// (0.8W) arrives and the order is taken again. Without aging B keeps the link (0.5W left),
+/// then D, then A: B ends at T, D at 1.8T, A at 3.8T. With α = 6, A has waited 0.5T ≈ 50 ms
+/// and is ordered by 2W/2^3 = 0.25W, ahead of B's 0.5W and D's 0.8W: A ends at 2.5T; then B
+/// and D, paused equally long since 0.5T, are aged alike and B goes first: 3T, then D 3.8T.
+#[test]
+fn pdq_flow_aging_lets_a_long_paused_flow_ahead() {
+    let w = 125_000_000u64;
+    let (w2, w08) = (2 * w, 4 * w / 5);
+    let tw = |n: u64| wire_of("pdq", n) as f64 * 8.0 / 10e9;
+    let half = 0.5 * tw(w);
+    let csv = format!("src,dst,size_bytes,start_s\n0,2,{w2},0\n1,2,{w},0\n3,2,{w08},{half}\n");
+    let dir = flow_dir("fs-aging", &csv);
+    for (alpha, want) in [
+        (0.0, [tw(w) + tw(w08) + tw(w2), tw(w), tw(w) + tw(w08)]),
+        (
+            6.0,
+            [
+                half + tw(w2),
+                half + tw(w2) + half,
+                half + tw(w2) + half + tw(w08),
+            ],
+        ),
+    ] {
+        let extra = format!("pdq_aging_rate = {alpha}");
+        let out = run_flow(
+            &common::star_with_flow_file(4, 10, "pdq", &extra),
+            &[],
+            &dir,
+        );
+        for (i, src) in [0u32, 1, 3].into_iter().enumerate() {
+            let f = by_src(&out, src);
+            let fluid_end =
+                f.finish.unwrap().as_secs_f64() - f.ideal_fct.as_secs_f64() + tw(f.size_bytes);
+            assert!(
+                (fluid_end - want[i]).abs() < 1e-11,
+                "alpha {alpha}, h{src}: ends at {fluid_end}, expected {}",
+                want[i]
+            );
+        }
+    }
+}
+
 /// D3 is not max-min: on the flows of [`max_min_by_hand`] every link splits its spare capacity
 /// equally over all its flows, so A gets half of h0's link (C/2, the other half is held by B,
 /// which only uses C/3) and ends at 2 W/C; B, C, D end at 3 W/C as before.
@@ -429,7 +474,6 @@ fn packet_only_keys_are_refused_under_the_flow_engine() {
         ("output.trace_flow=0", "output.trace_flow"),
         ("output.series_interval_us=10", "output.series_interval_us"),
         ("routing.lb=\"rps\"", "routing.lb"),
-        ("transport.protocol=\"mpdq\"", "transport.protocol"),
     ] {
         let overrides = vec!["engine=flow".to_string(), o.to_string()];
         let err = dcnsim::prepare_text(&text, Format::Toml, &overrides, &dir)

@@ -46,12 +46,12 @@ pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared
         }
     }
     check_marking_below_buffer(&scenario.topology, &topo, &transport)?;
-    if scenario.engine == crate::config::Engine::Flow {
-        crate::flowsim::check_scenario(&scenario, &transport)?;
-    }
     let lb = LbParams::from_config(&scenario.routing)?;
     lb.check_topology(&scenario.topology.kind)?;
     lb.check_transport(transport.name())?;
+    if scenario.engine == crate::config::Engine::Flow {
+        crate::flowsim::check_scenario(&scenario)?;
+    }
     let host_rate = topo
         .hosts
         .first()

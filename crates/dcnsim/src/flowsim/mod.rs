@@ -21,7 +21,7 @@
 //! | `pfabric` | SRPT per link: preemptive priority by remaining bytes | pFabric's ideal |
 //! | `pdq` | preemptive priority by PDQ's comparator: earliest deadline, then least remaining | with Early Termination (below) |
 //! | `merp` | preemptive priority by MERP's virtual deadline | VDG on every link, synchronised by esr (below) |
-//! | `mpdq` | refused | subflows and their load shifting are not modelled yet |
+//! | `mpdq` | as `pdq`, over the flow's subflows | each subflow on its own path (below) |
 //!
 //! Priority policies ([`priority`]) take the flows in key order and give each the smallest
 //! residual capacity along its path: a flow paused on one link holds nothing elsewhere, so a
@@ -37,13 +37,30 @@
 //!   deadline (the packet sender's test `now + remaining/NIC > deadline`). Paused flows reach
 //!   that point while waiting; the time is computed exactly and scheduled. The packet sender's
 //!   third test, "paused with less than an RTT left", has no fluid counterpart (no RTT) and is
-//!   left out. Flow aging is not modelled.
+//!   left out.
+//! * **PDQ flow aging** (`pdq_aging_rate` α, default 0: off): as the packet sender, the size
+//!   a flow is ordered by is divided by 2^(α·t), t its time paused (rate 0) since it started
+//!   in units of 100 ms; Early Termination uses the true size.
 //! * **MERP**: on every link, VDG ([`crate::protocols::merp::schedule::vdg`], reused as is)
 //!   orders the link's flows for the least maximum expansion ratio, with remaining sizes rs
 //!   in wire bytes, aT = the flow's start and C the link capacity, and gives each a virtual
 //!   deadline vdl. A flow's esr is the smallest along its path (MERP carries the path's
 //!   smallest esr on its packets), i.e. its vdl is the largest of its links'; flows are served
 //!   in vdl order. VDG is O(n²) per link: fine for MERP's scenarios, not for 10⁶ flows.
+//! * **M-PDQ** (PDQ §6): a flow of s segments has n = min(`subflows`, s) subflows, each on
+//!   the path its own path key (the packet sender's) hashes to under `routing.lb` (`ecmp`, or
+//!   `bcube_paths` for BCube's parallel paths). Each subflow is a PDQ flow of the greedy
+//!   order, with the flow's deadline and, as its size, an even share of the flow's bytes
+//!   left: the sender's load shifting hands a paused subflow's load to the sending ones, once
+//!   per RTT and half the difference at a time, which keeps the subflows' loads even; the
+//!   fluid model takes that as instant and exact, so the bytes left are the flow's and go at
+//!   the sum of its subflows' rates (no subflow runs dry while another has bytes). Subflows
+//!   that hash onto one path share it as PDQ flows do: the first gets the path, the others
+//!   wait. The flow's pipeline overhead is the largest of its subflows' paths (each with an
+//!   even share of the payload), Early Termination compares its bytes left with one NIC's
+//!   rate as the packet sender does, and each port counts the bytes of the subflows that
+//!   crossed it. Subflows' handshakes and probing are not modelled, so the fluid gain of
+//!   M-PDQ over PDQ bounds the packet level's from above.
 //! * **SRPT and PDQ orders** are re-evaluated at events only; between events a served flow's
 //!   remaining size falls and could pass a paused one's, which the order then catches up with at
 //!   the next arrival or completion (the usual flow-level convention; a fluid SRPT on one link
@@ -69,19 +86,21 @@
 //! at its `ideal_fct`, to the picosecond (test `lone_flow_takes_its_ideal_fct_exactly`).
 //!
 //! **Not modelled**: handshakes, slow start, windows, queueing delay, drops, ECN, ACK traffic,
-//! reordering, link failures and rerouting, path choices other than per-flow ECMP (each flow
-//! takes the path the packet engine's ECMP hash gives its first packet: same seeds, same
-//! `path_key`), buffers (their keys are accepted so one scenario runs under both engines,
-//! and have no effect). Under `engine = "flow"`, `output.trace_flow`,
-//! `output.series_interval_us > 0`, `[[failures]]` and `routing.lb` other than `ecmp` are
-//! refused. In `flows.csv` the packet-only columns (retransmits, timeouts, reordering, queue
+//! reordering, link failures and rerouting, path choices that move a flow between paths (each
+//! (sub)flow takes the path the packet engine's ECMP or `bcube_paths` hash gives its first
+//! packet: same seeds, same `path_key`), buffers (their keys are accepted so one scenario runs
+//! under both engines, and have no effect). Under `engine = "flow"`, `output.trace_flow`,
+//! `output.series_interval_us > 0`, `[[failures]]` and `routing.lb` other than `ecmp` and
+//! `bcube_paths` are refused. In `flows.csv` the packet-only columns (retransmits, timeouts, reordering, queue
 //! wait) are 0, `data_packets` is the wire bytes sent over the full packet size (rounded up);
 //! in `ports.csv`, `tx_bytes` is the wire bytes each port carried (counted when the flow ends),
 //! drops and marks are 0.
 //!
 //! ## Validation (tests/flowsim.rs)
 //!
-//! * A lone flow's FCT is its ideal FCT exactly; hand-derived max-min (4 flows on a star),
+//! * A lone flow's FCT is its ideal FCT exactly; an M-PDQ flow alone on BCube(2,3) runs at
+//!   m times line rate on its m distinct parallel paths, to the picosecond
+//!   (tests/flowsim_multipath.rs, with M-PDQ against PDQ on a lightly loaded BCube); hand-derived max-min (4 flows on a star),
 //!   weighted max-min (weights 4/2/1), PDQ (EDF before size, preemption, Early Termination)
 //!   and MERP's motivating example (Table 1: A, C, B with FCTs 3, 7, 7 units; SRPT gives 3, 3,
 //!   10) to the picosecond.
@@ -214,10 +233,13 @@ impl Policy {
     }
 }
 
+/// The path choices the fluid model follows: those that keep a (sub)flow on one path.
+const PER_FLOW_PATHS: [&str; 2] = ["ecmp", "bcube_paths"];
+
 /// Refuses what the fluid model cannot honour (called by [`crate::engine::prepare()`] when
-/// `engine = "flow"`): per-packet tracing, series, link failures, path choices other than
-/// ECMP, and M-PDQ's subflows.
-pub fn check_scenario(s: &Scenario, transport: &Transport) -> ConfigResult<()> {
+/// `engine = "flow"`): per-packet tracing, series, link failures and path choices that move a
+/// flow between paths.
+pub fn check_scenario(s: &Scenario) -> ConfigResult<()> {
     let packet_only = "is packet-level only and is refused under engine = \"flow\"";
     if s.output.trace_flow.is_some() {
         return Err(ConfigError::new(
@@ -237,30 +259,22 @@ pub fn check_scenario(s: &Scenario, transport: &Transport) -> ConfigResult<()> {
             format!("{packet_only} (the fluid model does not reroute)"),
         ));
     }
-    if s.routing.lb != "ecmp" {
+    if !PER_FLOW_PATHS.contains(&s.routing.lb.as_str()) {
         return Err(ConfigError::new(
             "routing.lb",
             format!(
-                "'{}' {packet_only}: the fluid model routes each flow on one ECMP-hashed path \
-                 (routing.lb = \"ecmp\")",
+                "'{}' {packet_only}: the fluid model routes each (sub)flow on one path for its \
+                 life (routing.lb = \"ecmp\", or \"bcube_paths\" on a BCube)",
                 s.routing.lb
             ),
         ));
     }
-    if let Transport::Pdq(p) = transport {
-        if p.multipath {
-            return Err(ConfigError::new(
-                "transport.protocol",
-                "'mpdq' is not modelled under engine = \"flow\" yet (its subflows and load \
-                 shifting); use 'pdq' or engine = \"packet\"",
-            ));
-        }
-    }
     Ok(())
 }
 
-/// The flows on each directed link, and each flow's links: the bipartite graph the policies
-/// work on. Removal is O(path length) through each hop's slot in its link's list.
+/// The subflows on each directed link, and each subflow's links: the bipartite graph the
+/// policies work on (its "flows" are subflows: one per flow, but `subflows` per M-PDQ flow).
+/// Removal is O(path length) through each hop's slot in its link's list.
 #[derive(Default)]
 pub struct LinkFlows {
     /// Per link: the active flows crossing it.
@@ -327,6 +341,7 @@ struct FlowState {
     /// Wire bytes (payload and headers) and the bits of them still to send at `last`.
     wire: u64,
     remaining: f64,
+    /// The sum of its subflows' rates.
     rate: f64,
     last: Time,
     /// Generation of the flow's live event in the heap; older ones are stale.
@@ -405,6 +420,17 @@ pub struct FlowSimulation {
     transport: Transport,
     policy: Policy,
     flows: Vec<FlowState>,
+    /// Per flow: its subflows, `first_sub[f]..first_sub[f + 1]` (one but for M-PDQ). The graph,
+    /// the policies and `load` work on subflows; events, status and bytes left are per flow.
+    first_sub: Vec<u32>,
+    /// Per subflow: its flow, its rate and the bits it has carried (settled with its flow).
+    owner: Vec<u32>,
+    sub_rate: Vec<f64>,
+    sub_carried: Vec<f64>,
+    /// Per subflow: the time it spent paused (rate 0) up to its flow's `last`, for PDQ's flow
+    /// aging at `aging_rate` (α; 0 is off).
+    sub_paused: Vec<Time>,
+    aging_rate: f64,
     graph: LinkFlows,
     capacity: Vec<f64>,
     /// (time, flow, generation, kind), earliest first; ties in that order.
@@ -430,6 +456,9 @@ pub struct FlowSimulation {
     link_mark: Vec<u32>,
     flow_mark: Vec<u32>,
     epoch: u32,
+    /// Flows whose subflows changed rate in this recomputation, and their stamp.
+    touched: Vec<u32>,
+    touch_mark: Vec<u32>,
     comp_links: Vec<u32>,
     comp_flows: Vec<u32>,
     local: Vec<u32>,
@@ -453,6 +482,7 @@ pub struct FlowSimulation {
     name: Option<String>,
     seed: u64,
     topology_name: String,
+    lb_name: String,
 }
 
 impl FlowSimulation {
@@ -466,7 +496,7 @@ impl FlowSimulation {
         let net = Network::build(&topo, Discipline::Fifo, &|_| None);
         let policy = Policy::of(&transport);
         let (mss, header) = transport.data_packet_sizes();
-        let ecmp = paths::EcmpPaths::new(&net, scenario.seed);
+        let router = paths::Router::new(&scenario.routing.lb, &net, scenario.seed);
         let mut graph = LinkFlows {
             on: vec![Vec::new(); net.ports.len()],
             ..LinkFlows::default()
@@ -489,13 +519,32 @@ impl FlowSimulation {
             ideal[i as usize] = ideal::ideal_fct(&net, &path, spec.size_bytes, mss, header);
         }
         let mut states = Vec::with_capacity(flows.len());
+        let mut first_sub = Vec::with_capacity(flows.len() + 1);
+        let mut owner = Vec::with_capacity(flows.len());
         for (i, spec) in flows.into_iter().enumerate() {
             let path_key = crate::rng::derive_u64(scenario.seed, "path_key", i as u64) as u32;
-            let start = graph.arena.len() as u32;
-            let routed = ecmp.route(&net, spec.src, spec.dst, path_key, &mut graph.arena);
-            let end = graph.arena.len() as u32;
-            graph.range.push((start, end));
-            let path = &graph.arena[start as usize..end as usize];
+            let n = match &transport {
+                Transport::Pdq(p) => p.subflows_of(spec.size_bytes),
+                _ => 1,
+            };
+            // Every subflow on its own path (the packet sender's path keys); the flow's last
+            // bit arrives by the slowest pipeline of them, each carrying an even share.
+            let share = spec.size_bytes.div_ceil(n as u64);
+            let mut routed = true;
+            let mut overhead = Time::ZERO;
+            first_sub.push(graph.range.len() as u32);
+            for j in 0..n {
+                let key = crate::protocols::pdq::subflow_path_key(path_key, j);
+                let start = graph.arena.len() as u32;
+                routed &= router.route(&net, spec.src, spec.dst, key, &mut graph.arena);
+                let end = graph.arena.len() as u32;
+                graph.range.push((start, end));
+                owner.push(i as u32);
+                let path = &graph.arena[start as usize..end as usize];
+                overhead = overhead.max(paths::pipeline_overhead(&net, path, share, mss, header));
+            }
+            let first = graph.range[first_sub[i] as usize];
+            let path = &graph.arena[first.0 as usize..first.1 as usize];
             let wire = paths::wire_bytes(spec.size_bytes, mss, header);
             states.push(FlowState {
                 status: if routed {
@@ -508,7 +557,7 @@ impl FlowSimulation {
                 rate: 0.0,
                 last: spec.start,
                 generation: 0,
-                overhead: paths::pipeline_overhead(&net, path, spec.size_bytes, mss, header),
+                overhead,
                 ideal_fct: ideal[i],
                 nic_bps: path
                     .first()
@@ -516,12 +565,18 @@ impl FlowSimulation {
                 spec,
             });
         }
+        first_sub.push(graph.range.len() as u32);
+        let n_subs = owner.len();
         graph.slot = vec![0; graph.arena.len()];
         let capacity: Vec<f64> = net
             .ports
             .iter()
             .map(|p| p.rate.bits_per_sec() as f64)
             .collect();
+        let aging_rate = match &transport {
+            Transport::Pdq(p) => p.aging_rate,
+            _ => 0.0,
+        };
         let n_links = net.ports.len();
         let n_flows = states.len();
         FlowSimulation {
@@ -529,6 +584,12 @@ impl FlowSimulation {
             transport,
             policy,
             flows: states,
+            first_sub,
+            owner,
+            sub_rate: vec![0.0; n_subs],
+            sub_carried: vec![0.0; n_subs],
+            sub_paused: vec![Time::ZERO; n_subs],
+            aging_rate,
             graph,
             capacity,
             heap: BinaryHeap::new(),
@@ -548,11 +609,13 @@ impl FlowSimulation {
             avail: Vec::new(),
             solve_residual: Vec::new(),
             link_mark: vec![0; n_links],
-            flow_mark: vec![0; n_flows],
+            flow_mark: vec![0; n_subs],
             epoch: 0,
+            touched: Vec::new(),
+            touch_mark: vec![0; n_flows],
             comp_links: Vec::new(),
             comp_flows: Vec::new(),
-            local: vec![0; n_flows],
+            local: vec![0; n_subs],
             rates: Vec::new(),
             order: Vec::new(),
             residual: Vec::new(),
@@ -569,6 +632,7 @@ impl FlowSimulation {
             name: scenario.name.clone(),
             seed: scenario.seed,
             topology_name: topo.description.clone(),
+            lb_name: scenario.routing.lb.clone(),
             net,
         }
     }
@@ -669,8 +733,11 @@ impl FlowSimulation {
                 self.heap
                     .push(Reverse((f.spec.start + d, i, 0, Kind::Abort)));
             }
-            self.graph.insert(i);
-            self.dirty.extend_from_slice(self.graph.path(i));
+            for e in self.subflows(i) {
+                self.sub_rate[e as usize] = UNALLOCATED;
+                self.graph.insert(e);
+                self.dirty.extend_from_slice(self.graph.path(e));
+            }
         }
     }
 
@@ -698,9 +765,11 @@ impl FlowSimulation {
     /// Settles the flow's bytes up to now and takes it off its links.
     fn end_flow(&mut self, f: u32, status: Status) {
         self.settle(f);
-        let r = self.flows[f as usize].rate.max(0.0);
-        for &m in self.graph.path(f) {
-            self.load[m as usize] -= r;
+        for e in self.subflows(f) {
+            let r = self.sub_rate[e as usize].max(0.0);
+            for &m in self.graph.path(e) {
+                self.load[m as usize] -= r;
+            }
         }
         let st = &mut self.flows[f as usize];
         if let Status::Finished(_) = status {
@@ -709,33 +778,62 @@ impl FlowSimulation {
         st.status = status;
         self.flows_done += 1;
         self.account_bytes(f);
-        self.graph.remove(f);
-        self.dirty.extend_from_slice(self.graph.path(f));
+        for e in self.subflows(f) {
+            self.graph.remove(e);
+            self.dirty.extend_from_slice(self.graph.path(e));
+        }
     }
 
-    /// Brings `remaining` of an active flow to `now` at its current rate.
+    /// The subflows of flow `f`.
+    fn subflows(&self, f: u32) -> std::ops::Range<u32> {
+        self.first_sub[f as usize]..self.first_sub[f as usize + 1]
+    }
+
+    /// Brings `remaining` of an active flow (and what its subflows carried) to `now` at the
+    /// current rates.
     fn settle(&mut self, f: u32) {
         let now = self.now;
         let st = &mut self.flows[f as usize];
         if now > st.last {
-            let sent = st.rate.max(0.0) * (now - st.last).ps() as f64 * 1e-12;
-            st.remaining = (st.remaining - sent).max(0.0);
+            let ps = (now - st.last).ps() as f64;
+            st.remaining = (st.remaining - st.rate.max(0.0) * ps * 1e-12).max(0.0);
+            let since = now - st.last;
             st.last = now;
+            for e in self.first_sub[f as usize]..self.first_sub[f as usize + 1] {
+                let r = self.sub_rate[e as usize];
+                self.sub_carried[e as usize] += r.max(0.0) * ps * 1e-12;
+                if r <= 0.0 {
+                    self.sub_paused[e as usize] += since;
+                }
+            }
         }
     }
 
-    /// Adds the wire bytes the flow carried to every port of its path (once, when it ends).
+    /// Adds the wire bytes the flow carried to every port of its subflows' paths (once, when
+    /// it ends): the flow's bytes shared in proportion to what each subflow carried.
     fn account_bytes(&mut self, f: u32) {
         let st = &self.flows[f as usize];
         let sent_bits = st.wire as f64 * 8.0 - st.remaining;
-        let bytes = ((sent_bits / 8.0).round() as u64).min(st.wire);
+        let wire = st.wire;
         let (mss, header) = self.transport.data_packet_sizes();
-        let pkts = bytes.div_ceil((mss + header) as u64);
-        let (a, b) = self.graph.range[f as usize];
-        for k in a as usize..b as usize {
-            let p = self.graph.arena[k] as usize;
-            self.port_bytes[p] += bytes;
-            self.port_pkts[p] += pkts;
+        let subs = self.subflows(f);
+        let carried: f64 = subs.clone().map(|e| self.sub_carried[e as usize]).sum();
+        for e in subs.clone() {
+            let share = if subs.len() == 1 {
+                sent_bits
+            } else if carried > 0.0 {
+                sent_bits * self.sub_carried[e as usize] / carried
+            } else {
+                0.0
+            };
+            let bytes = ((share / 8.0).round() as u64).min(wire);
+            let pkts = bytes.div_ceil((mss + header) as u64);
+            let (a, b) = self.graph.range[e as usize];
+            for k in a as usize..b as usize {
+                let p = self.graph.arena[k] as usize;
+                self.port_bytes[p] += bytes;
+                self.port_pkts[p] += pkts;
+            }
         }
     }
 
@@ -753,6 +851,7 @@ impl FlowSimulation {
             self.link_mark.fill(0);
             self.open_mark.fill(0);
             self.flow_mark.fill(0);
+            self.touch_mark.fill(0);
             self.epoch = 1;
         }
         let epoch = self.epoch;
@@ -792,22 +891,39 @@ impl FlowSimulation {
         }
         self.stats.component_flows += self.comp_flows.len() as u64;
         self.stats.component_links += self.comp_links.len() as u64;
+        self.touched.clear();
         for i in 0..self.comp_flows.len() {
-            let f = self.comp_flows[i];
+            let e = self.comp_flows[i];
             let r = self.rates[i];
-            let old = self.flows[f as usize].rate;
+            let old = self.sub_rate[e as usize];
             if rate_changed(old, r) {
-                self.settle(f);
+                let f = self.owner[e as usize];
+                if self.touch_mark[f as usize] != epoch {
+                    // Its bytes up to now at the old rates, before any subflow's changes.
+                    self.touch_mark[f as usize] = epoch;
+                    self.settle(f);
+                    self.touched.push(f);
+                }
                 let delta = r - old.max(0.0);
-                for &m in self.graph.path(f) {
+                for &m in self.graph.path(e) {
                     self.load[m as usize] += delta;
                 }
-                let st = &mut self.flows[f as usize];
-                st.rate = r;
+                self.sub_rate[e as usize] = r;
                 self.stats.rate_changes += 1;
-                st.generation = st.generation.wrapping_add(1);
-                self.schedule(f);
             }
+        }
+        for k in 0..self.touched.len() {
+            let f = self.touched[k];
+            let subs = self.subflows(f);
+            let rate = if subs.len() == 1 {
+                self.sub_rate[subs.start as usize]
+            } else {
+                subs.map(|e| self.sub_rate[e as usize].max(0.0)).sum()
+            };
+            let st = &mut self.flows[f as usize];
+            st.rate = rate;
+            st.generation = st.generation.wrapping_add(1);
+            self.schedule(f);
         }
     }
 
@@ -889,7 +1005,7 @@ impl FlowSimulation {
         self.comp_max.resize(self.comp_links.len(), 0.0);
         for i in 0..self.comp_flows.len() {
             let f = self.comp_flows[i];
-            let changed = rate_changed(self.flows[f as usize].rate, self.rates[i]);
+            let changed = rate_changed(self.sub_rate[f as usize], self.rates[i]);
             let level = self.rates[i] / self.weight(f);
             let (a, b) = self.graph.range[f as usize];
             for h in a as usize..b as usize {
@@ -938,7 +1054,7 @@ impl FlowSimulation {
             if self.comp_count[li] as usize != self.graph.flows_on(l).len() {
                 for &g in self.graph.flows_on(l) {
                     if self.flow_mark[g as usize] != self.epoch {
-                        let r = self.flows[g as usize].rate.max(0.0);
+                        let r = self.sub_rate[g as usize].max(0.0);
                         a -= r;
                         most = most.max(r / self.weight(g));
                     }
@@ -949,10 +1065,10 @@ impl FlowSimulation {
         }
     }
 
-    /// A flow's weight under the policy (1 but for weighted max-min).
-    fn weight(&self, f: u32) -> f64 {
+    /// A subflow's weight under the policy (its flow's under weighted max-min, else 1).
+    fn weight(&self, e: u32) -> f64 {
         if self.policy == Policy::WeightedMaxMin {
-            self.flows[f as usize].spec.weight
+            self.flows[self.owner[e as usize] as usize].spec.weight
         } else {
             1.0
         }
@@ -964,10 +1080,10 @@ impl FlowSimulation {
         match self.policy {
             Policy::MaxMin | Policy::WeightedMaxMin => {
                 self.available();
-                let flows = &self.flows;
+                let (flows, owner) = (&self.flows, &self.owner);
                 let weighted = self.policy == Policy::WeightedMaxMin;
                 let unit = |_| 1.0;
-                let by_spec = |f: u32| flows[f as usize].spec.weight;
+                let by_spec = |e: u32| flows[owner[e as usize] as usize].spec.weight;
                 self.maxmin.solve(
                     &self.comp_links,
                     &self.comp_flows,
@@ -980,9 +1096,9 @@ impl FlowSimulation {
                 );
             }
             Policy::D3 { .. } => {
-                let flows = &self.flows;
-                let info = |f: u32| {
-                    let st = &flows[f as usize];
+                let (flows, owner) = (&self.flows, &self.owner);
+                let info = |e: u32| {
+                    let st = &flows[owner[e as usize] as usize];
                     let dt = (now - st.last).ps() as f64 * 1e-12;
                     d3::D3Flow {
                         start: st.spec.start,
@@ -1001,11 +1117,31 @@ impl FlowSimulation {
                 );
             }
             Policy::Srpt | Policy::Pdq { .. } | Policy::Merp => {
-                let flows = &self.flows;
-                let remaining = |f: u32| {
-                    let st = &flows[f as usize];
+                let (flows, owner, first_sub) = (&self.flows, &self.owner, &self.first_sub);
+                // A subflow's share of its flow's bytes left: all of them but under M-PDQ,
+                // whose load shifting keeps its subflows' loads even (see "M-PDQ").
+                let remaining = |e: u32| {
+                    let f = owner[e as usize] as usize;
+                    let st = &flows[f];
                     let dt = (now - st.last).ps() as f64 * 1e-12;
-                    (st.remaining - st.rate.max(0.0) * dt).max(0.0)
+                    let n = first_sub[f + 1] - first_sub[f];
+                    (st.remaining - st.rate.max(0.0) * dt).max(0.0) / n as f64
+                };
+                // PDQ's size as the switches see it: aged by the time the subflow was paused.
+                let (aging_rate, sub_rate, sub_paused) =
+                    (self.aging_rate, &self.sub_rate, &self.sub_paused);
+                let pdq_size = |e: u32| {
+                    let size = remaining(e);
+                    if aging_rate == 0.0 {
+                        return size;
+                    }
+                    let paused_now = if sub_rate[e as usize] <= 0.0 {
+                        now - flows[owner[e as usize] as usize].last
+                    } else {
+                        Time::ZERO
+                    };
+                    let waited = sub_paused[e as usize] + paused_now;
+                    size / crate::protocols::pdq::aging_divisor(aging_rate, waited)
                 };
                 let comp = &self.comp_flows;
                 self.order.clear();
@@ -1022,9 +1158,9 @@ impl FlowSimulation {
                         let key: Vec<(Time, f64)> = comp
                             .iter()
                             .map(|&f| {
-                                let s = &flows[f as usize].spec;
+                                let s = &flows[owner[f as usize] as usize].spec;
                                 let d = s.deadline.map_or(Time::MAX, |d| s.start + d);
-                                (d, remaining(f))
+                                (d, pdq_size(f))
                             })
                             .collect();
                         self.order.sort_by(|&a, &b| {
@@ -1040,7 +1176,7 @@ impl FlowSimulation {
                         self.merp_keys.clear();
                         self.merp_keys.resize(comp.len(), Time::ZERO);
                         let info = |f: u32| {
-                            let st = &flows[f as usize];
+                            let st = &flows[owner[f as usize] as usize];
                             priority::MerpFlow {
                                 id: f,
                                 dst: st.spec.dst,

@@ -1,7 +1,8 @@
-//! Each flow's route as a list of directed links (egress ports, whose dense indices are the
-//! links of the fluid model), chosen as the packet engine's ECMP would choose it, and the
-//! constant part of its completion time.
+//! Each (sub)flow's route as a list of directed links (egress ports, whose dense indices are
+//! the links of the fluid model), chosen as the packet engine's per-flow path choice (ECMP or
+//! `bcube_paths`) would choose it, and the constant part of its completion time.
 
+use crate::lb::bcube_paths::BcubePaths;
 use crate::lb::{flow_hash, hash_threshold};
 use crate::net::ideal;
 use crate::net::packet::Packet;
@@ -59,6 +60,50 @@ impl EcmpPaths {
             node = net.ports[p as usize].peer;
         }
         true
+    }
+}
+
+/// The per-flow path choices the fluid model follows (a flow keeps one path for its life).
+pub enum Router {
+    Ecmp(EcmpPaths),
+    /// BCube's parallel paths, one hashed per (sub)flow ([`crate::lb::bcube_paths`]).
+    Bcube(BcubePaths),
+}
+
+impl Router {
+    /// The path choice `lb` (`ecmp` or `bcube_paths`: [`super::check_scenario`] refuses the
+    /// others) for `net`.
+    pub fn new(lb: &str, net: &Network, seed: u64) -> Router {
+        match lb {
+            "bcube_paths" => Router::Bcube(BcubePaths::new(net, seed)),
+            _ => Router::Ecmp(EcmpPaths::new(net, seed)),
+        }
+    }
+
+    /// Appends the ports from host `src` to host `dst` for a (sub)flow with `path_key` to
+    /// `out`; returns false (and leaves `out` as it was) if `dst` is unreachable.
+    pub fn route(
+        &self,
+        net: &Network,
+        src: u32,
+        dst: u32,
+        path_key: u32,
+        out: &mut Vec<PortIdx>,
+    ) -> bool {
+        match self {
+            Router::Ecmp(e) => e.route(net, src, dst, path_key, out),
+            Router::Bcube(b) => {
+                let i = b.path_of(src, dst, path_key);
+                let target = net.hosts[dst as usize];
+                let mut node = net.hosts[src as usize];
+                while node != target {
+                    let p = b.next_port(node, src, dst, i, false);
+                    out.push(p);
+                    node = net.ports[p as usize].peer;
+                }
+                true
+            }
+        }
     }
 }
 

@@ -92,7 +92,7 @@ impl FlowSimulation {
             trace: None,
             ports,
             protocol: self.transport.name().to_string(),
-            lb: "ecmp".into(),
+            lb: self.lb_name.clone(),
             topology: self.topology_name.clone(),
             seed: self.seed,
             name: self.name.clone(),

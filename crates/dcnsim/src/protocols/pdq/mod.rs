@@ -178,6 +178,30 @@ pub struct PdqParams {
     pub switch: SwitchConfig,
 }
 
+/// Flow aging's unit of paused time (§7).
+const AGING_UNIT: Time = Time::from_ms(100);
+
+/// Flow aging (§7): what T_H is divided by after `waited` paused, 2^(α · waited / 100 ms).
+pub fn aging_divisor(aging_rate: f64, waited: Time) -> f64 {
+    let periods = waited.as_secs_f64() / AGING_UNIT.as_secs_f64();
+    2f64.powf(aging_rate * periods)
+}
+
+/// Segments of a flow of `size` payload bytes (an empty flow still sends one).
+pub fn segments_of(size: u64, mss: u32) -> u32 {
+    size.div_ceil(mss as u64).max(1) as u32
+}
+
+/// The path key of an M-PDQ flow's subflow `j`: the flow's own for the first, a hash of it for
+/// the others (ECMP and `bcube_paths` hash it onto a path).
+pub fn subflow_path_key(flow_key: u32, j: u32) -> u32 {
+    if j == 0 {
+        flow_key
+    } else {
+        crate::rng::mix(((flow_key as u64) << 8) | j as u64) as u32
+    }
+}
+
 fn non_negative(key: &str, v: Option<f64>, default: f64, paper: &str) -> ConfigResult<f64> {
     let v = v.unwrap_or(default);
     if !(v.is_finite() && v >= 0.0) {
@@ -190,6 +214,11 @@ fn non_negative(key: &str, v: Option<f64>, default: f64, paper: &str) -> ConfigR
 }
 
 impl PdqParams {
+    /// Subflows of a flow of `size` payload bytes: `subflows`, but no more than its segments.
+    pub fn subflows_of(&self, size: u64) -> u32 {
+        self.subflows.min(segments_of(size, self.mss))
+    }
+
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<PdqParams> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
         let multipath = cfg.protocol == "mpdq";

@@ -11,7 +11,6 @@ use std::collections::VecDeque;
 /// `seq` of a probe and of its ACK (a probe carries no data).
 pub const PROBE_SEQ: u64 = u64::MAX;
 /// Aging's time unit t (§7, Fig. 12: "in terms of 100 ms").
-const AGING_UNIT: Time = Time::from_ms(100);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -108,8 +107,8 @@ pub struct PdqSender {
 
 impl PdqSender {
     pub fn new(p: &PdqParams, f: &FlowSetup, nic: Rate) -> PdqSender {
-        let segments = f.size.div_ceil(p.mss as u64).max(1) as u32;
-        let n = p.subflows.min(segments);
+        let segments = super::segments_of(f.size, p.mss);
+        let n = p.subflows_of(f.size);
         // Contiguous shares, as even as whole segments allow.
         let subs = (0..n)
             .map(|j| {
@@ -117,11 +116,7 @@ impl PdqSender {
                 let hi = (segments as u64 * (j as u64 + 1) / n as u64) as u32;
                 Subflow {
                     index: j as u8,
-                    path_key: if j == 0 {
-                        f.path_key
-                    } else {
-                        crate::rng::mix(((f.path_key as u64) << 8) | j as u64) as u32
-                    },
+                    path_key: super::subflow_path_key(f.path_key, j),
                     phase: Phase::Opening(None),
                     rate_bps: 0,
                     pause_by: 0,
@@ -185,8 +180,9 @@ impl PdqSender {
     fn header(&self, s: &Subflow, now: Time) -> PdqHeader {
         let mut t = self.expected(s);
         if self.p.aging_rate > 0.0 {
-            let periods = s.waited(now).as_secs_f64() / AGING_UNIT.as_secs_f64();
-            t = Time::from_secs_f64(t.as_secs_f64() / 2f64.powf(self.p.aging_rate * periods));
+            t = Time::from_secs_f64(
+                t.as_secs_f64() / super::aging_divisor(self.p.aging_rate, s.waited(now)),
+            );
         }
         PdqHeader {
             rate_kbps: rate_to_kbps(self.nic),
