@@ -220,7 +220,10 @@ def plot(directory: Path) -> None:
 @cli.command()
 @click.argument("paper", required=False)
 @click.option("--list", "list_papers", is_flag=True, help="List papers and figures, then exit.")
-@click.option("--figure", "figure_id", metavar="ID", help="Only this figure (default: all).")
+@click.option("--figure", "figure_id", metavar="ID",
+              help="Only this figure (default: all but the runs of hours, marked in --list).")
+@click.option("--all", "include_long", is_flag=True,
+              help="All figures, the runs of hours too.")
 @click.option("--quick", is_flag=True, help="Fewer flows, loads and seeds: minutes on 2 cores.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (default: results/reproduce/PAPER).")
@@ -228,9 +231,9 @@ def plot(directory: Path) -> None:
 @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run the sweeps on this Dask scheduler.")
 @click.option("--force", is_flag=True, help="Re-run simulation points already finished.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def reproduce(paper: str | None, list_papers: bool, figure_id: str | None, quick: bool,
-              out: Path | None, workers: int | None, scheduler: str | None, force: bool,
-              quiet: bool) -> None:
+def reproduce(paper: str | None, list_papers: bool, figure_id: str | None, include_long: bool,
+              quick: bool, out: Path | None, workers: int | None, scheduler: str | None,
+              force: bool, quiet: bool) -> None:
     """Re-run a paper's figures (merp, pace, tr, mcp, pdq, core) and compare with its numbers."""
     from . import experiments
     from .experiments import runner
@@ -256,7 +259,8 @@ def reproduce(paper: str | None, list_papers: bool, figure_id: str | None, quick
     with _user_errors():
         rep = runner.reproduce(p, out, figure=figure_id, quick=quick, workers=workers,
                                scheduler=scheduler, force=force, quiet=quiet,
-                               log=lambda line: click.echo(line, err=True))
+                               log=lambda line: click.echo(line, err=True),
+                               include_long=include_long)
     for f in rep.figures:
         counts = f.comparison["verdict"].value_counts()
         click.echo(f"{f.figure.id}: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in
@@ -274,7 +278,8 @@ def _paper_list(papers) -> str:
     for p in papers.values():
         lines = [f"{p.name}  {p.citation}"]
         for f in p.figures:
-            lines.append(f"  {f.id:<12} {f.shows}")
+            long = "(a run of hours: --figure or --all) " if f.long else ""
+            lines.append(f"  {f.id:<12} {long}{f.shows}")
         for f in p.pending:
             lines.append(f"  {f.id:<12} not yet implemented (needs {f.needs}): {f.shows}")
         blocks.append("\n".join(lines))

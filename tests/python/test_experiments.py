@@ -201,3 +201,23 @@ def test_figures_sharing_a_sweep_run_it_once_and_both_read_it(tmp_path, monkeypa
     runner.reproduce(Paper(name="nopaper", citation="x", figures=figs), tmp_path, workers=1,
                      force=True)
     assert ran == [(2, True), (0, False)]
+
+
+def test_a_full_reproduction_leaves_out_long_figures_unless_asked(tmp_path):
+    from dcnsim.experiments.figure import Figure, Paper, rows
+
+    def measure(runs):
+        return pd.DataFrame(rows("value", "x", {"": 1}))
+
+    def fig(i, long):
+        return Figure(id=i, title=i, shows=i, measure=measure, long=long,
+                      plot=lambda ours, paper, runs, path: path.write_bytes(b""))
+
+    paper = Paper(name="nopaper", citation="x", figures=(fig("short", False), fig("hours", True)))
+    said = []
+    ids = lambda rep: [f.figure.id for f in rep.figures]  # noqa: E731
+    assert ids(runner.reproduce(paper, tmp_path / "a", log=said.append)) == ["short"]
+    assert any("hours" in line and "--all" in line for line in said)
+    assert ids(runner.reproduce(paper, tmp_path / "b", include_long=True)) == ["short", "hours"]
+    assert ids(runner.reproduce(paper, tmp_path / "c", quick=True)) == ["short", "hours"]
+    assert ids(runner.reproduce(paper, tmp_path / "d", figure="hours")) == ["hours"]

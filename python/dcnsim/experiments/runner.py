@@ -90,16 +90,25 @@ def reproduce(
     force: bool = False,
     quiet: bool = True,
     log: Callable[[str], None] | None = None,
+    include_long: bool = False,
 ) -> Reproduction:
     """Reproduces ``paper`` (one ``figure``, or all its runnable figures) into ``out``.
 
-    Raises ``KeyError`` for an unknown figure id and ``ValueError`` when the paper has no
-    runnable figure yet.
+    Without ``figure``, a full run leaves out the figures marked ``long`` (runs of hours)
+    unless ``include_long``; ``quick`` runs them (small). Raises ``KeyError`` for an unknown figure id and ``ValueError`` when the
+    paper has no runnable figure yet.
     """
     if not paper.figures:
         raise ValueError(f"{paper.name}: no figure is implemented yet")
-    figures = [paper.figure(figure)] if figure else list(paper.figures)
     say = log or (lambda line: None)
+    if figure:
+        figures = [paper.figure(figure)]
+    else:
+        figures = [f for f in paper.figures if include_long or quick or not f.long]
+        for f in paper.figures:
+            if f not in figures:
+                say(f"{paper.name} {f.id}: left out, a run of hours "
+                    f"(--figure {f.id} or --all to run it)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     all_claims = claims_mod.load_claims(paper.name)

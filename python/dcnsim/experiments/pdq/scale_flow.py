@@ -77,4 +77,5 @@ FIG8_FLOW = Figure(
     more_sweeps=SWEEPS[1:],
     measure=measure,
     plot=plot,
+    long=True,
 )
