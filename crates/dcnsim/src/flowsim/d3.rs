@@ -87,8 +87,9 @@ impl D3 {
         self.order.clear();
         self.order.extend(0..flows.len() as u32);
         let starts = &self.starts;
+        // Keys are unique (flow ids), so an unstable sort gives the one order.
         self.order
-            .sort_by_key(|&i| (starts[i as usize], flows[i as usize]));
+            .sort_unstable_by_key(|&i| (starts[i as usize], flows[i as usize]));
         rates.clear();
         rates.resize(flows.len(), 0.0);
         for &i in &self.order {

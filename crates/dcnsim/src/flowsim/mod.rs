@@ -72,9 +72,12 @@
 //! The events are flow arrivals (the sorted flow list) and, per flow, one pending event in a
 //! heap — its completion at the current rate, or its PDQ Early Termination, whichever is
 //! earlier — invalidated lazily by a generation number when its rate changes. All events at
-//! one time are handled before the rates are recomputed once; only the connected component
-//! (links sharing flows) of the links those events touched is recomputed, and only the flows
-//! whose rate changed are rescheduled. `workload.abort_at_deadline` ends a flow at its deadline
+//! one time are handled before the rates are recomputed once, and only the flows whose rate
+//! changed are rescheduled. Max-min policies recompute only what the events can change
+//! ("Incremental max-min", exact). The others recompute every active flow: their keys move
+//! with time (bytes left, D3's desired rates), so a part of the network left alone would keep
+//! an order or a desire that is out of date, and the allocation would depend on which
+//! events happened to touch it. `workload.abort_at_deadline` ends a flow at its deadline
 //! as in the packet engine. The run is deterministic: same input, same output bytes.
 //!
 //! A flow carries its **wire bytes**: payload plus one header per segment
@@ -142,8 +145,7 @@
 //! outside flow has more. A flow outside kept its bottleneck link: full before, where it had
 //! the most; if no flow of the set changed rate there the link is as it was, and if one did
 //! the first rule opened it. Links count as full within a relative 10⁻⁶, so rounding can
-//! only open more. Priority policies re-solve the whole connected component (links sharing
-//! flows) of the touched links. Test `pruned_max_min_equals_full_recomputation` checks the
+//! only open more. Test `pruned_max_min_equals_full_recomputation` checks the
 //! pruning against whole components (fat-tree, max-min and weighted, loads 0.4–0.95; it also
 //! passes with the growth through full links switched on after the first solve).
 //!
@@ -153,9 +155,12 @@
 //! fat-tree under web-search traffic, max-min re-solves ~16 flows per event at load 0.3
 //! (33 000 flows/s over 100 000 flows), but at 0.5 and beyond a change spreads through most of
 //! the coupled active set (≈ 1 000 flows/s), far from the aim of 10⁵; only 2–5 flows change
-//! rate per event. Priority policies (SRPT, PDQ, D3, MERP) sort and re-solve the whole
-//! component at every event: 3 700–9 400 flows/s at 1024 hosts. Figures, profile and what
-//! would close the gap: bench/RESULTS.md ("Flow-level model").
+//! rate per event. The other policies re-solve every active flow at every event, in
+//! O(active flows · path length) with no component to find: SRPT and PDQ keep their order from
+//! one solve to the next and sort only the flows that sent since ([`priority::PriorityOrder`]).
+//! SRPT at 1024 hosts: 11 000–17 000 flows/s over 10 000 flows; PDQ with 10 240 flows started
+//! at once on BCube(4,4) in 2.6 s. Figures, profile and what would close the gap to 10⁵:
+//! bench/RESULTS.md ("Flow-level model").
 
 pub mod d3;
 pub mod maxmin;
@@ -219,6 +224,12 @@ impl Policy {
                 early_termination: true
             } | Policy::D3 { quench: true }
         )
+    }
+
+    /// Max-min policies: their allocation depends on the flows present only, so an event
+    /// changes only what it can reach (see "Incremental max-min").
+    fn is_max_min(&self) -> bool {
+        matches!(self, Policy::MaxMin | Policy::WeightedMaxMin)
     }
 
     pub fn name(&self) -> &'static str {
@@ -357,7 +368,7 @@ struct FlowState {
 pub struct FlowStats {
     /// Recomputations (one per distinct event time with a change).
     pub recomputations: u64,
-    /// Flows and links of the recomputed components, summed over recomputations.
+    /// Flows and links re-solved (a max-min component, or all), summed over recomputations.
     pub component_flows: u64,
     pub component_links: u64,
     /// Flows whose rate changed (each is rescheduled), summed.
@@ -366,9 +377,9 @@ pub struct FlowStats {
     pub solves: u64,
 }
 
-/// How a recomputation grows its set of flows: through every link of their paths (the whole
-/// connected component), only through the links [`FlowSimulation::expand`] opens, or also
-/// through every link that was full.
+/// How a max-min recomputation grows its set of flows: through every link of their paths (the
+/// whole connected component, to test the pruning against), only through the links
+/// [`FlowSimulation::expand`] opens, or also through every link that was full.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Growth {
     Whole,
@@ -456,6 +467,9 @@ pub struct FlowSimulation {
     link_mark: Vec<u32>,
     flow_mark: Vec<u32>,
     epoch: u32,
+    /// The active subflows (in no order), and each one's place in that list.
+    active: Vec<u32>,
+    active_pos: Vec<u32>,
     /// Flows whose subflows changed rate in this recomputation, and their stamp.
     touched: Vec<u32>,
     touch_mark: Vec<u32>,
@@ -466,6 +480,9 @@ pub struct FlowSimulation {
     order: Vec<u32>,
     residual: Vec<f64>,
     merp_keys: Vec<Time>,
+    /// SRPT's and PDQ's keys (per subflow) and order, kept between solves.
+    keys: Vec<priority::Key>,
+    priority_order: priority::PriorityOrder,
     merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
     maxmin: MaxMin,
     d3: d3::D3,
@@ -611,6 +628,8 @@ impl FlowSimulation {
             link_mark: vec![0; n_links],
             flow_mark: vec![0; n_subs],
             epoch: 0,
+            active: Vec::new(),
+            active_pos: vec![0; n_subs],
             touched: Vec::new(),
             touch_mark: vec![0; n_flows],
             comp_links: Vec::new(),
@@ -620,6 +639,8 @@ impl FlowSimulation {
             order: Vec::new(),
             residual: Vec::new(),
             merp_keys: Vec::new(),
+            keys: Vec::new(),
+            priority_order: priority::PriorityOrder::default(),
             merp_table: Vec::new(),
             maxmin: MaxMin::default(),
             d3: d3::D3::default(),
@@ -735,6 +756,8 @@ impl FlowSimulation {
             }
             for e in self.subflows(i) {
                 self.sub_rate[e as usize] = UNALLOCATED;
+                self.active_pos[e as usize] = self.active.len() as u32;
+                self.active.push(e);
                 self.graph.insert(e);
                 self.dirty.extend_from_slice(self.graph.path(e));
             }
@@ -781,6 +804,11 @@ impl FlowSimulation {
         for e in self.subflows(f) {
             self.graph.remove(e);
             self.dirty.extend_from_slice(self.graph.path(e));
+            let at = self.active_pos[e as usize];
+            self.active.swap_remove(at as usize);
+            if let Some(&moved) = self.active.get(at as usize) {
+                self.active_pos[moved as usize] = at;
+            }
         }
     }
 
@@ -838,9 +866,9 @@ impl FlowSimulation {
     }
 
     /// Recomputes the rates of the flows an event can have changed, and reschedules the flows
-    /// whose rate did change. Priority policies re-solve the connected component (links
-    /// sharing flows) of the links the events touched; max-min ones only the part of it joined
-    /// through saturated links, grown until it is closed (see "Incremental max-min").
+    /// whose rate did change. Max-min policies re-solve the part of the network joined to the
+    /// touched links through saturated links, grown until it is closed (see "Incremental
+    /// max-min"); the others every active flow.
     fn recompute(&mut self) {
         if self.dirty.is_empty() {
             return;
@@ -855,8 +883,15 @@ impl FlowSimulation {
             self.epoch = 1;
         }
         let epoch = self.epoch;
-        let prune =
-            !self.full_recompute && matches!(self.policy, Policy::MaxMin | Policy::WeightedMaxMin);
+        if !self.policy.is_max_min() {
+            self.dirty.clear();
+            self.take_every_active_flow();
+            self.allocate();
+            self.stats.solves += 1;
+            self.apply_rates();
+            return;
+        }
+        let prune = !self.full_recompute;
         self.comp_links.clear();
         self.comp_flows.clear();
         self.open.clear();
@@ -889,6 +924,13 @@ impl FlowSimulation {
                 self.open_saturated();
             }
         }
+        self.apply_rates();
+    }
+
+    /// Sets the solved rates (`rates[i]` of `comp_flows[i]`) and reschedules every flow one
+    /// of whose subflows changed rate.
+    fn apply_rates(&mut self) {
+        let epoch = self.epoch;
         self.stats.component_flows += self.comp_flows.len() as u64;
         self.stats.component_links += self.comp_links.len() as u64;
         self.touched.clear();
@@ -924,6 +966,17 @@ impl FlowSimulation {
             st.rate = rate;
             st.generation = st.generation.wrapping_add(1);
             self.schedule(f);
+        }
+    }
+
+    /// Every active subflow and every link, for the policies that re-solve the whole network.
+    fn take_every_active_flow(&mut self) {
+        self.comp_flows.clone_from(&self.active);
+        for (i, &e) in self.comp_flows.iter().enumerate() {
+            self.local[e as usize] = i as u32;
+        }
+        if self.comp_links.len() != self.capacity.len() {
+            self.comp_links = (0..self.capacity.len() as u32).collect();
         }
     }
 
@@ -1145,34 +1198,42 @@ impl FlowSimulation {
                 };
                 let comp = &self.comp_flows;
                 self.order.clear();
-                self.order.extend(0..comp.len() as u32);
                 match self.policy {
-                    Policy::Srpt => {
-                        let rem: Vec<f64> = comp.iter().map(|&f| remaining(f)).collect();
-                        self.order.sort_by(|&a, &b| {
-                            let (a, b) = (a as usize, b as usize);
-                            rem[a].total_cmp(&rem[b]).then(comp[a].cmp(&comp[b]))
-                        });
-                    }
-                    Policy::Pdq { .. } => {
-                        let key: Vec<(Time, f64)> = comp
-                            .iter()
-                            .map(|&f| {
-                                let s = &flows[owner[f as usize] as usize].spec;
-                                let d = s.deadline.map_or(Time::MAX, |d| s.start + d);
-                                (d, pdq_size(f))
-                            })
-                            .collect();
-                        self.order.sort_by(|&a, &b| {
-                            let (a, b) = (a as usize, b as usize);
-                            key[a]
-                                .0
-                                .cmp(&key[b].0)
-                                .then(key[a].1.total_cmp(&key[b].1))
-                                .then(comp[a].cmp(&comp[b]))
-                        });
+                    Policy::Srpt | Policy::Pdq { .. } => {
+                        let srpt = self.policy == Policy::Srpt;
+                        self.keys.resize(
+                            self.owner.len(),
+                            priority::Key {
+                                class: Time::ZERO,
+                                size: 0.0,
+                            },
+                        );
+                        for &e in comp {
+                            self.keys[e as usize] = if srpt {
+                                priority::Key {
+                                    class: Time::ZERO,
+                                    size: remaining(e),
+                                }
+                            } else {
+                                let s = &flows[owner[e as usize] as usize].spec;
+                                priority::Key {
+                                    class: s.deadline.map_or(Time::MAX, |d| s.start + d),
+                                    size: pdq_size(e),
+                                }
+                            };
+                        }
+                        // Kept in order: the subflows of flows that have not sent since the
+                        // last solve (rate 0; a new flow's rate is UNALLOCATED).
+                        let kept = |e: u32| {
+                            let st = &flows[owner[e as usize] as usize];
+                            st.status == Status::Active && st.rate == 0.0
+                        };
+                        let local = &self.local;
+                        let sorted = self.priority_order.update(comp, &self.keys, &kept);
+                        self.order.extend(sorted.iter().map(|&e| local[e as usize]));
                     }
                     _ => {
+                        self.order.extend(0..comp.len() as u32);
                         self.merp_keys.clear();
                         self.merp_keys.resize(comp.len(), Time::ZERO);
                         let info = |f: u32| {
