@@ -472,7 +472,6 @@ fn packet_only_keys_are_refused_under_the_flow_engine() {
     let text = star(2, 10, "tcp");
     for (o, key) in [
         ("output.trace_flow=0", "output.trace_flow"),
-        ("output.series_interval_us=10", "output.series_interval_us"),
         ("routing.lb=\"rps\"", "routing.lb"),
     ] {
         let overrides = vec!["engine=flow".to_string(), o.to_string()];

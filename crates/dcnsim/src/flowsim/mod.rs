@@ -93,10 +93,12 @@
 //! (sub)flow takes the path the packet engine's ECMP or `bcube_paths` hash gives its first
 //! packet: same seeds, same `path_key`), buffers (their keys are accepted so one scenario runs
 //! under both engines, and have no effect). Under `engine = "flow"`, `output.trace_flow`,
-//! `output.series_interval_us > 0`, `[[failures]]` and `routing.lb` other than `ecmp` and
-//! `bcube_paths` are refused. In `flows.csv` the packet-only columns (retransmits, timeouts, reordering, queue
-//! wait) are 0, `data_packets` is the wire bytes sent over the full packet size (rounded up);
-//! in `ports.csv`, `tx_bytes` is the wire bytes each port carried (counted when the flow ends),
+//! `[[failures]]` and `routing.lb` other than `ecmp` and `bcube_paths` are refused. Time
+//! series (`output.series_interval_us`) are the packet engine's kinds from the fluid rates
+//! (`flowsim/series.rs`: goodput per flow, utilisation per port, queues 0). In `flows.csv`
+//! the packet-only columns (retransmits, timeouts, reordering, queue wait) are 0,
+//! `data_packets` is the wire bytes sent over the full packet size (rounded up); in
+//! `ports.csv`, `tx_bytes` is the wire bytes each port carried (counted when the flow ends),
 //! drops and marks are 0.
 //!
 //! ## Validation (tests/flowsim.rs)
@@ -167,6 +169,7 @@ pub mod maxmin;
 pub mod paths;
 pub mod priority;
 mod report;
+mod series;
 
 use crate::config::Scenario;
 use crate::engine::sim::ProgressClock;
@@ -248,20 +251,14 @@ impl Policy {
 const PER_FLOW_PATHS: [&str; 2] = ["ecmp", "bcube_paths"];
 
 /// Refuses what the fluid model cannot honour (called by [`crate::engine::prepare()`] when
-/// `engine = "flow"`): per-packet tracing, series, link failures and path choices that move a
-/// flow between paths.
+/// `engine = "flow"`): per-packet tracing, link failures and path choices that move a flow
+/// between paths.
 pub fn check_scenario(s: &Scenario) -> ConfigResult<()> {
     let packet_only = "is packet-level only and is refused under engine = \"flow\"";
     if s.output.trace_flow.is_some() {
         return Err(ConfigError::new(
             "output.trace_flow",
             format!("{packet_only} (the fluid model has no packets to trace)"),
-        ));
-    }
-    if s.output.series_interval_us > 0.0 {
-        return Err(ConfigError::new(
-            "output.series_interval_us",
-            format!("{packet_only} (no time series in the fluid model yet; set it to 0)"),
         ));
     }
     if !s.failures.is_empty() {
@@ -493,6 +490,8 @@ pub struct FlowSimulation {
     /// its component flows after a solve.
     outside_max: Vec<f64>,
     comp_max: Vec<f64>,
+    /// Time series, when `output.series_interval_us > 0`.
+    sampler: Option<series::Sampler>,
     /// Per port: wire bytes and (whole) packets carried.
     port_bytes: Vec<u64>,
     port_pkts: Vec<u64>,
@@ -648,6 +647,10 @@ impl FlowSimulation {
             change_stamp: 0,
             outside_max: Vec::new(),
             comp_max: Vec::new(),
+            sampler: (scenario.output.series_interval_us > 0.0).then(|| {
+                let iv = Time::from_us_f64(scenario.output.series_interval_us).max(Time(1));
+                series::Sampler::new(iv, n_flows, n_links)
+            }),
             port_bytes: vec![0; n_links],
             port_pkts: vec![0; n_links],
             name: scenario.name.clone(),
@@ -689,10 +692,18 @@ impl FlowSimulation {
             .unwrap_or(Time::ZERO);
         let horizon = self.stop.unwrap_or(guard);
         let mut batches: u64 = 0;
-        while let Some(t) = self.next_time() {
-            if t > horizon {
-                break;
+        loop {
+            let next = self.next_time();
+            let sample = self.sampler.as_ref().and_then(|s| s.next);
+            if let Some(ts) = sample.filter(|&ts| ts <= horizon && next.is_none_or(|t| ts <= t)) {
+                // Integrals up to the sample need no settling: nothing changes before `next`.
+                self.now = ts;
+                self.sample();
+                continue;
             }
+            let Some(t) = next.filter(|&t| t <= horizon) else {
+                break;
+            };
             self.now = t;
             self.arrivals_at(t);
             self.departures_at(t);
@@ -790,9 +801,13 @@ impl FlowSimulation {
         self.settle(f);
         for e in self.subflows(f) {
             let r = self.sub_rate[e as usize].max(0.0);
-            for &m in self.graph.path(e) {
-                self.load[m as usize] -= r;
+            for k in 0..self.graph.path(e).len() {
+                let m = self.graph.path(e)[k] as usize;
+                self.add_load(m, -r);
             }
+        }
+        if let Some(s) = &mut self.sampler {
+            s.ended.push(f);
         }
         let st = &mut self.flows[f as usize];
         if let Status::Finished(_) = status {
@@ -810,6 +825,15 @@ impl FlowSimulation {
                 self.active_pos[moved as usize] = at;
             }
         }
+    }
+
+    /// Changes link `m`'s load by `delta` bit/s (the series integrate it first).
+    #[inline]
+    fn add_load(&mut self, m: usize, delta: f64) {
+        if let Some(s) = &mut self.sampler {
+            s.integrate(m, self.load[m], self.now);
+        }
+        self.load[m] += delta;
     }
 
     /// The subflows of flow `f`.
@@ -947,8 +971,9 @@ impl FlowSimulation {
                     self.touched.push(f);
                 }
                 let delta = r - old.max(0.0);
-                for &m in self.graph.path(e) {
-                    self.load[m as usize] += delta;
+                for k in 0..self.graph.path(e).len() {
+                    let m = self.graph.path(e)[k] as usize;
+                    self.add_load(m, delta);
                 }
                 self.sub_rate[e as usize] = r;
                 self.stats.rate_changes += 1;

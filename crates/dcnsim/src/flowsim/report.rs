@@ -88,7 +88,7 @@ impl FlowSimulation {
                 sim_time: self.now,
                 peak_packets: 0,
             },
-            series: None,
+            series: self.sampler.take().map(|s| s.series),
             trace: None,
             ports,
             protocol: self.transport.name().to_string(),
