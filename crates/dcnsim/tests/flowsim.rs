@@ -546,7 +546,8 @@ flows = 1000
 
 /// Max-min re-solves only the flows joined to an event through saturated links (grown until
 /// no link outside is filled): the same allocation as re-solving whole components, so the same
-/// completion times up to float rounding, on a fat-tree where components are large.
+/// completion times up to float rounding, on a fat-tree where components are large — with the
+/// adaptive budget of lazy solves and with each budget forced.
 #[test]
 fn pruned_max_min_equals_full_recomputation() {
     for (protocol, load) in [
@@ -569,24 +570,31 @@ flows = 3000
 load = {load}
 "#
         );
-        let run = |full: bool| {
+        let run = |full: bool, budget: Option<u32>| {
             let p =
                 dcnsim::prepare_text(&text, Format::Toml, &["engine=flow".into()], Path::new("."))
                     .unwrap();
             let mut sim = dcnsim::flowsim::FlowSimulation::new(p);
             sim.set_full_recompute(full);
+            sim.set_lazy_budget(budget);
             sim.run_with_stats(&mut |_| true).unwrap()
         };
-        let ((pruned, ps), (full, fs)) = (run(false), run(true));
-        assert!(ps.component_flows < fs.component_flows, "{ps:?} vs {fs:?}");
-        for (a, b) in pruned.flows.iter().zip(&full.flows) {
-            let (fa, fb) = (a.fct().unwrap().ps() as f64, b.fct().unwrap().ps() as f64);
-            assert!(
-                (fa - fb).abs() <= 1e-9 * fb + 2.0,
-                "{protocol} flow {}: {fa} vs {fb}",
-                a.flow_id
-            );
+        let (full, fs) = run(true, None);
+        // Adaptive, and each budget of lazy solves alone (one: the set grows through every
+        // full link after its first solve).
+        for budget in [None, Some(1), Some(8)] {
+            let (pruned, ps) = run(false, budget);
+            assert!(ps.component_flows < fs.component_flows, "{ps:?} vs {fs:?}");
+            for (a, b) in pruned.flows.iter().zip(&full.flows) {
+                let (fa, fb) = (a.fct().unwrap().ps() as f64, b.fct().unwrap().ps() as f64);
+                assert!(
+                    (fa - fb).abs() <= 1e-9 * fb + 2.0,
+                    "{protocol} budget {budget:?} flow {}: {fa} vs {fb}",
+                    a.flow_id
+                );
+            }
         }
+        let ps = run(false, None).1;
         eprintln!(
             "{protocol} load {load}: mean component {:.1} flows pruned, {:.1} full",
             ps.component_flows as f64 / ps.recomputations as f64,

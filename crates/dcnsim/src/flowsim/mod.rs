@@ -138,9 +138,13 @@
 //! * it is full now and an outside flow has a higher rate (per unit of weight) than any flow
 //!   of the set on it: the flows of the set that the solve stopped there may take from it.
 //!
-//! When the change spreads (8 solves without closing), the set also grows through every link
-//! that was full: one large solve instead of many growing ones (the rules above still decide
-//! when it is closed).
+//! When the change spreads (a budget of solves without closing), the set also grows through
+//! every link that was full: one large solve instead of many growing ones (the rules above
+//! still decide when it is closed). The budget is 8 solves where changes stay local and 1
+//! where they spread through the coupled flows anyway (every flow started at once, heavy
+//! load); each recomputation takes the one that solved fewer flows lately, and every 256th
+//! tries the other, so the run follows its regime. The budget changes the cost, not the
+//! allocation.
 //!
 //! The result is the max-min allocation of the whole network. A flow of the set has its
 //! bottleneck where the solve stopped it: a full link on which, by the second rule, no
@@ -148,16 +152,17 @@
 //! the most; if no flow of the set changed rate there the link is as it was, and if one did
 //! the first rule opened it. Links count as full within a relative 10⁻⁶, so rounding can
 //! only open more. Test `pruned_max_min_equals_full_recomputation` checks the
-//! pruning against whole components (fat-tree, max-min and weighted, loads 0.4–0.95; it also
-//! passes with the growth through full links switched on after the first solve).
+//! pruning against whole components (fat-tree, max-min and weighted, loads 0.4–0.95), with
+//! the adaptive budget and with each budget forced.
 //!
 //! ## Speed
 //!
 //! A re-solve costs O((Σ path lengths) · log links) over the re-solved flows. On a 1024-host
 //! fat-tree under web-search traffic, max-min re-solves ~16 flows per event at load 0.3
-//! (33 000 flows/s over 100 000 flows), but at 0.5 and beyond a change spreads through most of
-//! the coupled active set (≈ 1 000 flows/s), far from the aim of 10⁵; only 2–5 flows change
-//! rate per event. The other policies re-solve every active flow at every event, in
+//! (31 000–33 000 flows/s over 100 000 flows), but at 0.5 and beyond a change spreads through
+//! most of the coupled active set (≈ 1 000 flows/s), far from the aim of 10⁵; only 2–5 flows
+//! change rate per event. With every flow started at once (PDQ's Fig. 8: 10 240 flows on
+//! BCube(4,4)) the adaptive budget takes a run from 57 s to 21 s. The other policies re-solve every active flow at every event, in
 //! O(active flows · path length) with no component to find: SRPT and PDQ keep their order from
 //! one solve to the next and sort only the flows that sent since ([`priority::PriorityOrder`]).
 //! SRPT at 1024 hosts: 11 000–17 000 flows/s over 10 000 flows; PDQ with 10 240 flows started
@@ -384,8 +389,12 @@ enum Growth {
     Saturated,
 }
 
-/// Lazy solves of a max-min recomputation before it grows through every full link.
-const LAZY_SOLVES: u32 = 8;
+/// Lazy solves of a max-min recomputation before it grows through every full link: many
+/// where a change stays near its links (light load), one where it spreads through the coupled
+/// flows anyway (heavy load, many flows started at once). Each recomputation takes the budget
+/// that has cost fewer solved flows lately, and every [`EXPLORE_EVERY`]th the other one.
+const LAZY_BUDGETS: [u32; 2] = [8, 1];
+const EXPLORE_EVERY: u64 = 256;
 
 /// Relative margin within which a link counts as full (for growing max-min components).
 const SATURATION_MARGIN: f64 = 1e-6;
@@ -455,6 +464,10 @@ pub struct FlowSimulation {
     load: Vec<f64>,
     /// Re-solve whole components even under max-min (to test the pruning against).
     full_recompute: bool,
+    /// Per entry of [`LAZY_BUDGETS`], the flows solved per recomputation (over all its solves),
+    /// smoothed; infinite until tried. `forced_budget` overrides the choice (for tests).
+    budget_cost: [f64; 2],
+    forced_budget: Option<u32>,
     open: Vec<u32>,
     open_mark: Vec<u32>,
     link_pos: Vec<u32>,
@@ -618,6 +631,8 @@ impl FlowSimulation {
             dirty: Vec::new(),
             load: vec![0.0; n_links],
             full_recompute: false,
+            budget_cost: [f64::INFINITY; 2],
+            forced_budget: None,
             open: Vec::new(),
             open_mark: vec![0; n_links],
             link_pos: vec![0; n_links],
@@ -665,6 +680,12 @@ impl FlowSimulation {
     /// through saturated links: slower, the same allocation (for tests of that claim).
     pub fn set_full_recompute(&mut self, on: bool) {
         self.full_recompute = on;
+    }
+
+    /// Max-min's lazy solves before it grows through every full link, instead of the adaptive
+    /// choice (`None`): any budget gives the same allocation (for tests of that claim).
+    pub fn set_lazy_budget(&mut self, budget: Option<u32>) {
+        self.forced_budget = budget;
     }
 
     /// The policy the transport maps to.
@@ -929,7 +950,9 @@ impl FlowSimulation {
         self.dirty.clear();
         let mut next_open = 0;
         let mut growth = if prune { Growth::Lazy } else { Growth::Whole };
-        let mut solves = 0;
+        let choice = self.lazy_budget_choice();
+        let budget = self.forced_budget.unwrap_or(LAZY_BUDGETS[choice]);
+        let (mut solves, mut solved) = (0, 0);
         loop {
             next_open = self.grow(next_open, growth);
             if self.comp_flows.is_empty() {
@@ -938,17 +961,35 @@ impl FlowSimulation {
             self.allocate();
             self.stats.solves += 1;
             solves += 1;
+            solved += self.comp_flows.len();
             if !prune || !self.expand() {
                 break;
             }
-            if solves == LAZY_SOLVES && growth == Growth::Lazy {
+            if solves == budget && growth == Growth::Lazy {
                 // The change spreads: grow through every full link from here on, which costs
                 // one large solve instead of many growing ones.
                 growth = Growth::Saturated;
                 self.open_saturated();
             }
         }
+        let cost = &mut self.budget_cost[choice];
+        *cost = if cost.is_finite() {
+            0.9 * *cost + 0.1 * solved as f64
+        } else {
+            solved as f64
+        };
         self.apply_rates();
+    }
+
+    /// Which of [`LAZY_BUDGETS`] this recomputation uses: the cheaper lately (an untried one
+    /// counts as dearer), but the other one every [`EXPLORE_EVERY`]th time.
+    fn lazy_budget_choice(&self) -> usize {
+        let best = usize::from(self.budget_cost[1] < self.budget_cost[0]);
+        if self.stats.recomputations % EXPLORE_EVERY == 0 {
+            1 - best
+        } else {
+            best
+        }
     }
 
     /// Sets the solved rates (`rates[i]` of `comp_flows[i]`) and reschedules every flow one
