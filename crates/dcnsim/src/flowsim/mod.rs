@@ -985,7 +985,7 @@ impl FlowSimulation {
     /// counts as dearer), but the other one every [`EXPLORE_EVERY`]th time.
     fn lazy_budget_choice(&self) -> usize {
         let best = usize::from(self.budget_cost[1] < self.budget_cost[0]);
-        if self.stats.recomputations % EXPLORE_EVERY == 0 {
+        if self.stats.recomputations.is_multiple_of(EXPLORE_EVERY) {
             1 - best
         } else {
             best
