@@ -123,8 +123,11 @@
 //!   timeouts); pFabric vs SRPT: load 0.3: 1.13, 0.5: 1.12 (small flows within 5 %, larger ones
 //!   10–13 % slower: pFabric approximates SRPT per packet with drops and retransmissions);
 //!   DCTCP with exponential 200 KB flows: 1.61 (all flows short). RCP at packet level was
-//!   2.4× the fluid max-min on a 400-flow run: its rate controller converges over several
-//!   control intervals, which short flows never see the end of.
+//!   2.4× the fluid max-min on a 400-flow run. Not slow convergence: with the published law
+//!   (β = 1) even four 10 MB flows on a star take 1.38–1.50× their max-min times, as the queue
+//!   term keeps links ≈ 60 % busy at data-center BDPs ([`crate::protocols::rcp`]); its
+//!   processor-sharing variant (β = 0, R(0) = 0.05·C) is within 1.5 % of the fluid max-min
+//!   (test `packet_rcp_ps_reaches_the_fluid_max_min`).
 //!
 //! ## Incremental max-min
 //!
