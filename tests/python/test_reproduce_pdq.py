@@ -219,3 +219,15 @@ def test_quick_fig8_flow_runs_the_flow_engine(tmp_path):
         assert dl[0] >= dl[1] >= dl[2] > 0
     # D3 is not max-min fair sharing at flow level: its FCTs differ from RCP's
     assert by[("fct_mean_ms", "fattree-16", "d3")] != by[("fct_mean_ms", "fattree-16", "rcp-ps")]
+    # Without fig8 in the same folder there is no packet level to draw beside it; with it,
+    # its numbers are read back for the plot.
+    from dcnsim.experiments.pdq import scale_flow
+    runs = Runs(tmp_path / "fig8-flow", pd.DataFrame())
+    assert scale_flow.packet_level(runs) is None
+    runner.reproduce(experiments.get("pdq"), tmp_path, figure="fig8", quick=True, workers=2)
+    pkt = scale_flow.packet_level(runs)
+    assert set(pkt["protocol"]) >= {"pdq", "d3"}
+    assert (pkt[pkt["metric"] == "fct_mean_ms"]["x"] == "fattree-16").any()
+    runner.reproduce(experiments.get("pdq"), tmp_path, figure="fig8-flow", quick=True,
+                     workers=2)
+    assert (tmp_path / "fig8-flow.png").stat().st_size > 10_000

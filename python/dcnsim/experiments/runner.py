@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import report
-from ..sweep import collect, load_spec, run_sweep
+from ..sweep import SWEEP_JSON, collect, load_spec, run_sweep
 from . import claims as claims_mod
 from .figure import MEASURE_COLUMNS, Figure, Paper, Runs
 
@@ -55,8 +55,7 @@ def _run_sweeps(paper: Paper, fig: Figure, out: Path, quick: bool, workers, sche
     for sd in fig.sweeps():
         if quick and sd.full_only:
             continue
-        base = out / (sd.shared or fig.id)
-        folder = base / sd.part if sd.part else base
+        folder = _sweep_folder(fig, sd, out)
         spec = load_spec(sd.spec(quick))
         spec.name = f"{paper.name}-{sd.shared or fig.id}" + (f"-{sd.part}" if sd.part else "")
         if sd.inputs is not None:
@@ -69,15 +68,34 @@ def _run_sweeps(paper: Paper, fig: Figure, out: Path, quick: bool, workers, sche
         outcome = run_sweep(spec, folder, workers=workers, scheduler=scheduler, force=again,
                             quiet=quiet, log=say)
         failures += [f"{f.point.name}: {f.error}" for f in outcome.failures]
-        summaries = collect(folder, spec.points())
-        # points are named relative to the figure's folder, where Runs looks for them
-        rel = Path(os.path.relpath(folder, out / fig.id)).as_posix()
-        if rel != ".":
-            summaries["point"] = rel + "/" + summaries["point"]
-        if sd.part:
-            summaries.insert(1, "part", sd.part)
-        frames.append(summaries)
+        frames.append(_named(collect(folder, spec.points()), fig, sd, out))
     return pd.concat(frames, ignore_index=True), failures
+
+
+def _sweep_folder(fig: Figure, sd, out: Path) -> Path:
+    base = out / (sd.shared or fig.id)
+    return base / sd.part if sd.part else base
+
+
+def _named(summaries: pd.DataFrame, fig: Figure, sd, out: Path) -> pd.DataFrame:
+    """Points named relative to the figure's folder, where :class:`Runs` looks for them."""
+    rel = Path(os.path.relpath(_sweep_folder(fig, sd, out), out / fig.id)).as_posix()
+    if rel != ".":
+        summaries["point"] = rel + "/" + summaries["point"]
+    if sd.part:
+        summaries.insert(1, "part", sd.part)
+    return summaries
+
+
+def finished_runs(fig: Figure, out: str | os.PathLike[str]) -> Runs | None:
+    """What ``fig``'s sweeps have left in ``out`` (by this or an earlier ``reproduce``,
+    quick or full), without running anything; None if none of them ran there."""
+    out = Path(out)
+    frames = [_named(collect(folder), fig, sd, out) for sd in fig.sweeps()
+              if ((folder := _sweep_folder(fig, sd, out)) / SWEEP_JSON).is_file()]
+    if not frames:
+        return None
+    return Runs(out / fig.id, pd.concat(frames, ignore_index=True))
 
 
 def reproduce(

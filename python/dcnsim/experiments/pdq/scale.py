@@ -208,14 +208,15 @@ NAMES = {"pdq": "PDQ", "d3": "D3", "rcp": "RCP (published law)", "rcp-ps": "RCP 
 
 
 def _by_size(ax, ours: pd.DataFrame, metric: str, family: str, ls: str = "-",
-             prefix: str = "") -> None:
+             prefix: str = "", marker: str = "o") -> None:
     """One line per protocol: ``metric`` against the size of ``family``'s networks."""
     o = ours[(ours["metric"] == metric) & ours["x"].astype(str).str.startswith(family + "-")]
     for lab, g in o.groupby("protocol"):
         hosts = g["x"].str.rsplit("-", n=1).str[1].astype(int)
         order = np.argsort(hosts.to_numpy())
-        ax.plot(hosts.to_numpy()[order], g["value"].to_numpy()[order], marker="o", ls=ls,
-                color=COLOURS.get(lab), label=prefix + NAMES.get(lab, lab))
+        ax.plot(hosts.to_numpy()[order], g["value"].to_numpy()[order], marker=marker, ls=ls,
+                fillstyle="full" if marker == "o" else "none", color=COLOURS.get(lab),
+                label=prefix + NAMES.get(lab, lab))
     ax.set_xscale("log", base=2)
     ax.set_xlabel("network size (servers)")
     ax.set_ylim(bottom=0)
@@ -232,9 +233,16 @@ def _claim_text(ours: pd.DataFrame, paper: pd.DataFrame, metric: str, family: st
 
 
 def plot_fig8(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path: Path,
-              level: Level = PACKET) -> None:
+              level: Level = PACKET, packet: pd.DataFrame | None = None) -> None:
+    """Fig. 8's panels from ``ours``; ``packet``: the packet level's numbers drawn beside
+    them, dotted with open squares (as the paper draws "Pkt Level" beside "Flow Level")."""
     fig = new_figure(15, 8.5)
     axes = fig.subplots(2, 3).ravel()
+    if packet is not None:
+        _by_size(axes[0], packet, "deadline_flows", "fattree", ls=":", prefix="pkt ",
+                 marker="s")
+        for ax, family in zip(axes[1:4], FAMILIES):
+            _by_size(ax, packet, "fct_mean_ms", family, ls=":", prefix="pkt ", marker="s")
     _by_size(axes[0], ours, "deadline_flows", "fattree")
     axes[0].set_ylabel("flows at 99 % application throughput")
     axes[0].set_title("(a) fat-tree, deadline-constrained\n"

@@ -14,7 +14,9 @@ Networks: fat-trees k = 4, 8, 12, 16, 24 (16, 128, 432, 1024, 3456 servers: the 
 fat-tree with 4096 servers is not an integer), BCube(4, k) for k = 1…5 (16…4096 servers),
 Jellyfish with 4 servers and 4 switch-to-switch ports per 8-port switch, 16…1024 switches
 (64…4096 servers), and the packet level's 16-server one (8 switches × 2 servers, 6 ports).
-``--quick``: the 16-server network of each family.
+``--quick``: the 16-server network of each family. When ``fig8`` (packet level) has been run
+into the same output folder, its curves are drawn beside these, dotted, as the paper draws
+both levels on one plot.
 """
 
 from __future__ import annotations
@@ -61,8 +63,17 @@ def measure(runs: Runs | None) -> pd.DataFrame:
     return measure_fig8(runs, FLOW)
 
 
+def packet_level(runs: Runs | None) -> pd.DataFrame | None:
+    """The packet-level ``fig8``'s numbers when it was run into the same output folder, to
+    draw beside the flow level's (None otherwise)."""
+    from ..runner import finished_runs
+
+    packet = None if runs is None else finished_runs(scale.FIG8, runs.dir.parent)
+    return None if packet is None else measure_fig8(packet, scale.PACKET)
+
+
 def plot(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path: Path) -> None:
-    plot_fig8(ours, paper, runs, path, FLOW)
+    plot_fig8(ours, paper, runs, path, FLOW, packet=packet_level(runs))
 
 
 FIG8_FLOW = Figure(
