@@ -480,9 +480,8 @@ pub struct FlowSimulation {
     link_mark: Vec<u32>,
     flow_mark: Vec<u32>,
     epoch: u32,
-    /// The active subflows (in no order), and each one's place in that list.
+    /// The active subflows in id order, and some ended ones until [`Self::prune_active`].
     active: Vec<u32>,
-    active_pos: Vec<u32>,
     /// Flows whose subflows changed rate in this recomputation, and their stamp.
     touched: Vec<u32>,
     touch_mark: Vec<u32>,
@@ -646,7 +645,6 @@ impl FlowSimulation {
             flow_mark: vec![0; n_subs],
             epoch: 0,
             active: Vec::new(),
-            active_pos: vec![0; n_subs],
             touched: Vec::new(),
             touch_mark: vec![0; n_flows],
             comp_links: Vec::new(),
@@ -791,7 +789,6 @@ impl FlowSimulation {
             }
             for e in self.subflows(i) {
                 self.sub_rate[e as usize] = UNALLOCATED;
-                self.active_pos[e as usize] = self.active.len() as u32;
                 self.active.push(e);
                 self.graph.insert(e);
                 self.dirty.extend_from_slice(self.graph.path(e));
@@ -843,11 +840,6 @@ impl FlowSimulation {
         for e in self.subflows(f) {
             self.graph.remove(e);
             self.dirty.extend_from_slice(self.graph.path(e));
-            let at = self.active_pos[e as usize];
-            self.active.swap_remove(at as usize);
-            if let Some(&moved) = self.active.get(at as usize) {
-                self.active_pos[moved as usize] = at;
-            }
         }
     }
 
@@ -1038,8 +1030,17 @@ impl FlowSimulation {
         }
     }
 
+    /// Drops the subflows of ended flows from `active`, which keeps subflow id order (the
+    /// flows' start order: D3's first come first served then sorts an already sorted list).
+    fn prune_active(&mut self) {
+        let (flows, owner) = (&self.flows, &self.owner);
+        self.active
+            .retain(|&e| flows[owner[e as usize] as usize].status == Status::Active);
+    }
+
     /// Every active subflow and every link, for the policies that re-solve the whole network.
     fn take_every_active_flow(&mut self) {
+        self.prune_active();
         self.comp_flows.clone_from(&self.active);
         for (i, &e) in self.comp_flows.iter().enumerate() {
             self.local[e as usize] = i as u32;

@@ -66,6 +66,7 @@ impl FlowSimulation {
         let t = now.as_secs_f64();
         let iv = s.interval.as_secs_f64();
         // Flows present or ended since the previous sample, in id order.
+        self.prune_active();
         s.rows.clear();
         s.rows.extend(
             self.active
