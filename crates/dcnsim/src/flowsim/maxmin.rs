@@ -10,7 +10,7 @@
 //! Bertsekas & Gallager §6.5.2); with a flow's weight it is weighted max-min (PACE's target).
 //!
 //! Which flows are re-solved after an event, and why that gives the same allocation as a
-//! solve of the whole network, is in [`super`] ("Incremental max-min").
+//! solve of the whole network, is in [`super::incremental`].
 
 use super::LinkFlows;
 use std::cmp::Reverse;

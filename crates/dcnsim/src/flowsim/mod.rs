@@ -77,7 +77,7 @@
 //! earlier — invalidated lazily by a generation number when its rate changes. All events at
 //! one time are handled before the rates are recomputed once, and only the flows whose rate
 //! changed are rescheduled. Max-min policies recompute only what the events can change
-//! ("Incremental max-min", exact). The others recompute every active flow: their keys move
+//! ([`incremental`], exact). The others recompute every active flow: their keys move
 //! with time (bytes left, D3's desired rates), so a part of the network left alone would keep
 //! an order or a desire that is out of date, and the allocation would depend on which
 //! events happened to touch it. `workload.abort_at_deadline` ends a flow at its deadline
@@ -106,12 +106,13 @@
 //!
 //! ## Validation (tests/flowsim.rs)
 //!
-//! * A lone flow's FCT is its ideal FCT exactly; an M-PDQ flow alone on BCube(2,3) runs at
-//!   m times line rate on its m distinct parallel paths, to the picosecond
-//!   (tests/flowsim_multipath.rs, with M-PDQ against PDQ on a lightly loaded BCube); hand-derived max-min (4 flows on a star),
-//!   weighted max-min (weights 4/2/1), PDQ (EDF before size, preemption, Early Termination)
-//!   and MERP's motivating example (Table 1: A, C, B with FCTs 3, 7, 7 units; SRPT gives 3, 3,
-//!   10) to the picosecond.
+//! * A lone flow's FCT is its ideal FCT exactly; hand-derived max-min (4 flows on a star),
+//!   weighted max-min (weights 4/2/1), PDQ (EDF before size, preemption, Early Termination),
+//!   PDQ's flow aging, and MERP's motivating example (Table 1: A, C, B with FCTs 3, 7, 7
+//!   units; SRPT gives 3, 3, 10) to the picosecond.
+//! * An M-PDQ flow alone on BCube(2,3) runs at m times line rate on its m distinct parallel
+//!   paths, to the picosecond, and M-PDQ beats PDQ on a lightly loaded BCube
+//!   (tests/flowsim_multipath.rs); time series against rates by hand (tests/flowsim_series.rs).
 //! * M/G/1 processor sharing on one 10 Gb/s link, Poisson arrivals, mean slowdown against
 //!   1/(1 − ρ) at the realised load (ρ ≈ 0.2, 0.5, 0.8): exponential sizes (mean 100 KB,
 //!   40 k–200 k flows) 1.2538 vs 1.2547, 2.0272 vs 2.0503, 5.449 vs 5.528; web search
@@ -134,32 +135,8 @@
 //!
 //! ## Incremental max-min
 //!
-//! After the events of one instant, max-min first re-solves only the flows on the touched
-//! links (the other links of their paths offer what the flows outside the set leave: their
-//! rates are held), then opens — adds every flow of — each link of the set that carries
-//! outside flows and where the solve may not be max-min for the whole network, and solves
-//! again, until no link is opened. A link is opened when
-//! * a flow of the set changed rate on it and it was full before or is full now: the outside
-//!   flows bottlenecked there may have to yield, or may grow into what was freed; or
-//! * it is full now and an outside flow has a higher rate (per unit of weight) than any flow
-//!   of the set on it: the flows of the set that the solve stopped there may take from it.
-//!
-//! When the change spreads (a budget of solves without closing), the set also grows through
-//! every link that was full: one large solve instead of many growing ones (the rules above
-//! still decide when it is closed). The budget is 8 solves where changes stay local and 1
-//! where they spread through the coupled flows anyway (every flow started at once, heavy
-//! load); each recomputation takes the one that solved fewer flows lately, and every 256th
-//! tries the other, so the run follows its regime. The budget changes the cost, not the
-//! allocation.
-//!
-//! The result is the max-min allocation of the whole network. A flow of the set has its
-//! bottleneck where the solve stopped it: a full link on which, by the second rule, no
-//! outside flow has more. A flow outside kept its bottleneck link: full before, where it had
-//! the most; if no flow of the set changed rate there the link is as it was, and if one did
-//! the first rule opened it. Links count as full within a relative 10⁻⁶, so rounding can
-//! only open more. Test `pruned_max_min_equals_full_recomputation` checks the
-//! pruning against whole components (fat-tree, max-min and weighted, loads 0.4–0.95), with
-//! the adaptive budget and with each budget forced.
+//! Max-min re-solves only the part of the network an event can change, exactly:
+//! [`incremental`].
 //!
 //! ## Speed
 //!
@@ -168,14 +145,17 @@
 //! (31 000–33 000 flows/s over 100 000 flows), but at 0.5 and beyond a change spreads through
 //! most of the coupled active set (≈ 1 000 flows/s), far from the aim of 10⁵; only 2–5 flows
 //! change rate per event. With every flow started at once (PDQ's Fig. 8: 10 240 flows on
-//! BCube(4,4)) the adaptive budget takes a run from 57 s to 21 s. The other policies re-solve every active flow at every event, in
-//! O(active flows · path length) with no component to find: SRPT and PDQ keep their order from
-//! one solve to the next and sort only the flows that sent since ([`priority::PriorityOrder`]).
+//! BCube(4,4)) the adaptive budget takes a run from 57 s to 21 s. The other policies re-solve
+//! every active flow at every event, in O(active flows · path length) with no component to
+//! find: SRPT and PDQ keep their order from one solve to the next and sort only the flows that
+//! sent since ([`priority::PriorityOrder`]).
 //! SRPT at 1024 hosts: 11 000–17 000 flows/s over 10 000 flows; PDQ with 10 240 flows started
 //! at once on BCube(4,4) in 2.6 s. Figures, profile and what would close the gap to 10⁵:
 //! bench/RESULTS.md ("Flow-level model").
 
+mod allocate;
 pub mod d3;
+pub mod incremental;
 pub mod maxmin;
 pub mod paths;
 pub mod priority;
@@ -241,7 +221,7 @@ impl Policy {
     }
 
     /// Max-min policies: their allocation depends on the flows present only, so an event
-    /// changes only what it can reach (see "Incremental max-min").
+    /// changes only what it can reach ([`incremental`]).
     fn is_max_min(&self) -> bool {
         matches!(self, Policy::MaxMin | Policy::WeightedMaxMin)
     }
@@ -384,30 +364,6 @@ pub struct FlowStats {
     /// Solves of the policy (a max-min recomputation that grows its component solves again).
     pub solves: u64,
 }
-
-/// How a max-min recomputation grows its set of flows: through every link of their paths (the
-/// whole connected component, to test the pruning against), only through the links
-/// [`FlowSimulation::expand`] opens, or also through every link that was full.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Growth {
-    Whole,
-    Lazy,
-    Saturated,
-}
-
-/// Lazy solves of a max-min recomputation before it grows through every full link: many
-/// where a change stays near its links (light load), one where it spreads through the coupled
-/// flows anyway (heavy load, many flows started at once). Each recomputation takes the budget
-/// that has cost fewer solved flows lately, and every [`EXPLORE_EVERY`]th the other one.
-const LAZY_BUDGETS: [u32; 2] = [8, 1];
-const EXPLORE_EVERY: u64 = 256;
-
-/// Relative margin within which a link counts as full (for growing max-min components).
-const SATURATION_MARGIN: f64 = 1e-6;
-
-/// Relative margin by which an outside flow's rate must exceed a component's to open a link
-/// (well above rounding in rates, well below any real difference).
-const OUTRANK_MARGIN: f64 = 1e-9;
 
 /// Relative rate difference below which a recomputed rate is taken as unchanged.
 const RATE_EPSILON: f64 = 1e-12;
@@ -910,8 +866,8 @@ impl FlowSimulation {
 
     /// Recomputes the rates of the flows an event can have changed, and reschedules the flows
     /// whose rate did change. Max-min policies re-solve the part of the network joined to the
-    /// touched links through saturated links, grown until it is closed (see "Incremental
-    /// max-min"); the others every active flow.
+    /// touched links through saturated links, grown until it is closed ([`incremental`]); the
+    /// others every active flow.
     fn recompute(&mut self) {
         if self.dirty.is_empty() {
             return;
@@ -925,69 +881,15 @@ impl FlowSimulation {
             self.touch_mark.fill(0);
             self.epoch = 1;
         }
-        let epoch = self.epoch;
-        if !self.policy.is_max_min() {
+        if self.policy.is_max_min() {
+            self.recompute_max_min();
+        } else {
             self.dirty.clear();
             self.take_every_active_flow();
             self.allocate();
             self.stats.solves += 1;
-            self.apply_rates();
-            return;
         }
-        let prune = !self.full_recompute;
-        self.comp_links.clear();
-        self.comp_flows.clear();
-        self.open.clear();
-        for k in 0..self.dirty.len() {
-            let l = self.dirty[k];
-            if self.open_mark[l as usize] != epoch {
-                self.open_mark[l as usize] = epoch;
-                self.open.push(l);
-            }
-        }
-        self.dirty.clear();
-        let mut next_open = 0;
-        let mut growth = if prune { Growth::Lazy } else { Growth::Whole };
-        let choice = self.lazy_budget_choice();
-        let budget = self.forced_budget.unwrap_or(LAZY_BUDGETS[choice]);
-        let (mut solves, mut solved) = (0, 0);
-        loop {
-            next_open = self.grow(next_open, growth);
-            if self.comp_flows.is_empty() {
-                return;
-            }
-            self.allocate();
-            self.stats.solves += 1;
-            solves += 1;
-            solved += self.comp_flows.len();
-            if !prune || !self.expand() {
-                break;
-            }
-            if solves == budget && growth == Growth::Lazy {
-                // The change spreads: grow through every full link from here on, which costs
-                // one large solve instead of many growing ones.
-                growth = Growth::Saturated;
-                self.open_saturated();
-            }
-        }
-        let cost = &mut self.budget_cost[choice];
-        *cost = if cost.is_finite() {
-            0.9 * *cost + 0.1 * solved as f64
-        } else {
-            solved as f64
-        };
         self.apply_rates();
-    }
-
-    /// Which of [`LAZY_BUDGETS`] this recomputation uses: the cheaper lately (an untried one
-    /// counts as dearer), but the other one every [`EXPLORE_EVERY`]th time.
-    fn lazy_budget_choice(&self) -> usize {
-        let best = usize::from(self.budget_cost[1] < self.budget_cost[0]);
-        if self.stats.recomputations.is_multiple_of(EXPLORE_EVERY) {
-            1 - best
-        } else {
-            best
-        }
     }
 
     /// Sets the solved rates (`rates[i]` of `comp_flows[i]`) and reschedules every flow one
@@ -1050,302 +952,6 @@ impl FlowSimulation {
         }
         if self.comp_links.len() != self.capacity.len() {
             self.comp_links = (0..self.capacity.len() as u32).collect();
-        }
-    }
-
-    /// Whether link `l` was full before this recomputation (with a margin, so that rounding in
-    /// the running `load` can only make a component larger, never wrongly smaller).
-    fn was_saturated(&self, l: u32) -> bool {
-        self.load[l as usize] >= self.capacity[l as usize] * (1.0 - SATURATION_MARGIN)
-    }
-
-    /// Adds every flow of the open links (from `self.open[next..]`) to the component, and the
-    /// links of those flows to its links, opening those links in turn as `growth` says.
-    /// Returns how far `open` has been processed.
-    fn grow(&mut self, mut next: usize, growth: Growth) -> usize {
-        let epoch = self.epoch;
-        while next < self.open.len() {
-            let l = self.open[next];
-            next += 1;
-            for k in 0..self.graph.flows_on(l).len() {
-                let f = self.graph.flows_on(l)[k];
-                if self.flow_mark[f as usize] == epoch {
-                    continue;
-                }
-                self.flow_mark[f as usize] = epoch;
-                self.local[f as usize] = self.comp_flows.len() as u32;
-                self.comp_flows.push(f);
-                let (a, b) = self.graph.range[f as usize];
-                for h in a as usize..b as usize {
-                    let m = self.graph.arena[h];
-                    let mi = m as usize;
-                    if self.link_mark[mi] != epoch {
-                        self.link_mark[mi] = epoch;
-                        self.link_pos[mi] = self.comp_links.len() as u32;
-                        self.comp_links.push(m);
-                        self.comp_count[mi] = 0;
-                    }
-                    self.comp_count[mi] += 1;
-                    let open = match growth {
-                        Growth::Whole => true,
-                        Growth::Lazy => false,
-                        Growth::Saturated => self.was_saturated(m),
-                    };
-                    if open && self.open_mark[mi] != epoch {
-                        self.open_mark[mi] = epoch;
-                        self.open.push(m);
-                    }
-                }
-            }
-        }
-        next
-    }
-
-    /// Opens every link of the component that was full before (for [`Growth::Saturated`]).
-    fn open_saturated(&mut self) {
-        for j in 0..self.comp_links.len() {
-            let l = self.comp_links[j];
-            if self.open_mark[l as usize] != self.epoch && self.was_saturated(l) {
-                self.open_mark[l as usize] = self.epoch;
-                self.open.push(l);
-            }
-        }
-    }
-
-    /// After a pruned max-min solve: opens every link of the component that carries flows
-    /// outside it and where the solve may not be max-min for the whole network —
-    /// * a component flow's rate changed on it, and it was full before or is full now: the
-    ///   outside flows may have to yield, or may grow into what was freed;
-    /// * it is full now and an outside flow has a higher rate (per unit of weight) than the
-    ///   component flows that the solve stopped there: those may take from it.
-    ///
-    /// Returns whether any was opened (the component must then grow and be solved again).
-    fn expand(&mut self) -> bool {
-        self.change_stamp = self.change_stamp.wrapping_add(1);
-        if self.change_stamp == 0 {
-            self.change_mark.fill(0);
-            self.change_stamp = 1;
-        }
-        let stamp = self.change_stamp;
-        self.comp_max.clear();
-        self.comp_max.resize(self.comp_links.len(), 0.0);
-        for i in 0..self.comp_flows.len() {
-            let f = self.comp_flows[i];
-            let changed = rate_changed(self.sub_rate[f as usize], self.rates[i]);
-            let level = self.rates[i] / self.weight(f);
-            let (a, b) = self.graph.range[f as usize];
-            for h in a as usize..b as usize {
-                let m = self.graph.arena[h] as usize;
-                if changed {
-                    self.change_mark[m] = stamp;
-                }
-                let j = self.link_pos[m] as usize;
-                self.comp_max[j] = self.comp_max[j].max(level);
-            }
-        }
-        let epoch = self.epoch;
-        let mut any = false;
-        for j in 0..self.comp_links.len() {
-            let l = self.comp_links[j];
-            let li = l as usize;
-            if self.open_mark[li] == epoch
-                || self.comp_count[li] as usize == self.graph.flows_on(l).len()
-            {
-                continue;
-            }
-            let full_now = self.solve_residual[j] <= self.capacity[li] * SATURATION_MARGIN;
-            let changed = self.change_mark[li] == stamp;
-            let outranked = self.outside_max[j] > self.comp_max[j] * (1.0 + OUTRANK_MARGIN);
-            if (changed && (full_now || self.was_saturated(l))) || (full_now && outranked) {
-                self.open_mark[li] = epoch;
-                self.open.push(l);
-                any = true;
-            }
-        }
-        any
-    }
-
-    /// Per component link, the capacity its component flows may share: all of it when they are
-    /// its only flows, else what the other flows' (fixed) rates leave, summed afresh.
-    /// Also notes, per component link, the largest rate per unit of weight of the flows
-    /// outside the component ([`Self::expand`] compares the component's with it).
-    fn available(&mut self) {
-        self.avail.clear();
-        self.outside_max.clear();
-        for j in 0..self.comp_links.len() {
-            let l = self.comp_links[j];
-            let li = l as usize;
-            let mut a = self.capacity[li];
-            let mut most = 0.0f64;
-            if self.comp_count[li] as usize != self.graph.flows_on(l).len() {
-                for &g in self.graph.flows_on(l) {
-                    if self.flow_mark[g as usize] != self.epoch {
-                        let r = self.sub_rate[g as usize].max(0.0);
-                        a -= r;
-                        most = most.max(r / self.weight(g));
-                    }
-                }
-            }
-            self.avail.push(a.max(0.0));
-            self.outside_max.push(most);
-        }
-    }
-
-    /// A subflow's weight under the policy (its flow's under weighted max-min, else 1).
-    fn weight(&self, e: u32) -> f64 {
-        if self.policy == Policy::WeightedMaxMin {
-            self.flows[self.owner[e as usize] as usize].spec.weight
-        } else {
-            1.0
-        }
-    }
-
-    /// The rates of `comp_flows` into `rates`, by the policy.
-    fn allocate(&mut self) {
-        let now = self.now;
-        match self.policy {
-            Policy::MaxMin | Policy::WeightedMaxMin => {
-                self.available();
-                let (flows, owner) = (&self.flows, &self.owner);
-                let weighted = self.policy == Policy::WeightedMaxMin;
-                let unit = |_| 1.0;
-                let by_spec = |e: u32| flows[owner[e as usize] as usize].spec.weight;
-                self.maxmin.solve(
-                    &self.comp_links,
-                    &self.comp_flows,
-                    &self.graph,
-                    self.capacity.len(),
-                    &self.avail,
-                    if weighted { &by_spec } else { &unit },
-                    &mut self.rates,
-                    &mut self.solve_residual,
-                );
-            }
-            Policy::D3 { .. } => {
-                let (flows, owner) = (&self.flows, &self.owner);
-                let info = |e: u32| {
-                    let st = &flows[owner[e as usize] as usize];
-                    let dt = (now - st.last).ps() as f64 * 1e-12;
-                    d3::D3Flow {
-                        start: st.spec.start,
-                        deadline: st.spec.deadline.map(|d| st.spec.start + d),
-                        remaining: (st.remaining - st.rate.max(0.0) * dt).max(0.0),
-                    }
-                };
-                self.d3.solve(
-                    now,
-                    &self.comp_links,
-                    &self.comp_flows,
-                    &self.graph,
-                    &self.capacity,
-                    &info,
-                    &mut self.rates,
-                );
-            }
-            Policy::Srpt | Policy::Pdq { .. } | Policy::Merp => {
-                let (flows, owner, first_sub) = (&self.flows, &self.owner, &self.first_sub);
-                // A subflow's share of its flow's bytes left: all of them but under M-PDQ,
-                // whose load shifting keeps its subflows' loads even (see "M-PDQ").
-                let remaining = |e: u32| {
-                    let f = owner[e as usize] as usize;
-                    let st = &flows[f];
-                    let dt = (now - st.last).ps() as f64 * 1e-12;
-                    let n = first_sub[f + 1] - first_sub[f];
-                    (st.remaining - st.rate.max(0.0) * dt).max(0.0) / n as f64
-                };
-                // PDQ's size as the switches see it: aged by the time the subflow was paused.
-                let (aging_rate, sub_rate, sub_paused) =
-                    (self.aging_rate, &self.sub_rate, &self.sub_paused);
-                let pdq_size = |e: u32| {
-                    let size = remaining(e);
-                    if aging_rate == 0.0 {
-                        return size;
-                    }
-                    let paused_now = if sub_rate[e as usize] <= 0.0 {
-                        now - flows[owner[e as usize] as usize].last
-                    } else {
-                        Time::ZERO
-                    };
-                    let waited = sub_paused[e as usize] + paused_now;
-                    size / crate::protocols::pdq::aging_divisor(aging_rate, waited)
-                };
-                let comp = &self.comp_flows;
-                self.order.clear();
-                match self.policy {
-                    Policy::Srpt | Policy::Pdq { .. } => {
-                        let srpt = self.policy == Policy::Srpt;
-                        self.keys.resize(
-                            self.owner.len(),
-                            priority::Key {
-                                class: Time::ZERO,
-                                size: 0.0,
-                            },
-                        );
-                        for &e in comp {
-                            self.keys[e as usize] = if srpt {
-                                priority::Key {
-                                    class: Time::ZERO,
-                                    size: remaining(e),
-                                }
-                            } else {
-                                let s = &flows[owner[e as usize] as usize].spec;
-                                priority::Key {
-                                    class: s.deadline.map_or(Time::MAX, |d| s.start + d),
-                                    size: pdq_size(e),
-                                }
-                            };
-                        }
-                        // Kept in order: the subflows of flows that have not sent since the
-                        // last solve (rate 0; a new flow's rate is UNALLOCATED).
-                        let kept = |e: u32| {
-                            let st = &flows[owner[e as usize] as usize];
-                            st.status == Status::Active && st.rate == 0.0
-                        };
-                        let local = &self.local;
-                        let sorted = self.priority_order.update(comp, &self.keys, &kept);
-                        self.order.extend(sorted.iter().map(|&e| local[e as usize]));
-                    }
-                    _ => {
-                        self.order.extend(0..comp.len() as u32);
-                        self.merp_keys.clear();
-                        self.merp_keys.resize(comp.len(), Time::ZERO);
-                        let info = |f: u32| {
-                            let st = &flows[owner[f as usize] as usize];
-                            priority::MerpFlow {
-                                id: f,
-                                dst: st.spec.dst,
-                                size: st.wire,
-                                rs: (remaining(f) / 8.0).ceil() as u64,
-                                arrival: st.spec.start,
-                            }
-                        };
-                        priority::merp_keys(
-                            &self.comp_links,
-                            &self.local,
-                            &self.graph,
-                            &self.capacity,
-                            now,
-                            &info,
-                            &mut self.merp_table,
-                            &mut self.merp_keys,
-                        );
-                        let keys = &self.merp_keys;
-                        self.order.sort_by(|&a, &b| {
-                            let (a, b) = (a as usize, b as usize);
-                            keys[a].cmp(&keys[b]).then(comp[a].cmp(&comp[b]))
-                        });
-                    }
-                }
-                priority::greedy(
-                    &self.comp_links,
-                    &self.comp_flows,
-                    &self.order,
-                    &self.graph,
-                    &self.capacity,
-                    &mut self.residual,
-                    &mut self.rates,
-                );
-            }
         }
     }
 

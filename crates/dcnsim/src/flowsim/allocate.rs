@@ -1,0 +1,166 @@
+//! The policies' allocations of the re-solved flows (`comp_flows` → `rates`): water-filling
+//! for max-min ([`super::maxmin`]), D3's routers ([`super::d3`]), the strict-priority greedy
+//! pass ([`super::priority`]) in SRPT's, PDQ's or MERP's order.
+
+use super::{d3, priority, FlowSimulation, Policy, Status};
+use crate::units::Time;
+
+impl FlowSimulation {
+    /// A subflow's weight under the policy (its flow's under weighted max-min, else 1).
+    pub(super) fn weight(&self, e: u32) -> f64 {
+        if self.policy == Policy::WeightedMaxMin {
+            self.flows[self.owner[e as usize] as usize].spec.weight
+        } else {
+            1.0
+        }
+    }
+
+    /// The rates of `comp_flows` into `rates`, by the policy.
+    pub(super) fn allocate(&mut self) {
+        let now = self.now;
+        match self.policy {
+            Policy::MaxMin | Policy::WeightedMaxMin => {
+                self.available();
+                let (flows, owner) = (&self.flows, &self.owner);
+                let weighted = self.policy == Policy::WeightedMaxMin;
+                let unit = |_| 1.0;
+                let by_spec = |e: u32| flows[owner[e as usize] as usize].spec.weight;
+                self.maxmin.solve(
+                    &self.comp_links,
+                    &self.comp_flows,
+                    &self.graph,
+                    self.capacity.len(),
+                    &self.avail,
+                    if weighted { &by_spec } else { &unit },
+                    &mut self.rates,
+                    &mut self.solve_residual,
+                );
+            }
+            Policy::D3 { .. } => {
+                let (flows, owner) = (&self.flows, &self.owner);
+                let info = |e: u32| {
+                    let st = &flows[owner[e as usize] as usize];
+                    let dt = (now - st.last).ps() as f64 * 1e-12;
+                    d3::D3Flow {
+                        start: st.spec.start,
+                        deadline: st.spec.deadline.map(|d| st.spec.start + d),
+                        remaining: (st.remaining - st.rate.max(0.0) * dt).max(0.0),
+                    }
+                };
+                self.d3.solve(
+                    now,
+                    &self.comp_links,
+                    &self.comp_flows,
+                    &self.graph,
+                    &self.capacity,
+                    &info,
+                    &mut self.rates,
+                );
+            }
+            Policy::Srpt | Policy::Pdq { .. } | Policy::Merp => {
+                let (flows, owner, first_sub) = (&self.flows, &self.owner, &self.first_sub);
+                // A subflow's share of its flow's bytes left: all of them but under M-PDQ,
+                // whose load shifting keeps its subflows' loads even (see "M-PDQ").
+                let remaining = |e: u32| {
+                    let f = owner[e as usize] as usize;
+                    let st = &flows[f];
+                    let dt = (now - st.last).ps() as f64 * 1e-12;
+                    let n = first_sub[f + 1] - first_sub[f];
+                    (st.remaining - st.rate.max(0.0) * dt).max(0.0) / n as f64
+                };
+                // PDQ's size as the switches see it: aged by the time the subflow was paused.
+                let (aging_rate, sub_rate, sub_paused) =
+                    (self.aging_rate, &self.sub_rate, &self.sub_paused);
+                let pdq_size = |e: u32| {
+                    let size = remaining(e);
+                    if aging_rate == 0.0 {
+                        return size;
+                    }
+                    let paused_now = if sub_rate[e as usize] <= 0.0 {
+                        now - flows[owner[e as usize] as usize].last
+                    } else {
+                        Time::ZERO
+                    };
+                    let waited = sub_paused[e as usize] + paused_now;
+                    size / crate::protocols::pdq::aging_divisor(aging_rate, waited)
+                };
+                let comp = &self.comp_flows;
+                self.order.clear();
+                match self.policy {
+                    Policy::Srpt | Policy::Pdq { .. } => {
+                        let srpt = self.policy == Policy::Srpt;
+                        self.keys.resize(
+                            self.owner.len(),
+                            priority::Key {
+                                class: Time::ZERO,
+                                size: 0.0,
+                            },
+                        );
+                        for &e in comp {
+                            self.keys[e as usize] = if srpt {
+                                priority::Key {
+                                    class: Time::ZERO,
+                                    size: remaining(e),
+                                }
+                            } else {
+                                let s = &flows[owner[e as usize] as usize].spec;
+                                priority::Key {
+                                    class: s.deadline.map_or(Time::MAX, |d| s.start + d),
+                                    size: pdq_size(e),
+                                }
+                            };
+                        }
+                        // Kept in order: the subflows of flows that have not sent since the
+                        // last solve (rate 0; a new flow's rate is UNALLOCATED).
+                        let kept = |e: u32| {
+                            let st = &flows[owner[e as usize] as usize];
+                            st.status == Status::Active && st.rate == 0.0
+                        };
+                        let local = &self.local;
+                        let sorted = self.priority_order.update(comp, &self.keys, &kept);
+                        self.order.extend(sorted.iter().map(|&e| local[e as usize]));
+                    }
+                    _ => {
+                        self.order.extend(0..comp.len() as u32);
+                        self.merp_keys.clear();
+                        self.merp_keys.resize(comp.len(), Time::ZERO);
+                        let info = |f: u32| {
+                            let st = &flows[owner[f as usize] as usize];
+                            priority::MerpFlow {
+                                id: f,
+                                dst: st.spec.dst,
+                                size: st.wire,
+                                rs: (remaining(f) / 8.0).ceil() as u64,
+                                arrival: st.spec.start,
+                            }
+                        };
+                        priority::merp_keys(
+                            &self.comp_links,
+                            &self.local,
+                            &self.graph,
+                            &self.capacity,
+                            now,
+                            &info,
+                            &mut self.merp_table,
+                            &mut self.merp_keys,
+                        );
+                        let keys = &self.merp_keys;
+                        self.order.sort_by(|&a, &b| {
+                            let (a, b) = (a as usize, b as usize);
+                            keys[a].cmp(&keys[b]).then(comp[a].cmp(&comp[b]))
+                        });
+                    }
+                }
+                priority::greedy(
+                    &self.comp_links,
+                    &self.comp_flows,
+                    &self.order,
+                    &self.graph,
+                    &self.capacity,
+                    &mut self.residual,
+                    &mut self.rates,
+                );
+            }
+        }
+    }
+}
