@@ -141,10 +141,11 @@
 //! ## Speed
 //!
 //! A re-solve costs O((Σ path lengths) · log links) over the re-solved flows. On a 1024-host
-//! fat-tree under web-search traffic, max-min re-solves ~16 flows per event at load 0.3
-//! (31 000–33 000 flows/s over 100 000 flows), but at 0.5 and beyond a change spreads through
-//! most of the coupled active set (≈ 1 000 flows/s), far from the aim of 10⁵; only 2–5 flows
-//! change rate per event. With every flow started at once (PDQ's Fig. 8: 10 240 flows on
+//! fat-tree under web-search traffic, over 100 000 flows, max-min runs 189 000 flows/s at load
+//! 0.1 and 110 000 at 0.2 (the aim of 10⁵ met), but re-solves ~18 flows per event at 0.3
+//! (31 000 flows/s), and at 0.5 and beyond a change spreads through most of the coupled active
+//! set (≈ 1 000 flows/s), though only 2–5 flows change rate per event. 10⁶ flows on a 4 394-host
+//! fat-tree at load 0.3: 135 s. With every flow started at once (PDQ's Fig. 8: 10 240 flows on
 //! BCube(4,4)) the adaptive budget takes a run from 57 s to 21 s. The other policies re-solve
 //! every active flow at every event, in O(active flows · path length) with no component to
 //! find: SRPT and PDQ keep their order from one solve to the next and sort only the flows that
