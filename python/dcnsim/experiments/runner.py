@@ -18,7 +18,7 @@ import pandas as pd
 from .. import report
 from ..sweep import SWEEP_JSON, collect, load_spec, run_sweep
 from . import claims as claims_mod
-from .figure import MEASURE_COLUMNS, Figure, Paper, Runs
+from .figure import MEASURE_COLUMNS, Figure, Paper, Runs, SweepDef
 
 
 @dataclass
@@ -72,12 +72,13 @@ def _run_sweeps(paper: Paper, fig: Figure, out: Path, quick: bool, workers, sche
     return pd.concat(frames, ignore_index=True), failures
 
 
-def _sweep_folder(fig: Figure, sd, out: Path) -> Path:
+def _sweep_folder(fig: Figure, sd: SweepDef, out: Path) -> Path:
+    """``OUT/<figure>/[<part>/]``, or ``OUT/<shared>/[<part>/]`` for a shared sweep."""
     base = out / (sd.shared or fig.id)
     return base / sd.part if sd.part else base
 
 
-def _named(summaries: pd.DataFrame, fig: Figure, sd, out: Path) -> pd.DataFrame:
+def _named(summaries: pd.DataFrame, fig: Figure, sd: SweepDef, out: Path) -> pd.DataFrame:
     """Points named relative to the figure's folder, where :class:`Runs` looks for them."""
     rel = Path(os.path.relpath(_sweep_folder(fig, sd, out), out / fig.id)).as_posix()
     if rel != ".":
@@ -113,8 +114,8 @@ def reproduce(
     """Reproduces ``paper`` (one ``figure``, or all its runnable figures) into ``out``.
 
     Without ``figure``, a full run leaves out the figures marked ``long`` (runs of hours)
-    unless ``include_long``; ``quick`` runs them (small). Raises ``KeyError`` for an unknown figure id and ``ValueError`` when the
-    paper has no runnable figure yet.
+    unless ``include_long``; ``quick`` runs them (small). Raises ``KeyError`` for an unknown
+    figure id and ``ValueError`` when the paper has no runnable figure yet.
     """
     if not paper.figures:
         raise ValueError(f"{paper.name}: no figure is implemented yet")

@@ -93,7 +93,6 @@ impl PriorityOrder {
 }
 
 /// Gives `rates[i]` to `flows[i]` in the order of `order` (indices into `flows`).
-#[inline(never)]
 pub fn greedy(
     links: &[u32],
     flows: &[u32],
