@@ -40,6 +40,8 @@ pub struct D3 {
     demand: Vec<f64>,
     count: Vec<u32>,
     left: Vec<f64>,
+    /// Per global link: the fair share of the spare, `max(0, C − D) / N`.
+    fair: Vec<f64>,
     order: Vec<u32>,
     starts: Vec<Time>,
 }
@@ -62,6 +64,7 @@ impl D3 {
             self.demand.resize(n, 0.0);
             self.count.resize(n, 0);
             self.left.resize(n, 0.0);
+            self.fair.resize(n, 0.0);
         }
         for &l in links {
             let l = l as usize;
@@ -84,6 +87,12 @@ impl D3 {
                 self.count[l as usize] += 1;
             }
         }
+        for &l in links {
+            let l = l as usize;
+            if self.count[l] > 0 {
+                self.fair[l] = (capacity[l] - self.demand[l]).max(0.0) / self.count[l] as f64;
+            }
+        }
         self.order.clear();
         self.order.extend(0..flows.len() as u32);
         let starts = &self.starts;
@@ -99,7 +108,7 @@ impl D3 {
             let mut take = f64::INFINITY;
             for &l in path {
                 let l = l as usize;
-                let fs = (capacity[l] - self.demand[l]).max(0.0) / self.count[l] as f64;
+                let fs = self.fair[l];
                 let offer = if self.left[l] > r {
                     (r + fs).min(self.left[l])
                 } else {
