@@ -1,7 +1,7 @@
 //! Speed of the flow-level model: max-min (DCTCP's policy) on k-ary fat-trees with Poisson
 //! web-search flows at a few loads.
 //!
-//! `cargo run --release -p dcnsim --example flowsim_bench [-- FLOWS [K ...] [maxmin|srpt] [LOAD ...]]`
+//! `cargo run --release -p dcnsim --example flowsim_bench [-- FLOWS [K ...] [maxmin|srpt|pdq|d3] [LOAD ...]]`
 //! (a load is a number below 1; by default both policies at loads 0.3, 0.5 and 0.7)
 //!
 //! Prints, per run: flows, wall time, flows/s, events/s, the mean number of flows and links in
@@ -34,6 +34,8 @@ fn main() {
         match a.as_str() {
             "maxmin" => protocols.push("dctcp"),
             "srpt" => protocols.push("pfabric"),
+            "pdq" => protocols.push("pdq"),
+            "d3" => protocols.push("d3"),
             _ => {}
         }
     }
@@ -86,7 +88,11 @@ flows = {flows}
                 let rc = st.recomputations.max(1) as f64;
                 println!(
                     "{hosts:>5} {:>6} {load:>5} {flows:>9} {wall:>8.2} {:>10.0} {:>10.0} {:>9.1} {:>9.1} {:>8.2} {:>8.2}  (setup {setup:.2} s)",
-                    if protocol == "dctcp" { "maxmin" } else { "srpt" },
+                    match protocol {
+                        "dctcp" => "maxmin",
+                        "pfabric" => "srpt",
+                        other => other,
+                    },
                     flows as f64 / wall,
                     ev / wall,
                     st.component_flows as f64 / rc,
