@@ -1,12 +1,13 @@
-//! Speed of the flow-level model: max-min (DCTCP's policy) on k-ary fat-trees with Poisson
-//! web-search flows at a few loads.
+//! Speed of the flow-level model: max-min (DCTCP's policy), SRPT (pFabric's), PDQ's and D3's
+//! allocations on k-ary fat-trees with Poisson web-search flows at a few loads.
 //!
-//! `cargo run --release -p dcnsim --example flowsim_bench [-- FLOWS [K ...] [maxmin|srpt|pdq|d3] [LOAD ...]]`
-//! (a load is a number below 1; by default both policies at loads 0.3, 0.5 and 0.7)
+//! `cargo run --release -p dcnsim --example flowsim_bench --
+//! [FLOWS [K ...] [maxmin|srpt|pdq|d3 ...] [LOAD ...]]` (a load is a number below 1; by default
+//! max-min and SRPT at loads 0.3, 0.5 and 0.7)
 //!
-//! Prints, per run: flows, wall time, flows/s, events/s, the mean number of flows and links in
-//! a recomputed component, the rate changes per event and the solves per recomputation. Results: bench/RESULTS.md
-//! ("Flow-level model").
+//! Prints, per run: flows, wall time, flows/s, events/s, the mean number of flows and links
+//! re-solved per recomputation, the rate changes per event and the solves per recomputation.
+//! Results: bench/RESULTS.md ("Flow-level model").
 
 use dcnsim::flowsim::FlowSimulation;
 use dcnsim::Format;
