@@ -305,6 +305,28 @@ fn d3_is_desire_plus_fair_share_first_come_first_served() {
     );
 }
 
+/// Under D3 every completion hands its share of the spare to every flow of its links, so every
+/// flow is rescheduled at every event: the stale events in the heap must be dropped as they
+/// pile up (without, 2000 flows started at once into one receiver leave about 2 million).
+#[test]
+fn d3_stale_events_do_not_pile_up() {
+    let flows = 2000u64;
+    let mut csv = String::from("src,dst,size_bytes,start_s,deadline_s\n");
+    for i in 0..flows {
+        csv += &format!("{},0,{},0,0.5\n", 1 + i % 15, 10_000 + 100 * i);
+    }
+    let dir = flow_dir("fs-d3-heap", &csv);
+    let text = star(16, 10, "d3");
+    let p = dcnsim::prepare_text(&text, Format::Toml, &["engine=flow".into()], &dir).unwrap();
+    let (out, stats) = dcnsim::flowsim::FlowSimulation::new(p)
+        .run_with_stats(&mut |_| true)
+        .unwrap();
+    assert!(out.flows.iter().all(|f| f.finish.is_some()));
+    assert!(stats.rate_changes > flows * flows / 4, "{stats:?}");
+    let bound = 4 * (flows as usize + 256) + 2 * flows as usize;
+    assert!(stats.peak_heap <= bound, "{stats:?}, bound {bound}");
+}
+
 /// A Poisson workload from hosts 1..=n into host 0 of a star: host 0's link is the only
 /// bottleneck (a sender's link never carries more than the receiver's share of each of its
 /// flows). Returns the run and the realised load on that link (wire bytes).

@@ -352,6 +352,14 @@ struct FlowState {
     nic_bps: f64,
 }
 
+impl FlowState {
+    /// Whether a heap event of this flow (its generation and kind) is still to happen: the
+    /// flow is active and, but for the deadline abort, the event is of its current rate.
+    fn is_live(&self, generation: u32, kind: Kind) -> bool {
+        self.status == Status::Active && (kind == Kind::Abort || generation == self.generation)
+    }
+}
+
 /// What the rate recomputations cost over a run (for benchmarks and profiles).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlowStats {
@@ -364,6 +372,8 @@ pub struct FlowStats {
     pub rate_changes: u64,
     /// Solves of the policy (a max-min recomputation that grows its component solves again).
     pub solves: u64,
+    /// Most events ever pending in the heap, live and stale (bounded by a few per active flow).
+    pub peak_heap: usize,
 }
 
 /// Relative rate difference below which a recomputed rate is taken as unchanged.
@@ -440,8 +450,10 @@ pub struct FlowSimulation {
     link_mark: Vec<u32>,
     flow_mark: Vec<u32>,
     epoch: u32,
-    /// The active subflows in id order, and some ended ones until [`Self::prune_active`].
+    /// The active subflows in id order, and some ended ones until [`Self::prune_active`];
+    /// the number of active flows.
     active: Vec<u32>,
+    active_flows: usize,
     /// Flows whose subflows changed rate in this recomputation, and their stamp.
     touched: Vec<u32>,
     touch_mark: Vec<u32>,
@@ -605,6 +617,7 @@ impl FlowSimulation {
             flow_mark: vec![0; n_subs],
             epoch: 0,
             active: Vec::new(),
+            active_flows: 0,
             touched: Vec::new(),
             touch_mark: vec![0; n_flows],
             comp_links: Vec::new(),
@@ -709,14 +722,11 @@ impl FlowSimulation {
 
     /// The next arrival or live heap event (stale heap entries are dropped on the way).
     fn next_time(&mut self) -> Option<Time> {
-        while let Some(&Reverse((t, f, g, kind))) = self.heap.peek() {
-            let st = &self.flows[f as usize];
-            let live = st.status == Status::Active && (kind == Kind::Abort || g == st.generation);
-            if live {
+        while let Some(&Reverse((_, f, g, kind))) = self.heap.peek() {
+            if self.flows[f as usize].is_live(g, kind) {
                 break;
             }
             self.heap.pop();
-            let _ = t;
         }
         let a = self.flows.get(self.next_arrival).map(|f| f.spec.start);
         let h = self.heap.peek().map(|Reverse(e)| e.0);
@@ -743,6 +753,7 @@ impl FlowSimulation {
             // No rate yet: whatever the policy gives it (zero included) counts as a change,
             // so the flow gets its first event (PDQ may find it hopeless while paused).
             f.rate = UNALLOCATED;
+            self.active_flows += 1;
             if let (true, Some(d)) = (self.abort_at_deadline, f.spec.deadline) {
                 self.heap
                     .push(Reverse((f.spec.start + d, i, 0, Kind::Abort)));
@@ -762,10 +773,10 @@ impl FlowSimulation {
                 break;
             }
             self.heap.pop();
-            let st = &self.flows[f as usize];
-            if st.status != Status::Active || (kind != Kind::Abort && g != st.generation) {
+            if !self.flows[f as usize].is_live(g, kind) {
                 continue;
             }
+            let st = &self.flows[f as usize];
             self.events += 1;
             match kind {
                 Kind::Finish => {
@@ -796,6 +807,7 @@ impl FlowSimulation {
         }
         st.status = status;
         self.flows_done += 1;
+        self.active_flows -= 1;
         self.account_bytes(f);
         for e in self.subflows(f) {
             self.graph.remove(e);
@@ -933,6 +945,17 @@ impl FlowSimulation {
             st.rate = rate;
             st.generation = st.generation.wrapping_add(1);
             self.schedule(f);
+        }
+        // Each reschedule leaves the flow's previous event in the heap, stale. Where most
+        // rates change at every event (D3's desires, many flows started at once) they would
+        // pile up to events × flows. A flow has at most two live events (its next one and its
+        // deadline abort), so the heap is rebuilt from its live events once it holds four
+        // times as many entries as there are active flows: at least half of it is stale.
+        self.stats.peak_heap = self.stats.peak_heap.max(self.heap.len());
+        if self.heap.len() > 4 * (self.active_flows + 256) {
+            let flows = &self.flows;
+            self.heap
+                .retain(|&Reverse((_, f, g, kind))| flows[f as usize].is_live(g, kind));
         }
     }
 
