@@ -231,3 +231,17 @@ def test_quick_fig8_flow_runs_the_flow_engine(tmp_path):
     runner.reproduce(experiments.get("pdq"), tmp_path, figure="fig8-flow", quick=True,
                      workers=2)
     assert (tmp_path / "fig8-flow.png").stat().st_size > 10_000
+
+
+def test_relative_claims_use_the_largest_network_where_both_protocols_ran():
+    from dcnsim.experiments.pdq.scale import _largest
+
+    pts = pd.DataFrame({
+        "family": ["bcube"] * 5 + ["fattree"] * 2,
+        "hosts": [16, 16, 64, 64, 256, 16, 128],
+        "label": ["pdq", "rcp-ps", "pdq", "rcp-ps", "pdq", "pdq", "rcp-ps"],
+    })
+    big = _largest(pts, "bcube", ("pdq", "rcp-ps"))
+    assert sorted(big["label"]) == ["pdq", "rcp-ps"] and set(big["hosts"]) == {64}
+    assert set(_largest(pts, "bcube", ("pdq",))["hosts"]) == {256}
+    assert _largest(pts, "fattree", ("pdq", "rcp-ps")).empty

@@ -46,7 +46,8 @@ What the paper did, what we run, and why
   published law is left out of the deadline search (it misses deadlines at every count we
   tried, and is the slowest to simulate). The relative
   claims (~30 % lower mean FCT; 3× D3's deadline flows; 85–95 % of flows faster than RCP,
-  the worst 2.57× slower) are compared at the largest size of each topology.
+  the worst 2.57× slower) are compared at the largest size of each topology at which both
+  protocols of the claim finished (all of them, unless a run was cut short).
 * **Fig. 12.** The paper: flow level, 128-server fat-tree (the caption; the text says 256),
   random permutation traffic. Ours: packet level, k = 8 fat-tree (128 servers), Poisson
   arrivals at 60 % of each sender's link, each flow from a host to its partner in one random

@@ -162,10 +162,13 @@ def _points(runs: Runs, level: Level) -> pd.DataFrame:
     return pts
 
 
-def _largest(pts: pd.DataFrame, family: str) -> pd.DataFrame:
-    """The points of the largest network of ``family`` among ``pts``."""
-    fam = pts[pts["family"] == family]
-    return fam[fam["hosts"] == fam["hosts"].max()]
+def _largest(pts: pd.DataFrame, family: str, labels: tuple[str, ...]) -> pd.DataFrame:
+    """The rows of ``labels`` on the largest network of ``family`` where every one of them
+    has a row (a long run may leave one protocol unfinished on the largest network)."""
+    fam = pts[(pts["family"] == family) & pts["label"].isin(labels)]
+    both = fam.groupby("hosts")["label"].nunique()
+    sizes = both[both == len(labels)].index
+    return fam[fam["hosts"] == sizes.max()] if len(sizes) else fam.iloc[:0]
 
 
 def measure_fig8(runs: Runs | None, level: Level = PACKET) -> pd.DataFrame:
@@ -180,21 +183,18 @@ def measure_fig8(runs: Runs | None, level: Level = PACKET) -> pd.DataFrame:
         out += rows("fct_mean_ms", r.label, {r.net: r.fct_ms})
     for r in flows.itertuples():
         out += rows("deadline_flows", r.label, {r.net: r.supported})
-    # the paper's relative claims, at the largest network of each family we ran
+    # the paper's relative claims, at the largest network of each family where both ran
     for family in FAMILIES:
-        f = fct[fct["family"] == family]
-        if f.empty:
-            continue
-        big = f[f["hosts"] == f["hosts"].max()].set_index("label")["fct_ms"]
-        for base in big.index.drop("pdq", errors="ignore"):
-            out += rows("fct_reduction", base, {family: 1 - big["pdq"] / big[base]})
-        d = flows[flows["family"] == family]
-        big = d[d["hosts"] == d["hosts"].max()].set_index("label")["supported"]
-        if "pdq" in big and "d3" in big:
+        for base in sorted(set(fct["label"]) - {"pdq"}):
+            big = _largest(fct, family, ("pdq", base)).set_index("label")["fct_ms"]
+            if len(big):
+                out += rows("fct_reduction", base, {family: 1 - big["pdq"] / big[base]})
+        big = _largest(flows, family, ("pdq", "d3")).set_index("label")["supported"]
+        if len(big):
             out += rows("deadline_flows_ratio", "d3",
                         {family: big["pdq"] / big["d3"] if big["d3"] > 0 else float("inf")})
         for rcp in level.rcps:
-            ratio = _ratios(runs, _largest(fct_pts, family), rcp)
+            ratio = _ratios(runs, _largest(fct_pts, family, ("pdq", rcp)), rcp)
             if len(ratio):
                 out += rows("frac_faster_than_rcp", rcp, {family: (ratio > 1).mean()})
                 out += rows("worst_inflation_vs_rcp", rcp, {family: 1 / ratio.min()})
@@ -260,7 +260,7 @@ def plot_fig8(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path: 
         pts = _points(runs, level)
         pts = pts[~pts["deadlines"]]
         for family, ls in zip(FAMILIES, ["-", "--", ":"]):
-            fam = _largest(pts, family)
+            fam = _largest(pts, family, ("pdq", level.rcps[-1]))
             if fam.empty:
                 continue
             big = fam["hosts"].iloc[0]
