@@ -119,11 +119,11 @@ here), and BCube's parallel paths for Fig. 11.
   - Deadline flows at 99 % application throughput, PDQ against D3: 8 against 2 per server on
     the fat-trees of 432–3456 servers, 6 against 1.5 on the 4096-server BCube: 4× (paper 3×).
     The grid's steps bound the true ratio: PDQ met 8 and missed 12, D3 met 2 and missed 3,
-    so on the fat-trees it lies between 2.7× and 6×. Fair sharing meets 0.5–1
-    per server. On Jellyfish of 1024 and 4096 servers neither D3 nor fair sharing meets 99 %
-    even at 0.5 flows per server, and PDQ meets 1.5 and 1. With the packet level's grid,
-    which stops at 6 per server, PDQ met every count and the ratio read exactly 3×: the flow
-    level also tries 8 and 12.
+    so on the fat-trees it lies between 2.7× and 6×. Fair sharing meets 0.5–1 per server.
+    On Jellyfish of 1024 and 4096 servers neither D3 nor fair sharing meets 99 % even at 0.5
+    flows per server, and PDQ meets 1.5 and 1. With the packet level's grid, which stops at
+    6 per server, PDQ met every count and the ratio read exactly 3×: the flow level also
+    tries 8 and 12.
   - Flows faster under PDQ than under fair sharing: 77 % on the 3456-server fat-tree, 79 % on
     the 1024-server BCube, 87.5 % on the 4096-server Jellyfish (paper 85–95 %). The worst flow
     is 3.2×, 3.0× and 5.5× slower (paper 2.57).
@@ -131,10 +131,12 @@ here), and BCube's parallel paths for Fig. 11.
     the 4096-server Jellyfish and BCube. On that Jellyfish, fair sharing took 13 minutes per
     FCT point. Its largest deadline count ran more than 8 minutes and was stopped; it cannot
     change the count, since fair sharing already misses at the smallest. On BCube(4,5) each
-    fair-sharing FCT point ran more than 14 minutes without finishing. There, 40 960 flows start at once and share every link, so each
-    completion moves every rate: max-min re-solves the whole coupled set at each of 40 960
-    events. These points (and the deadline counts, which need them too) are the hours of
-    this figure.
+    fair-sharing FCT point ran more than 14 minutes without finishing. There 40 960 flows
+    start at once and fill every link. Only ~60 rates change at a completion, but max-min
+    re-solves nearly half of the coupled flows at each of the 40 960 events (bench/RESULTS.md,
+    "max-min with every flow started at once"). These points, and the fair-sharing deadline
+    counts, are the hours of this figure; the relative claims against fair sharing on BCube
+    are read at 1024 servers until they finish.
 """
 
 from ..figure import Paper
