@@ -450,9 +450,9 @@ pub struct FlowSimulation {
     link_mark: Vec<u32>,
     flow_mark: Vec<u32>,
     epoch: u32,
-    /// The active subflows in id order, and some ended ones until [`Self::prune_active`];
-    /// the number of active flows.
+    /// The active subflows in id order, and some ended ones until [`Self::prune_active`].
     active: Vec<u32>,
+    /// Flows arrived and not ended (the bound on the heap's live events).
     active_flows: usize,
     /// Flows whose subflows changed rate in this recomputation, and their stamp.
     touched: Vec<u32>,

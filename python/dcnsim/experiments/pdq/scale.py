@@ -166,8 +166,8 @@ def _largest(pts: pd.DataFrame, family: str, labels: tuple[str, ...]) -> pd.Data
     """The rows of ``labels`` on the largest network of ``family`` where every one of them
     has a row (a long run may leave one protocol unfinished on the largest network)."""
     fam = pts[(pts["family"] == family) & pts["label"].isin(labels)]
-    both = fam.groupby("hosts")["label"].nunique()
-    sizes = both[both == len(labels)].index
+    present = fam.groupby("hosts")["label"].nunique()
+    sizes = present[present == len(labels)].index
     return fam[fam["hosts"] == sizes.max()] if len(sizes) else fam.iloc[:0]
 
 

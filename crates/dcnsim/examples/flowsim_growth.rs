@@ -1,0 +1,52 @@
+//! How max-min's incremental recomputation grows its set of flows, on any flow-level scenario:
+//! the adaptive budget of lazy solves (default), each budget forced, or whole components.
+//! Every mode gives the same allocation; this shows what each costs.
+//!
+//! `cargo run --release -p dcnsim --example flowsim_growth -- SCENARIO.toml
+//! [adaptive|b1|b8|whole ...]` (the scenario's `engine` is set to `flow`; by default all four)
+//!
+//! Prints, per mode: wall time, mean FCT (equal across modes) and the run's `FlowStats`.
+//! Results: bench/RESULTS.md ("max-min with every flow started at once").
+
+use dcnsim::flowsim::FlowSimulation;
+use dcnsim::Format;
+use std::path::Path;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let scenario = args
+        .first()
+        .expect("usage: flowsim_growth SCENARIO.toml [MODE ...]");
+    let text = std::fs::read_to_string(scenario).expect("readable scenario");
+    let base = Path::new(scenario).parent().unwrap_or(Path::new("."));
+    let mut modes: Vec<&str> = args[1..].iter().map(String::as_str).collect();
+    if modes.is_empty() {
+        modes = vec!["adaptive", "b1", "b8", "whole"];
+    }
+    for mode in modes {
+        let p = dcnsim::prepare_text(&text, Format::Toml, &["engine=flow".into()], base)
+            .expect("valid scenario");
+        let mut sim = FlowSimulation::new(p);
+        match mode {
+            "adaptive" => {}
+            "b1" => sim.set_lazy_budget(Some(1)),
+            "b8" => sim.set_lazy_budget(Some(8)),
+            "whole" => sim.set_full_recompute(true),
+            other => panic!("unknown mode {other:?}: adaptive, b1, b8 or whole"),
+        }
+        let wall = Instant::now();
+        let (out, stats) = sim.run_with_stats(&mut |_| true).expect("run completes");
+        let fcts: Vec<f64> = out
+            .flows
+            .iter()
+            .filter_map(|f| f.fct())
+            .map(|t| t.as_secs_f64())
+            .collect();
+        let mean_ms = 1e3 * fcts.iter().sum::<f64>() / fcts.len().max(1) as f64;
+        println!(
+            "{mode:>8}: {:.2} s, mean FCT {mean_ms:.6} ms, {stats:?}",
+            wall.elapsed().as_secs_f64()
+        );
+    }
+}
