@@ -1,37 +1,73 @@
 //! # Incremental max-min
 //!
-//! After the events of one instant, max-min first re-solves only the flows on the touched
-//! links (the other links of their paths offer what the flows outside the set leave: their
-//! rates are held), then opens — adds every flow of — each link of the set that carries
-//! outside flows and where the solve may not be max-min for the whole network, and solves
-//! again, until no link is opened. A link is opened when
-//! * a flow of the set changed rate on it and it was full before or is full now: the outside
-//!   flows bottlenecked there may have to yield, or may grow into what was freed; or
-//! * it is full now and an outside flow has a higher rate (per unit of weight) than any flow
-//!   of the set on it: the flows of the set that the solve stopped there may take from it.
+//! A flow's *level* is its rate per unit of weight. A flow is *bottlenecked* at a link that
+//! is full and carries no flow at a higher level; an allocation is max-min exactly when every
+//! flow has a bottleneck link (Bertsekas & Gallager §6.5.2).
+//!
+//! After the events of one instant, max-min re-solves a *set* of flows; the flows outside it
+//! hold their rates, and the links of the set offer the set what those leave. The set starts
+//! with the new flows and the flows bottlenecked at the links the events touched (the other
+//! flows there are bottlenecked elsewhere). It is solved, then links are opened — flows of
+//! theirs join the set — where the solve may not be max-min for the whole network, and it is
+//! solved again, until no flow joins. A link is opened
+//! * for the flows bottlenecked there before (at its highest level, within a relative
+//!   10⁻⁶), when it was full before and a flow of the set changed rate on it: they may have
+//!   to yield, or may grow into what was freed;
+//! * for all its flows, when it is full now and an outside flow has a higher level than every
+//!   flow of the set on it: the flows of the set that the solve stopped there may take from
+//!   it.
+//!
+//! The result is the max-min allocation of the whole network: every flow has a bottleneck
+//! link. A flow of the set has it where the solve stopped it: a full link on which, by the
+//! second rule, no outside flow has more. A flow outside keeps the one it had: if no flow of
+//! the set changed rate there the link is as it was, and if one did, the first rule (or the
+//! start, for a touched link) took the flows bottlenecked there into the set, so this one
+//! would not be outside. Links count as full within a relative 10⁻⁶, so rounding can only
+//! open more.
 //!
 //! When the change spreads (a budget of solves without closing), the set also grows through
-//! every link that was full: one large solve instead of many growing ones (the rules above
-//! still decide when it is closed). The budget is 8 solves where changes stay local and 1
-//! where they spread through the coupled flows anyway (every flow started at once, heavy
+//! every link that was full, for the flows bottlenecked there: one large solve instead of many
+//! growing ones (the rules above still decide when it is closed). The budget is 8 solves
+//! where changes stay local and 1 where they spread anyway (every flow started at once, heavy
 //! load); each recomputation takes the one that solved fewer flows lately, and every 256th
 //! tries the other, so the run follows its regime. The budget changes the cost, not the
 //! allocation.
 //!
-//! The result is the max-min allocation of the whole network. A flow of the set has its
-//! bottleneck where the solve stopped it: a full link on which, by the second rule, no
-//! outside flow has more. A flow outside kept its bottleneck link: full before, where it had
-//! the most; if no flow of the set changed rate there the link is as it was, and if one did
-//! the first rule opened it. Links count as full within a relative 10⁻⁶, so rounding can
-//! only open more. Test `pruned_max_min_equals_full_recomputation` checks the
-//! pruning against whole components (fat-tree, max-min and weighted, loads 0.4–0.95), with
-//! the adaptive budget and with each budget forced.
+//! ## Levels below the event's
+//!
+//! Water-filling raises the level of every unfrozen flow together and freezes a flow when the
+//! first link of its path fills, so every link of a flow's path fills at or above the flow's
+//! level. Hence:
+//! * a flow that ends at level ℓ changes nothing the water-filling does below ℓ: without it
+//!   its links fill later, and they filled at ℓ or above anyway;
+//! * a flow that arrives gets at least the lowest c/W over the links of its path (c the
+//!   link's capacity, W the weight of its flows, the new one included): its bottleneck link
+//!   is full and carries no flow at a higher level, so c ≤ level · W there; and nothing below
+//!   its level changes, as for an ended flow.
+//!
+//! So a flow whose level is below the lowest of these over the instant's events (the *floor*)
+//! keeps its rate: it never joins the set. The argument for the result still holds: a held
+//! flow's bottleneck link carries only flows at or below its level, all held, so the link
+//! stays as it was; and held flows never open a link by the second rule, being below every
+//! flow of the set. Flows within a relative 10⁻⁶ of the floor are solved, so rounding can only
+//! solve more.
+//!
+//! ## Cost
+//!
+//! Test `pruned_max_min_equals_full_recomputation` checks the result against whole components
+//! (fat-tree; max-min and weighted; loads 0.4–0.95 and every flow started at once; the
+//! adaptive budget and each budget forced), and
+//! `flows_below_an_ended_flows_level_keep_their_rates_unsolved` the floor on a case by hand.
+//! On PDQ's Fig. 8 (10 240 flows started at once on BCube(4,4)), where 61 rates change per
+//! event, 298 flows are solved per event (whole components: 5 100; every flow of an opened
+//! link and no floor: 4 800). Figures: bench/RESULTS.md ("bottleneck-aware opening").
 
-use super::{rate_changed, FlowSimulation};
+use super::{rate_changed, FlowSimulation, Policy};
 
-/// How a max-min recomputation grows its set of flows: through every link of their paths (the
-/// whole connected component, to test the pruning against), only through the links
-/// [`FlowSimulation::expand`] opens, or also through every link that was full.
+/// How a max-min recomputation grows its set of flows: through every link of their paths, for
+/// all their flows (the whole connected component, to test the pruning against), only through
+/// the links [`FlowSimulation::expand`] opens, or also through every link that was full, for
+/// the flows bottlenecked there.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Growth {
     Whole,
@@ -57,28 +93,30 @@ impl FlowSimulation {
     /// The max-min part of a recomputation: grows the set of flows from the touched links and
     /// solves it until it is closed (above); leaves its rates in `rates`.
     pub(super) fn recompute_max_min(&mut self) {
-        let epoch = self.epoch;
         let prune = !self.full_recompute;
         self.comp_links.clear();
         self.comp_flows.clear();
         self.open.clear();
         for k in 0..self.dirty.len() {
             let l = self.dirty[k];
-            if self.open_mark[l as usize] != epoch {
-                self.open_mark[l as usize] = epoch;
-                self.open.push(l);
-            }
+            self.open_link(l, !prune);
         }
         self.dirty.clear();
+        self.level_floor = if prune { self.event_level_floor() } else { 0.0 };
         let mut next_open = 0;
         let mut growth = if prune { Growth::Lazy } else { Growth::Whole };
         let choice = self.lazy_budget_choice();
         let budget = self.forced_budget.unwrap_or(LAZY_BUDGETS[choice]);
         let (mut solves, mut solved) = (0, 0);
         loop {
+            let before = self.comp_flows.len();
             next_open = self.grow(next_open, growth);
             if self.comp_flows.is_empty() {
                 return;
+            }
+            if solves > 0 && self.comp_flows.len() == before {
+                // The opened links had no flow to add: the last solve stands.
+                break;
             }
             self.allocate();
             self.stats.solves += 1;
@@ -102,6 +140,51 @@ impl FlowSimulation {
         };
     }
 
+    /// Queues link `l` for its flows to join the set: all of them, or only those bottlenecked
+    /// there (at its highest level) and new ones. Each kind of opening happens once per
+    /// recomputation; a link opened for its bottlenecked flows may later be opened for all.
+    fn open_link(&mut self, l: u32, all: bool) {
+        let (li, epoch) = (l as usize, self.epoch);
+        if self.open_mark[li] == epoch || (!all && self.top_mark[li] == epoch) {
+            return;
+        }
+        if all {
+            self.open_mark[li] = epoch;
+        } else {
+            self.top_mark[li] = epoch;
+        }
+        self.open.push((l, all));
+    }
+
+    /// The level (rate per unit of weight) below which no flow's rate can change in this
+    /// recomputation: the lowest of the ended flows' levels and of the arrived flows' lower
+    /// bounds (see "Levels below the event's"). Clears what the events noted.
+    fn event_level_floor(&mut self) -> f64 {
+        let mut floor = self.ended_level;
+        self.ended_level = f64::INFINITY;
+        for k in 0..self.arrived.len() {
+            let e = self.arrived[k];
+            for &l in self.graph.path(e) {
+                let flows = self.graph.flows_on(l);
+                let weights = if self.policy == Policy::WeightedMaxMin {
+                    flows.iter().map(|&g| self.weight(g)).sum()
+                } else {
+                    flows.len() as f64
+                };
+                floor = floor.min(self.capacity[l as usize] / weights);
+            }
+        }
+        self.arrived.clear();
+        floor
+    }
+
+    /// Whether subflow `f` keeps its rate in this recomputation: it has one, below the floor
+    /// by more than rounding.
+    fn is_held(&self, f: u32) -> bool {
+        let r = self.sub_rate[f as usize];
+        r >= 0.0 && r < self.level_floor * self.weight(f) * (1.0 - SATURATION_MARGIN)
+    }
+
     /// Which of [`LAZY_BUDGETS`] this recomputation uses: the cheaper lately (an untried one
     /// counts as dearer), but the other one every [`EXPLORE_EVERY`]th time.
     fn lazy_budget_choice(&self) -> usize {
@@ -119,17 +202,27 @@ impl FlowSimulation {
         self.load[l as usize] >= self.capacity[l as usize] * (1.0 - SATURATION_MARGIN)
     }
 
-    /// Adds every flow of the open links (from `self.open[next..]`) to the component, and the
-    /// links of those flows to its links, opening those links in turn as `growth` says.
-    /// Returns how far `open` has been processed.
+    /// Adds the flows of the open links (from `self.open[next..]`) to the set — all of them or
+    /// the bottlenecked ones, as opened, but none held below the floor — and the links of
+    /// those flows to its links, opening those links in turn as `growth` says. Returns how far
+    /// `open` has been processed.
     fn grow(&mut self, mut next: usize, growth: Growth) -> usize {
         let epoch = self.epoch;
         while next < self.open.len() {
-            let l = self.open[next];
+            let (l, all) = self.open[next];
             next += 1;
+            let top = if all {
+                f64::NEG_INFINITY
+            } else {
+                self.top_level(l) * (1.0 - SATURATION_MARGIN)
+            };
             for k in 0..self.graph.flows_on(l).len() {
                 let f = self.graph.flows_on(l)[k];
-                if self.flow_mark[f as usize] == epoch {
+                if self.flow_mark[f as usize] == epoch || self.is_held(f) {
+                    continue;
+                }
+                let r = self.sub_rate[f as usize];
+                if r >= 0.0 && r < top * self.weight(f) {
                     continue;
                 }
                 self.flow_mark[f as usize] = epoch;
@@ -146,14 +239,14 @@ impl FlowSimulation {
                         self.comp_count[mi] = 0;
                     }
                     self.comp_count[mi] += 1;
-                    let open = match growth {
-                        Growth::Whole => true,
-                        Growth::Lazy => false,
-                        Growth::Saturated => self.was_saturated(m),
-                    };
-                    if open && self.open_mark[mi] != epoch {
-                        self.open_mark[mi] = epoch;
-                        self.open.push(m);
+                    match growth {
+                        Growth::Whole => self.open_link(m, true),
+                        Growth::Lazy => {}
+                        Growth::Saturated => {
+                            if self.was_saturated(m) {
+                                self.open_link(m, false);
+                            }
+                        }
                     }
                 }
             }
@@ -161,25 +254,38 @@ impl FlowSimulation {
         next
     }
 
-    /// Opens every link of the component that was full before (for [`Growth::Saturated`]).
+    /// The highest level among the flows on link `l` that have a rate: before this
+    /// recomputation, the level of the flows bottlenecked there if it was full.
+    fn top_level(&self, l: u32) -> f64 {
+        let mut top = 0.0f64;
+        for &f in self.graph.flows_on(l) {
+            let r = self.sub_rate[f as usize];
+            if r >= 0.0 {
+                top = top.max(r / self.weight(f));
+            }
+        }
+        top
+    }
+
+    /// Opens every link of the set that was full before, for its bottlenecked flows (for
+    /// [`Growth::Saturated`]).
     fn open_saturated(&mut self) {
         for j in 0..self.comp_links.len() {
             let l = self.comp_links[j];
-            if self.open_mark[l as usize] != self.epoch && self.was_saturated(l) {
-                self.open_mark[l as usize] = self.epoch;
-                self.open.push(l);
+            if self.was_saturated(l) {
+                self.open_link(l, false);
             }
         }
     }
 
-    /// After a pruned max-min solve: opens every link of the component that carries flows
-    /// outside it and where the solve may not be max-min for the whole network —
-    /// * a component flow's rate changed on it, and it was full before or is full now: the
-    ///   outside flows may have to yield, or may grow into what was freed;
-    /// * it is full now and an outside flow has a higher rate (per unit of weight) than the
-    ///   component flows that the solve stopped there: those may take from it.
+    /// After a pruned max-min solve: opens the links of the set that carry outside flows and
+    /// where the solve may not be max-min for the whole network (module doc) —
+    /// * for the flows bottlenecked there, when a flow of the set changed rate on it and it
+    ///   was full before;
+    /// * for all its flows, when it is full now and an outside flow has a higher level than
+    ///   the flows of the set on it.
     ///
-    /// Returns whether any was opened (the component must then grow and be solved again).
+    /// Returns whether any was opened (the set must then grow and be solved again).
     fn expand(&mut self) -> bool {
         self.change_stamp = self.change_stamp.wrapping_add(1);
         if self.change_stamp == 0 {
@@ -203,22 +309,24 @@ impl FlowSimulation {
                 self.comp_max[j] = self.comp_max[j].max(level);
             }
         }
-        let epoch = self.epoch;
         let mut any = false;
         for j in 0..self.comp_links.len() {
             let l = self.comp_links[j];
             let li = l as usize;
-            if self.open_mark[li] == epoch
-                || self.comp_count[li] as usize == self.graph.flows_on(l).len()
-            {
+            if self.comp_count[li] as usize == self.graph.flows_on(l).len() {
                 continue;
             }
             let full_now = self.solve_residual[j] <= self.capacity[li] * SATURATION_MARGIN;
-            let changed = self.change_mark[li] == stamp;
             let outranked = self.outside_max[j] > self.comp_max[j] * (1.0 + OUTRANK_MARGIN);
-            if (changed && (full_now || self.was_saturated(l))) || (full_now && outranked) {
-                self.open_mark[li] = epoch;
-                self.open.push(l);
+            if full_now && outranked && self.open_mark[li] != self.epoch {
+                self.open_link(l, true);
+                any = true;
+            } else if self.change_mark[li] == stamp
+                && self.was_saturated(l)
+                && self.top_mark[li] != self.epoch
+                && self.open_mark[li] != self.epoch
+            {
+                self.open_link(l, false);
                 any = true;
             }
         }

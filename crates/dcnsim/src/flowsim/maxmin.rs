@@ -27,6 +27,8 @@ pub struct MaxMin {
     /// The solve's flows on each of its links, as ranges of `members` (CSR).
     start: Vec<u32>,
     members: Vec<u32>,
+    /// Where the next flow of each link goes in `members` while it is filled.
+    fill: Vec<u32>,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
 }
 
@@ -82,12 +84,13 @@ impl MaxMin {
         }
         self.members.clear();
         self.members.resize(acc as usize, 0);
-        let mut fill: Vec<u32> = self.start[..nl].to_vec();
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.start[..nl]);
         for (i, &f) in flows.iter().enumerate() {
             for &m in net.path(f) {
                 let j = self.link_local[m as usize] as usize;
-                self.members[fill[j] as usize] = i as u32;
-                fill[j] += 1;
+                self.members[self.fill[j] as usize] = i as u32;
+                self.fill[j] += 1;
             }
         }
         rates.clear();

@@ -140,16 +140,17 @@
 //!
 //! ## Speed
 //!
-//! A re-solve costs O((Σ path lengths) · log links) over the re-solved flows. On a 1024-host
-//! fat-tree under web-search traffic, over 100 000 flows, max-min runs 189 000 flows/s at load
-//! 0.1 and 110 000 at 0.2 (the aim of 10⁵ met), but re-solves ~18 flows per event at 0.3
-//! (31 000 flows/s), and at 0.5 and beyond a change spreads through most of the coupled active
-//! set (≈ 1 000 flows/s), though only 2–5 flows change rate per event. 10⁶ flows on a 4 394-host
-//! fat-tree at load 0.3: 135 s. With every flow started at once (PDQ's Fig. 8: 10 240 flows on
-//! BCube(4,4)) the adaptive budget takes a run from 57 s to 21 s. The other policies re-solve
-//! every active flow at every event, in O(active flows · path length) with no component to
-//! find: SRPT and PDQ keep their order from one solve to the next and sort only the flows that
-//! sent since ([`priority::PriorityOrder`]).
+//! A re-solve costs O((Σ path lengths) · log links) over the re-solved flows, and max-min
+//! re-solves only the flows an event can change, by level and by bottleneck
+//! ([`incremental`]). On a 1024-host fat-tree under web-search traffic, over 100 000 flows,
+//! max-min runs 118 000–168 000 flows/s at load 0.1 and 79 000–118 000 at 0.2 (the aim of 10⁵
+//! is met at the shared machine's faster speed), 36 000–57 000 at 0.3, 8 900 at 0.5 (69
+//! flows re-solved per event, 19 changing rate) and 1 600 at 0.7. With every flow started at
+//! once (PDQ's Fig. 8: 10 240 flows on BCube(4,4)) a run takes 3.2 s, and 40 960 flows on
+//! BCube(4,5) take 79 s. The other policies re-solve every active flow at every event, in
+//! O(active flows · path length) with no component to find: SRPT and PDQ keep their order
+//! from one solve to the next and sort only the flows that sent since
+//! ([`priority::PriorityOrder`]).
 //! SRPT at 1024 hosts: 11 000–17 000 flows/s over 10 000 flows; PDQ with 10 240 flows started
 //! at once on BCube(4,4) in 2.6 s. Figures, profile and what would close the gap to 10⁵:
 //! bench/RESULTS.md ("Flow-level model").
@@ -433,6 +434,13 @@ pub struct FlowSimulation {
     stats: FlowStats,
     // Scratch of the rate recomputation.
     dirty: Vec<u32>,
+    /// Subflows arrived since the last recomputation, and the lowest level (rate per unit of
+    /// weight) among those that ended: what bounds the levels a max-min recomputation can
+    /// change ([`incremental`], "Levels below the event's").
+    arrived: Vec<u32>,
+    ended_level: f64,
+    /// Of the recomputation under way: flows below this level keep their rates.
+    level_floor: f64,
     /// Per link: the sum of the current rates of its flows (bit/s), kept as rates change.
     load: Vec<f64>,
     /// Re-solve whole components even under max-min (to test the pruning against).
@@ -441,8 +449,11 @@ pub struct FlowSimulation {
     /// smoothed; infinite until tried. `forced_budget` overrides the choice (for tests).
     budget_cost: [f64; 2],
     forced_budget: Option<u32>,
-    open: Vec<u32>,
+    /// Links whose flows join the max-min set: (link, all of them or only those bottlenecked
+    /// there), and the epoch marks of each kind of opening.
+    open: Vec<(u32, bool)>,
     open_mark: Vec<u32>,
+    top_mark: Vec<u32>,
     link_pos: Vec<u32>,
     comp_count: Vec<u32>,
     avail: Vec<f64>,
@@ -603,12 +614,16 @@ impl FlowSimulation {
             events: 0,
             stats: FlowStats::default(),
             dirty: Vec::new(),
+            arrived: Vec::new(),
+            ended_level: f64::INFINITY,
+            level_floor: 0.0,
             load: vec![0.0; n_links],
             full_recompute: false,
             budget_cost: [f64::INFINITY; 2],
             forced_budget: None,
             open: Vec::new(),
             open_mark: vec![0; n_links],
+            top_mark: vec![0; n_links],
             link_pos: vec![0; n_links],
             comp_count: vec![0; n_links],
             avail: Vec::new(),
@@ -761,6 +776,7 @@ impl FlowSimulation {
             for e in self.subflows(i) {
                 self.sub_rate[e as usize] = UNALLOCATED;
                 self.active.push(e);
+                self.arrived.push(e);
                 self.graph.insert(e);
                 self.dirty.extend_from_slice(self.graph.path(e));
             }
@@ -792,6 +808,9 @@ impl FlowSimulation {
     fn end_flow(&mut self, f: u32, status: Status) {
         self.settle(f);
         for e in self.subflows(f) {
+            // A flow that ends before its first allocation (UNALLOCATED) counts as level 0.
+            let level = self.sub_rate[e as usize].max(0.0) / self.weight(e);
+            self.ended_level = self.ended_level.min(level);
             let r = self.sub_rate[e as usize].max(0.0);
             for k in 0..self.graph.path(e).len() {
                 let m = self.graph.path(e)[k] as usize;
@@ -890,6 +909,7 @@ impl FlowSimulation {
         if self.epoch == 0 {
             self.link_mark.fill(0);
             self.open_mark.fill(0);
+            self.top_mark.fill(0);
             self.flow_mark.fill(0);
             self.touch_mark.fill(0);
             self.epoch = 1;
@@ -898,6 +918,8 @@ impl FlowSimulation {
             self.recompute_max_min();
         } else {
             self.dirty.clear();
+            self.arrived.clear();
+            self.ended_level = f64::INFINITY;
             self.take_every_active_flow();
             self.allocate();
             self.stats.solves += 1;
