@@ -606,6 +606,31 @@ fn packet_rcp_ps_reaches_the_fluid_max_min() {
 /// no link outside is filled): the same allocation as re-solving whole components, so the same
 /// completion times up to float rounding, on a fat-tree where components are large — with the
 /// adaptive budget of lazy solves and with each budget forced.
+/// Ended flows leave the list of active ones under max-min too (which never walks it): 3 000
+/// flows one after another, each alone on the star, keep it near the bound of 2 × active +
+/// 1 024 rather than at 3 000.
+#[test]
+fn ended_flows_leave_the_active_list() {
+    let mut csv = String::from("src,dst,size_bytes,start_s\n");
+    for i in 0..3000 {
+        csv += &format!("0,1,1000,{}\n", i as f64 * 1e-4);
+    }
+    let dir = flow_dir("fs-active", &csv);
+    let p = dcnsim::prepare_text(
+        &star(2, 10, "dctcp"),
+        Format::Toml,
+        &["engine=flow".into()],
+        &dir,
+    )
+    .unwrap();
+    let (out, stats) = dcnsim::flowsim::FlowSimulation::new(p)
+        .run_with_stats(&mut |_| true)
+        .unwrap();
+    assert!(out.flows.iter().all(|f| f.fct() == Some(f.ideal_fct)));
+    // One flow active at the drops: 2 + 1 024.
+    assert!(stats.peak_active <= 1026, "{stats:?}");
+}
+
 /// Flows below an ended flow's level are not re-solved. On a 10 Gb/s star, h1..h4 send to
 /// h0 (C/4 each: h0's link is their bottleneck) and h1 also sends X to h7, which takes the
 /// rest of h1's link, 3C/4. X ends first (equal sizes); h1→h0, the only flow left on X's

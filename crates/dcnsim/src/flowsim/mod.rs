@@ -375,6 +375,9 @@ pub struct FlowStats {
     pub solves: u64,
     /// Most events ever pending in the heap, live and stale (bounded by a few per active flow).
     pub peak_heap: usize,
+    /// Most subflows ever in the list of active ones, ended ones not yet dropped included
+    /// (at most twice the active subflows at the last drop, plus 1 024).
+    pub peak_active: usize,
 }
 
 /// Relative rate difference below which a recomputed rate is taken as unchanged.
@@ -461,8 +464,10 @@ pub struct FlowSimulation {
     link_mark: Vec<u32>,
     flow_mark: Vec<u32>,
     epoch: u32,
-    /// The active subflows in id order, and some ended ones until [`Self::prune_active`].
+    /// The active subflows in id order, and some ended ones until [`Self::prune_active`],
+    /// which an arrival calls once the list has grown past `prune_at`.
     active: Vec<u32>,
+    prune_at: usize,
     /// Flows arrived and not ended (the bound on the heap's live events).
     active_flows: usize,
     /// Flows whose subflows changed rate in this recomputation, and their stamp.
@@ -632,6 +637,7 @@ impl FlowSimulation {
             flow_mark: vec![0; n_subs],
             epoch: 0,
             active: Vec::new(),
+            prune_at: 0,
             active_flows: 0,
             touched: Vec::new(),
             touch_mark: vec![0; n_flows],
@@ -780,6 +786,11 @@ impl FlowSimulation {
                 self.graph.insert(e);
                 self.dirty.extend_from_slice(self.graph.path(e));
             }
+            if self.active.len() > self.prune_at {
+                // Max-min never walks the list, so nothing else would drop the ended flows.
+                self.prune_active();
+            }
+            self.stats.peak_active = self.stats.peak_active.max(self.active.len());
         }
     }
 
@@ -987,6 +998,7 @@ impl FlowSimulation {
         let (flows, owner) = (&self.flows, &self.owner);
         self.active
             .retain(|&e| flows[owner[e as usize] as usize].status == Status::Active);
+        self.prune_at = 2 * self.active.len() + 1024;
     }
 
     /// Every active subflow and every link, for the policies that re-solve the whole network.
