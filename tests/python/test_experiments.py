@@ -80,6 +80,18 @@ def test_compare_gives_ratio_gap_and_verdict():
     assert t["ratio"].iloc[0] == pytest.approx(2.0 / 2.2) and t["gap"].iloc[1] == pytest.approx(1.0)
 
 
+def test_compare_puts_a_measures_own_note_before_the_claims():
+    ours = pd.DataFrame({"figure": ["f", "f"], "metric": ["m", "m"], "x": ["a", "b"],
+                         "protocol": ["p", "p"], "value": [1.0, 1.0],
+                         "note": ["Read at a-16.", None]})
+    paper = pd.DataFrame({"figure": ["f", "f"], "metric": ["m", "m"], "x": ["a", "b"],
+                          "protocol": ["p", "p"], "value": [1.0, 1.0], "tolerance": [0.25] * 2,
+                          "source": ["s"] * 2, "note": ["Why.", "Why."]})
+    t = claims.compare(ours, paper)
+    assert list(t["note"]) == ["Read at a-16. Why.", "Why."]
+    assert list(t.columns) == list(claims.compare(ours.drop(columns="note"), paper).columns)
+
+
 @pytest.mark.parametrize("name", list(experiments.PAPERS))
 def test_every_claim_belongs_to_a_figure_and_quotes_its_source(name):
     paper = experiments.get(name)

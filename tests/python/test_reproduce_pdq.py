@@ -147,6 +147,27 @@ def test_fig8_measure_reduction_and_deadline_ratio_on_the_largest_network():
     assert ours[("deadline_flows_ratio", "fattree", "d3")] == pytest.approx(3.0)
 
 
+def test_fig8_notes_a_relative_claim_read_below_the_largest_network():
+    nets = [n for n in scale.NETS if n.family == "fattree"]
+    rows = []
+    for net in nets:
+        fct = next(fl for fl in scale._fct_lists(net, [1]).values())
+        # D3 has not finished on the largest fat-tree
+        for lab, fct_s in [("pdq", 0.007), ("d3", 0.010)][: 1 if net is nets[-1] else 2]:
+            rows.append({"part": net.name, "workload.file": fct.path,
+                         "transport": common.TRANSPORTS[lab], "fct_s.mean": fct_s,
+                         "deadlines.application_throughput": None})
+    ours = scale.measure_fig8(_runs(rows)).set_index(["metric", "x", "protocol"])
+    row = ours.loc[("fct_reduction", "fattree", "d3")]
+    assert row["value"] == pytest.approx(0.3)
+    assert f"fattree-{nets[-2].hosts}" in row["note"] and f"fattree-{nets[-1].hosts}" in row["note"]
+    full = scale.measure_fig8(_runs(rows + [{
+        "part": nets[-1].name, "workload.file": rows[-1]["workload.file"],
+        "transport": common.TRANSPORTS["d3"], "fct_s.mean": 0.010,
+        "deadlines.application_throughput": None}]))
+    assert "note" not in full.columns or full["note"].isna().all()
+
+
 def test_pdq_claims_name_only_measured_metrics():
     table = claims.load_claims("pdq")
     assert set(table["figure"]) == {"fig11a", "fig11b-c", "fig12", "fig8", "fig8-flow"}

@@ -73,10 +73,16 @@ def verdict(ours: float, paper: float, tolerance: float) -> str:
 
 
 def compare(ours: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
-    """One row per claim: the paper's value, ours, ratio ours / paper, gap, verdict, source."""
+    """One row per claim: the paper's value, ours, ratio ours / paper, gap, verdict, source.
+    A measure row may carry a ``note`` of its own (how this run's number was read); it goes
+    before the claim's note."""
     key = ["figure", "metric", "x", "protocol"]
-    o = ours.assign(x=ours["x"].map(x_key)).rename(columns={"value": "ours"})[key + ["ours"]]
+    o = ours.assign(x=ours["x"].map(x_key)).rename(columns={"value": "ours", "note": "ours_note"})
+    o = o[key + ["ours"] + (["ours_note"] if "ours_note" in o.columns else [])]
     table = claims.rename(columns={"value": "paper"}).merge(o, on=key, how="left")
+    if "ours_note" in table.columns:
+        table["note"] = [" ".join(part for part in (mine, theirs) if isinstance(part, str) and part)
+                         for mine, theirs in zip(table["ours_note"], table["note"])]
     table["ratio"] = np.where(table["paper"] != 0, table["ours"] / table["paper"].replace(0, np.nan),
                               np.nan)
     table["gap"] = table["ours"] - table["paper"]

@@ -165,6 +165,8 @@ def _points(runs: Runs, level: Level) -> pd.DataFrame:
 def _largest(pts: pd.DataFrame, family: str, labels: tuple[str, ...]) -> pd.DataFrame:
     """The rows of ``labels`` on the largest network of ``family`` where every one of them
     has a row (a long run may leave one protocol unfinished on the largest network)."""
+    if pts.empty:  # e.g. no deadline sweep has finished yet
+        return pts
     fam = pts[(pts["family"] == family) & pts["label"].isin(labels)]
     present = fam.groupby("hosts")["label"].nunique()
     sizes = present[present == len(labels)].index
@@ -186,19 +188,37 @@ def measure_fig8(runs: Runs | None, level: Level = PACKET) -> pd.DataFrame:
     # the paper's relative claims, at the largest network of each family where both ran
     for family in FAMILIES:
         for base in sorted(set(fct["label"]) - {"pdq"}):
-            big = _largest(fct, family, ("pdq", base)).set_index("label")["fct_ms"]
-            if len(big):
-                out += rows("fct_reduction", base, {family: 1 - big["pdq"] / big[base]})
-        big = _largest(flows, family, ("pdq", "d3")).set_index("label")["supported"]
-        if len(big):
-            out += rows("deadline_flows_ratio", "d3",
-                        {family: big["pdq"] / big["d3"] if big["d3"] > 0 else float("inf")})
+            at = _largest(fct, family, ("pdq", base))
+            if len(at):
+                big = at.set_index("label")["fct_ms"]
+                out += _read_at(level, family, at, rows(
+                    "fct_reduction", base, {family: 1 - big["pdq"] / big[base]}))
+        at = _largest(flows, family, ("pdq", "d3"))
+        if len(at):
+            big = at.set_index("label")["supported"]
+            out += _read_at(level, family, at, rows(
+                "deadline_flows_ratio", "d3",
+                {family: big["pdq"] / big["d3"] if big["d3"] > 0 else float("inf")}))
         for rcp in level.rcps:
-            ratio = _ratios(runs, _largest(fct_pts, family, ("pdq", rcp)), rcp)
+            at = _largest(fct_pts, family, ("pdq", rcp))
+            ratio = _ratios(runs, at, rcp)
             if len(ratio):
-                out += rows("frac_faster_than_rcp", rcp, {family: (ratio > 1).mean()})
-                out += rows("worst_inflation_vs_rcp", rcp, {family: 1 / ratio.min()})
+                out += _read_at(level, family, at, [
+                    *rows("frac_faster_than_rcp", rcp, {family: (ratio > 1).mean()}),
+                    *rows("worst_inflation_vs_rcp", rcp, {family: 1 / ratio.min()})])
     return pd.DataFrame(out)
+
+
+def _read_at(level: Level, family: str, at: pd.DataFrame, out: list[dict]) -> list[dict]:
+    """``out`` with a note naming the network its numbers were read at (the rows of ``at``)
+    when that is not the family's largest: a run cut short, or still running."""
+    hosts = int(at["hosts"].iloc[0])
+    largest = max(n.hosts for n in level.nets if n.family == family)
+    if hosts == largest:
+        return out
+    note = (f"Ours read at {family}-{hosts}, the largest network where both protocols ran "
+            f"(the full figure goes to {family}-{largest}).")
+    return [{**r, "note": note} for r in out]
 
 
 COLOURS = {"pdq": "tab:blue", "d3": "tab:green", "rcp": "tab:orange", "rcp-ps": "tab:brown",
