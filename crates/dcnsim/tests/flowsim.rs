@@ -602,10 +602,11 @@ fn packet_rcp_ps_reaches_the_fluid_max_min() {
     }
 }
 
-/// Max-min re-solves only the flows joined to an event through saturated links (grown until
-/// no link outside is filled): the same allocation as re-solving whole components, so the same
-/// completion times up to float rounding, on a fat-tree where components are large — with the
-/// adaptive budget of lazy solves and with each budget forced.
+/// Max-min re-solves only the flows an event can change (by level and by bottleneck, grown
+/// until closed; `flowsim::incremental`): the same allocation as re-solving whole components,
+/// so the same completion times up to float rounding — on a fat-tree under Poisson load and on
+/// fat-tree, BCube and Jellyfish with every flow started at once, with the adaptive budget of
+/// lazy solves and with each budget forced.
 /// Ended flows leave the list of active ones under max-min too (which never walks it): 3 000
 /// flows one after another, each alone on the star, keep it near the bound of 2 × active +
 /// 1 024 rather than at 3 000.
@@ -675,7 +676,7 @@ fn flows_below_an_ended_flows_level_keep_their_rates_unsolved() {
 fn pruned_max_min_equals_full_recomputation() {
     // Also every flow started at once (PDQ's Fig. 8 setting), where every link is full and the
     // flows' levels spread widest: 1 000 flows of 2–198 KB between pseudo-random hosts of the
-    // 54, weights 1–4 (used by PACE only).
+    // first 54, weights 1–4 (used by PACE only).
     let mut csv = String::from("src,dst,size_bytes,start_s,weight\n");
     let mut x: u64 = 12345;
     let mut next = |n: u64| {
@@ -692,20 +693,27 @@ fn pruned_max_min_equals_full_recomputation() {
     let at_once_dir = flow_dir("fs-at-once", &csv);
     let at_once = "kind = \"flows\"\nfile = \"flows.csv\"".to_string();
     let poisson = |load: f64| format!("kind = \"poisson\"\nflows = 3000\nload = {load}");
-    for (protocol, workload, label) in [
-        ("dctcp", poisson(0.4), "load 0.4"),
-        ("dctcp", poisson(0.8), "load 0.8"),
-        ("dctcp", poisson(0.95), "load 0.95"),
-        ("dctcp", at_once.clone(), "at once"),
-        ("pace", poisson(0.5), "load 0.5"),
-        ("pace", poisson(0.9), "load 0.9"),
-        ("pace", at_once.clone(), "at once"),
+    // The same flows on PDQ's other two networks (64 servers each): server relays, and a
+    // random graph whose bottlenecks are inside the fabric.
+    let fattree = "kind = \"fattree\"\nk = 6";
+    let bcube = "kind = \"bcube\"\nn = 4\nk = 2";
+    let jellyfish =
+        "kind = \"jellyfish\"\nswitches = 16\nports_per_switch = 8\nhosts_per_switch = 4";
+    for (protocol, topology, workload, label) in [
+        ("dctcp", fattree, poisson(0.4), "load 0.4"),
+        ("dctcp", fattree, poisson(0.8), "load 0.8"),
+        ("dctcp", fattree, poisson(0.95), "load 0.95"),
+        ("dctcp", fattree, at_once.clone(), "at once"),
+        ("pace", fattree, poisson(0.5), "load 0.5"),
+        ("pace", fattree, poisson(0.9), "load 0.9"),
+        ("pace", fattree, at_once.clone(), "at once"),
+        ("rcp", bcube, at_once.clone(), "BCube, at once"),
+        ("rcp", jellyfish, at_once.clone(), "Jellyfish, at once"),
     ] {
         let text = format!(
             r#"
 [topology]
-kind = "fattree"
-k = 6
+{topology}
 [transport]
 protocol = "{protocol}"
 [workload]
