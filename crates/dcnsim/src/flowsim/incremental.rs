@@ -55,8 +55,8 @@
 //! ## Cost
 //!
 //! Test `pruned_max_min_equals_full_recomputation` checks the result against whole components
-//! (fat-tree; max-min and weighted; loads 0.4–0.95 and every flow started at once; the
-//! adaptive budget and each budget forced), and
+//! (fat-tree, max-min and weighted, loads 0.4–0.95; fat-tree, BCube and Jellyfish with every
+//! flow started at once; the adaptive budget and each budget forced), and
 //! `flows_below_an_ended_flows_level_keep_their_rates_unsolved` the floor on a case by hand.
 //! On PDQ's Fig. 8 (10 240 flows started at once on BCube(4,4)), where 61 rates change per
 //! event, 298 flows are solved per event (whole components: 5 100; every flow of an opened
