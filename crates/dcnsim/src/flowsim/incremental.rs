@@ -317,8 +317,8 @@ impl FlowSimulation {
                 continue;
             }
             let full_now = self.solve_residual[j] <= self.capacity[li] * SATURATION_MARGIN;
-            let outranked = self.outside_max[j] > self.comp_max[j] * (1.0 + OUTRANK_MARGIN);
-            if full_now && outranked && self.open_mark[li] != self.epoch {
+            let outranked = || self.outside_max(l) > self.comp_max[j] * (1.0 + OUTRANK_MARGIN);
+            if full_now && self.open_mark[li] != self.epoch && outranked() {
                 self.open_link(l, true);
                 any = true;
             } else if self.change_mark[li] == stamp
@@ -333,29 +333,42 @@ impl FlowSimulation {
         any
     }
 
-    /// Per component link, the capacity its component flows may share: all of it when they are
-    /// its only flows, else what the other flows' (fixed) rates leave, summed afresh.
-    /// Also notes, per component link, the largest rate per unit of weight of the flows
-    /// outside the component ([`Self::expand`] compares the component's with it).
+    /// Per link of the set, the capacity its flows of the set may share: all of it when they
+    /// are its only flows, else what the outside flows' (held) rates leave — the link's load
+    /// less the current rates of the set's flows on it (O(set × path) rather than a walk of
+    /// every flow of every link; the running load's rounding is far below the 10⁻⁶ margins).
     pub(super) fn available(&mut self) {
         self.avail.clear();
-        self.outside_max.clear();
-        for j in 0..self.comp_links.len() {
-            let l = self.comp_links[j];
-            let li = l as usize;
-            let mut a = self.capacity[li];
-            let mut most = 0.0f64;
-            if self.comp_count[li] as usize != self.graph.flows_on(l).len() {
-                for &g in self.graph.flows_on(l) {
-                    if self.flow_mark[g as usize] != self.epoch {
-                        let r = self.sub_rate[g as usize].max(0.0);
-                        a -= r;
-                        most = most.max(r / self.weight(g));
-                    }
+        for &l in &self.comp_links {
+            self.avail.push(self.load[l as usize]);
+        }
+        for &e in &self.comp_flows {
+            let r = self.sub_rate[e as usize].max(0.0);
+            if r > 0.0 {
+                for &m in self.graph.path(e) {
+                    self.avail[self.link_pos[m as usize] as usize] -= r;
                 }
             }
-            self.avail.push(a.max(0.0));
-            self.outside_max.push(most);
         }
+        for j in 0..self.comp_links.len() {
+            let li = self.comp_links[j] as usize;
+            self.avail[j] = if self.comp_count[li] as usize == self.graph.flows_on(li as u32).len()
+            {
+                self.capacity[li]
+            } else {
+                (self.capacity[li] - self.avail[j].max(0.0)).max(0.0)
+            };
+        }
+    }
+
+    /// The largest level of the flows outside the set on link `l`.
+    fn outside_max(&self, l: u32) -> f64 {
+        let mut most = 0.0f64;
+        for &g in self.graph.flows_on(l) {
+            if self.flow_mark[g as usize] != self.epoch {
+                most = most.max(self.sub_rate[g as usize].max(0.0) / self.weight(g));
+            }
+        }
+        most
     }
 }

@@ -489,9 +489,7 @@ pub struct FlowSimulation {
     /// Per link: the stamp of the last expansion in which a component flow on it changed rate.
     change_mark: Vec<u32>,
     change_stamp: u32,
-    /// Per component link: the largest rate per unit of weight of its outside flows, and of
-    /// its component flows after a solve.
-    outside_max: Vec<f64>,
+    /// Per link of the max-min set: the largest level of its flows in the set after a solve.
     comp_max: Vec<f64>,
     /// Time series, when `output.series_interval_us > 0`.
     sampler: Option<series::Sampler>,
@@ -655,7 +653,6 @@ impl FlowSimulation {
             d3: d3::D3::default(),
             change_mark: vec![0; n_links],
             change_stamp: 0,
-            outside_max: Vec::new(),
             comp_max: Vec::new(),
             sampler: (scenario.output.series_interval_us > 0.0).then(|| {
                 let iv = Time::from_us_f64(scenario.output.series_interval_us).max(Time(1));
