@@ -94,11 +94,17 @@ pub fn ideal_fct(net: &Network, path: &[PortIdx], payload: u64, mss: u32, header
         blocks.push((last + header as u64, 1));
     }
     let h = path.len();
-    let tx = |size: u64, j: usize| net.ports[path[j] as usize].rate.tx_time(size).ps() as u128;
     // g[b]: heaviest path ending in the current block's last row at column b.
     let mut g: Vec<Option<u128>> = vec![None; h];
     let mut first_block = true;
+    let mut weights: Vec<u128> = Vec::with_capacity(h);
     for &(size, k) in &blocks {
+        // This block's serialisation time at each hop (once, not per grid cell).
+        weights.clear();
+        weights.extend(
+            path.iter()
+                .map(|&p| net.ports[p as usize].rate.tx_time(size).ps() as u128),
+        );
         let mut next = vec![None; h];
         for b in 0..h {
             let mut best: Option<u128> = None;
@@ -114,8 +120,7 @@ pub fn ideal_fct(net: &Network, path: &[PortIdx], payload: u64, mss: u32, header
                 };
                 let Some(enter) = enter else { continue };
                 let (mut sum, mut max) = (0u128, 0u128);
-                for j in a..=b {
-                    let w = tx(size, j);
+                for &w in &weights[a..=b] {
                     sum += w;
                     max = max.max(w);
                 }
