@@ -144,16 +144,17 @@
 //! re-solves only the flows an event can change, by level and by bottleneck
 //! ([`incremental`]). On a 1024-host fat-tree under web-search traffic, over 100 000 flows,
 //! max-min runs 118 000–168 000 flows/s at load 0.1 and 79 000–118 000 at 0.2 (the aim of 10⁵
-//! is met at the shared machine's faster speed), 36 000–57 000 at 0.3, 8 900 at 0.5 (69
+//! is met at the shared machine's faster speed), 36 000–61 000 at 0.3, 8 900 at 0.5 (69
 //! flows re-solved per event, 19 changing rate) and 1 600 at 0.7; 10⁶ flows on a 4 394-host
 //! fat-tree at load 0.3 take 35 s. With every flow started at once (PDQ's Fig. 8: 10 240 flows
-//! on BCube(4,4)) a run takes 3.2 s, and 40 960 flows on BCube(4,5) take 79 s. The other policies re-solve every active flow at every event, in
-//! O(active flows · path length) with no component to find: SRPT and PDQ keep their order
-//! from one solve to the next and sort only the flows that sent since
-//! ([`priority::PriorityOrder`]).
-//! SRPT at 1024 hosts: 11 000–17 000 flows/s over 10 000 flows; PDQ with 10 240 flows started
-//! at once on BCube(4,4) in 2.6 s. Figures, profile and what would close the gap to 10⁵:
-//! bench/RESULTS.md ("Flow-level model").
+//! on BCube(4,4)) a run takes 3 s, and 40 960 flows on BCube(4,5) take 79 s.
+//!
+//! The other policies re-solve every active flow at every event, in O(active flows · path
+//! length) with no component to find: SRPT and PDQ keep their order from one solve to the
+//! next and sort only the flows that sent since ([`priority::PriorityOrder`]). SRPT at 1024
+//! hosts: 11 000–17 000 flows/s over 10 000 flows; PDQ with 10 240 flows started at once on
+//! BCube(4,4) in 2.6 s. Figures, profiles and what is left: bench/RESULTS.md ("Flow-level
+//! model").
 
 mod allocate;
 pub mod d3;
@@ -1017,9 +1018,9 @@ impl FlowSimulation {
         let finish = paths::fluid_duration(st.remaining, st.rate).map(|d| st.last + d);
         let mut event = finish.map(|t| (t, Kind::Finish));
         if let (true, Some(d)) = (self.policy.gives_up_hopeless(), st.spec.deadline) {
-            // PDQ's sender (and D3's, quenching) gives up once its unsent bytes at the NIC rate no longer fit before
-            // the deadline: rem(τ)/nic > D − τ with rem(τ) = rem − rate·τ, i.e. from
-            // τ* = (nic·D − rem)/(nic − rate) on.
+            // PDQ's sender (and D3's, quenching) gives up once its unsent bytes at the NIC
+            // rate no longer fit before the deadline: rem(τ)/nic > D − τ with
+            // rem(τ) = rem − rate·τ, i.e. from τ* = (nic·D − rem)/(nic − rate) on.
             let deadline = st.spec.start + d;
             let nic = st.nic_bps;
             let left = deadline.saturating_sub(st.last).as_secs_f64();

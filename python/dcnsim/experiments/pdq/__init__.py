@@ -100,9 +100,10 @@ here), and BCube's parallel paths for Fig. 11.
   RCP's published law. Deadline flows at 99 %
   application throughput on the 128-server fat-tree: PDQ 384, D3 192 (2×; paper 3×); but D3
   is ahead on the 16-server networks and on BCube (96 vs 24–32; 192 vs 128), where every host's
-  flows share its NIC with one partner. 74–85 % of flows finish sooner than under RCP-PS (paper
-  85–95 %; Jellyfish reproduced), 96–98 % against the published law; the worst flow is 2.9–3.0×
-  slower than under RCP-PS on fat-tree and BCube (paper 2.57, reproduced), 7.9× on Jellyfish.
+  flows share its NIC with one partner. 74–85 % of flows finish sooner than under RCP-PS
+  (paper 85–95 %; Jellyfish reproduced), 96–98 % against the published law; the worst flow is
+  2.9–3.0× slower than under RCP-PS on fat-tree and BCube (paper 2.57, reproduced), 7.9× on
+  Jellyfish.
 * **fig8-flow** (flow level, :mod:`.scale_flow`; run of 2026-11-26: every point but
   fair sharing's larger deadline counts on the 4096-server networks, stopped once a smaller
   count had missed 99 %, so that they could not change the answer). 5 of its 13 claims are

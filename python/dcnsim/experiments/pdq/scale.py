@@ -246,7 +246,8 @@ def _by_size(ax, ours: pd.DataFrame, metric: str, family: str, ls: str = "-",
 def _claim_text(ours: pd.DataFrame, paper: pd.DataFrame, metric: str, family: str) -> str:
     lines = []
     for c in paper[(paper["metric"] == metric) & (paper["x"] == family)].itertuples():
-        o = ours[(ours["metric"] == metric) & (ours["x"] == family) & (ours["protocol"] == c.protocol)]
+        o = ours[(ours["metric"] == metric) & (ours["x"] == family)
+                 & (ours["protocol"] == c.protocol)]
         if len(o):
             lines.append(f"vs {c.protocol}: ours {o['value'].iloc[0]:.2f}, paper {c.value:.2f}")
     return "\n".join(lines)
