@@ -3,7 +3,8 @@
 //! Every mode gives the same allocation; this shows what each costs.
 //!
 //! `cargo run --release -p dcnsim --example flowsim_growth -- SCENARIO.toml
-//! [adaptive|b1|b8|whole ...]` (the scenario's `engine` is set to `flow`; by default all four)
+//! [adaptive|bN|whole ...]` (`bN`: a budget of N lazy solves, forced; the scenario's `engine`
+//! is set to `flow`; by default adaptive, b1, b8 and whole)
 //!
 //! Prints, per mode: wall time, mean FCT (equal across modes) and the run's `FlowStats`.
 //! Results: bench/RESULTS.md ("max-min with every flow started at once").
@@ -30,10 +31,11 @@ fn main() {
         let mut sim = FlowSimulation::new(p);
         match mode {
             "adaptive" => {}
-            "b1" => sim.set_lazy_budget(Some(1)),
-            "b8" => sim.set_lazy_budget(Some(8)),
             "whole" => sim.set_full_recompute(true),
-            other => panic!("unknown mode {other:?}: adaptive, b1, b8 or whole"),
+            budget => match budget.strip_prefix('b').and_then(|n| n.parse().ok()) {
+                Some(n) => sim.set_lazy_budget(Some(n)),
+                None => panic!("unknown mode {budget:?}: adaptive, b<N> (e.g. b1, b8) or whole"),
+            },
         }
         let wall = Instant::now();
         let (out, stats) = sim.run_with_stats(&mut |_| true).expect("run completes");
