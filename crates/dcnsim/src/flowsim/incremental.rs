@@ -185,9 +185,14 @@ impl FlowSimulation {
         r >= 0.0 && r < self.level_floor * self.weight(f) * (1.0 - SATURATION_MARGIN)
     }
 
-    /// Which of [`LAZY_BUDGETS`] this recomputation uses: the cheaper lately (an untried one
-    /// counts as dearer), but the other one every [`EXPLORE_EVERY`]th time.
+    /// Which of [`LAZY_BUDGETS`] this recomputation uses: an untried one first (with every
+    /// flow started at once, the first recomputations are the dearest, so waiting for the
+    /// first exploration to try the other cost a BCube run 30 %), then the cheaper lately, but
+    /// the other one every [`EXPLORE_EVERY`]th time.
     fn lazy_budget_choice(&self) -> usize {
+        if let Some(untried) = self.budget_cost.iter().position(|c| c.is_infinite()) {
+            return untried;
+        }
         let best = usize::from(self.budget_cost[1] < self.budget_cost[0]);
         if self.stats.recomputations.is_multiple_of(EXPLORE_EVERY) {
             1 - best
