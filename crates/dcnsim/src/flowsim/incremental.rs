@@ -59,7 +59,7 @@
 //! flow started at once; the adaptive budget and each budget forced), and
 //! `flows_below_an_ended_flows_level_keep_their_rates_unsolved` the floor on a case by hand.
 //! On PDQ's Fig. 8 (10 240 flows started at once on BCube(4,4)), where 61 rates change per
-//! event, 298 flows are solved per event (whole components: 5 100; every flow of an opened
+//! event, 260 flows are solved per event (whole components: 5 100; every flow of an opened
 //! link and no floor: 4 800). Figures: bench/RESULTS.md ("bottleneck-aware opening").
 
 use super::{rate_changed, FlowSimulation, Policy};
