@@ -450,7 +450,8 @@ pub struct FlowSimulation {
     /// Re-solve whole components even under max-min (to test the pruning against).
     full_recompute: bool,
     /// Per entry of [`LAZY_BUDGETS`], the flows solved per recomputation (over all its solves),
-    /// smoothed; infinite until tried. `forced_budget` overrides the choice (for tests).
+    /// smoothed (a spike capped at 4× the estimate); infinite until tried. `forced_budget`
+    /// overrides the choice (for tests).
     budget_cost: [f64; 2],
     forced_budget: Option<u32>,
     /// Links whose flows join the max-min set: (link, all of them or only those bottlenecked
