@@ -221,9 +221,9 @@ def plot(directory: Path) -> None:
 @click.argument("paper", required=False)
 @click.option("--list", "list_papers", is_flag=True, help="List papers and figures, then exit.")
 @click.option("--figure", "figure_id", metavar="ID",
-              help="Only this figure (default: all but the runs of hours, marked in --list).")
+              help="Only this figure (default: all but the long runs, marked in --list).")
 @click.option("--all", "include_long", is_flag=True,
-              help="All figures, the runs of hours too.")
+              help="All figures, the long runs too.")
 @click.option("--quick", is_flag=True, help="Fewer flows, loads and seeds: minutes on 2 cores.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (default: results/reproduce/PAPER).")
@@ -278,7 +278,7 @@ def _paper_list(papers) -> str:
     for p in papers.values():
         lines = [f"{p.name}  {p.citation}"]
         for f in p.figures:
-            long = "(a run of hours: --figure or --all) " if f.long else ""
+            long = "(a long run, an hour or more: --figure or --all) " if f.long else ""
             lines.append(f"  {f.id:<12} {long}{f.shows}")
         for f in p.pending:
             lines.append(f"  {f.id:<12} not yet implemented (needs {f.needs}): {f.shows}")

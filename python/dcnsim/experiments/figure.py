@@ -103,7 +103,7 @@ class Figure:
     #: Further sweeps of the same figure, each with its own ``part`` folder; their points are
     #: named ``part/point`` in :class:`Runs`.
     more_sweeps: tuple[SweepDef, ...] = ()
-    #: A run of hours on a workstation: a full ``reproduce`` runs it only when it is named
+    #: A run of an hour or more on a workstation: a full ``reproduce`` runs it only when it is named
     #: (``--figure``) or asked for with the others (``--all``); ``--quick`` runs it small.
     long: bool = False
 

@@ -113,7 +113,7 @@ def reproduce(
 ) -> Reproduction:
     """Reproduces ``paper`` (one ``figure``, or all its runnable figures) into ``out``.
 
-    Without ``figure``, a full run leaves out the figures marked ``long`` (runs of hours)
+    Without ``figure``, a full run leaves out the figures marked ``long`` (an hour or more)
     unless ``include_long``; ``quick`` runs them (small). Raises ``KeyError`` for an unknown
     figure id and ``ValueError`` when the paper has no runnable figure yet.
     """
@@ -126,7 +126,7 @@ def reproduce(
         figures = [f for f in paper.figures if include_long or quick or not f.long]
         for f in paper.figures:
             if f not in figures:
-                say(f"{paper.name} {f.id}: left out, a run of hours "
+                say(f"{paper.name} {f.id}: left out, a long run "
                     f"(--figure {f.id} or --all to run it)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -104,10 +104,8 @@ here), and BCube's parallel paths for Fig. 11.
   (paper 85–95 %; Jellyfish reproduced), 96–98 % against the published law; the worst flow is
   2.9–3.0× slower than under RCP-PS on fat-tree and BCube (paper 2.57, reproduced), 7.9× on
   Jellyfish.
-* **fig8-flow** (flow level, :mod:`.scale_flow`; run of 2026-11-26: every point but
-  fair sharing's larger deadline counts on the 4096-server networks, stopped once a smaller
-  count had missed 99 %, so that they could not change the answer). 5 of its 13 claims are
-  reproduced:
+* **fig8-flow** (flow level, :mod:`.scale_flow`; every point, run of 2026-11-26). 5 of its
+  13 claims are reproduced:
 
   - Mean FCT: PDQ's is 30 % below D3 on the 3456-server fat-tree (6.09 vs 8.73 ms; paper
     ~30 %, reproduced) and 21 % below fair sharing (7.73 ms); on BCube 28 % below D3 and
@@ -121,23 +119,20 @@ here), and BCube's parallel paths for Fig. 11.
   - Deadline flows at 99 % application throughput, PDQ against D3: 8 against 2 per server on
     the fat-trees of 432–3456 servers, 6 against 1.5 on the 4096-server BCube: 4× (paper 3×).
     The grid's steps bound the true ratio: PDQ met 8 and missed 12, D3 met 2 and missed 3,
-    so on the fat-trees it lies between 2.7× and 6×. Fair sharing meets 0.5–1 per server.
-    On Jellyfish of 1024 and 4096 servers neither D3 nor fair sharing meets 99 % even at 0.5
-    flows per server, and PDQ meets 1.5 and 1. With the packet level's grid, which stops at
-    6 per server, PDQ met every count and the ratio read exactly 3×: the flow level also
-    tries 8 and 12.
+    so on the fat-trees it lies between 2.7× and 6×. Fair sharing meets 1 per server on the
+    largest fat-tree and BCube (0.5–2 on the smaller networks). On Jellyfish of 1024 and
+    4096 servers neither D3 nor fair sharing meets 99 % even at 0.5 flows per server, and
+    PDQ meets 1.5 and 1. With the packet level's grid, which stops at 6 per server, PDQ met
+    every count and the ratio read exactly 3×: the flow level also tries 8 and 12.
   - Flows faster under PDQ than under fair sharing: 77 % on the 3456-server fat-tree, 74 % on
     the 4096-server BCube, 87.5 % on the 4096-server Jellyfish (paper 85–95 %). The worst flow
     is 3.2×, 3.9× and 5.5× slower (paper 2.57).
-  - Time, 2 shared cores with ``-j 2`` (``run.wall_s`` of each point): about 40 minutes for
-    everything but fair sharing on the 4096-server networks; a PDQ or D3 FCT point on those
-    networks takes about 2 minutes (40 960 flows). Fair sharing there takes 6 minutes per
-    FCT point on Jellyfish and 20 on BCube(4,5), where the 40 960 flows fill every link. Only
-    ~60 rates change at a completion, but max-min re-solves nearly half of the coupled flows
-    at each of the 40 960 events (bench/RESULTS.md, "max-min with every flow started at
-    once"). These points and the larger fair-sharing deadline counts on the same networks
-    (12 288 flows on BCube(4,5): 65 s; 49 152 flows on the Jellyfish: stopped after 8
-    minutes) are the hours of this figure.
+  - Time: 70 minutes with ``-j 1`` on a shared 2-core machine (the points' ``run.wall_s``
+    add up to 61 minutes: D3 26, PDQ 20, fair sharing 14), so about half that with ``-j 2``.
+    Its largest networks take most of it: a PDQ or D3 FCT point with 40 960 flows takes
+    1–2.5 minutes, fair sharing 1–1.3 (BCube(4,5) 75 s, was 20 minutes before the exact
+    pruning by level and by bottleneck of :mod:`flowsim::incremental`; bench/RESULTS.md).
+    D3 is now the slowest, as every rate changes at every event.
 """
 
 from ..figure import Paper
