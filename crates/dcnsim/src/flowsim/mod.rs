@@ -143,11 +143,11 @@
 //! A re-solve costs O((Σ path lengths) · log links) over the re-solved flows, and max-min
 //! re-solves only the flows an event can change, by level and by bottleneck
 //! ([`incremental`]). On a 1024-host fat-tree under web-search traffic, over 100 000 flows,
-//! max-min runs 118 000–168 000 flows/s at load 0.1 and 79 000–118 000 at 0.2 (the aim of 10⁵
-//! is met at the shared machine's faster speed), 36 000–57 000 at 0.3, 8 900 at 0.5 (69
-//! flows re-solved per event, 19 changing rate) and 1 600 at 0.7; 10⁶ flows on a 4 394-host
-//! fat-tree at load 0.3 take 35 s. With every flow started at once (PDQ's Fig. 8: 10 240 flows
-//! on BCube(4,4)) a run takes 3 s, and 40 960 flows on BCube(4,5) take 79 s.
+//! on an idle machine, max-min runs 200 000 flows/s at load 0.1 and 139 000 at 0.2 (the aim
+//! of 10⁵ met), 63 000 at 0.3, 8 500 at 0.5 (69 flows re-solved per event, 19 changing rate)
+//! and 1 700 at 0.7; 10⁶ flows on a 4 394-host fat-tree at load 0.3 take 31 s. With every
+//! flow started at once (PDQ's Fig. 8: 10 240 flows on BCube(4,4)) a run takes 2.7 s, and
+//! 40 960 flows on BCube(4,5) take 68 s.
 //!
 //! The other policies re-solve every active flow at every event, in O(active flows · path
 //! length) with no component to find: SRPT and PDQ keep their order from one solve to the
