@@ -602,11 +602,6 @@ fn packet_rcp_ps_reaches_the_fluid_max_min() {
     }
 }
 
-/// Max-min re-solves only the flows an event can change (by level and by bottleneck, grown
-/// until closed; `flowsim::incremental`): the same allocation as re-solving whole components,
-/// so the same completion times up to float rounding — on a fat-tree under Poisson load and on
-/// fat-tree, BCube and Jellyfish with every flow started at once, with the adaptive budget of
-/// lazy solves and with each budget forced.
 /// Ended flows leave the list of active ones under max-min too (which never walks it): 3 000
 /// flows one after another, each alone on the star, keep it near the bound of 2 × active +
 /// 1 024 rather than at 3 000.
@@ -672,6 +667,11 @@ fn flows_below_an_ended_flows_level_keep_their_rates_unsolved() {
     }
 }
 
+/// Max-min re-solves only the flows an event can change (by level and by bottleneck, grown
+/// until closed; `flowsim::incremental`): the same allocation as re-solving whole components,
+/// so the same completion times up to float rounding — on a fat-tree under Poisson load and on
+/// fat-tree, BCube and Jellyfish with every flow started at once, with the adaptive budget of
+/// lazy solves and with each budget forced.
 #[test]
 fn pruned_max_min_equals_full_recomputation() {
     // Also every flow started at once (PDQ's Fig. 8 setting), where every link is full and the
