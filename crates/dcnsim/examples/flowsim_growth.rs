@@ -10,6 +10,7 @@
 //! Results: bench/RESULTS.md ("max-min with every flow started at once").
 
 use dcnsim::flowsim::FlowSimulation;
+use dcnsim::metrics::summary::summarize;
 use dcnsim::Format;
 use std::path::Path;
 use std::time::Instant;
@@ -39,13 +40,10 @@ fn main() {
         }
         let wall = Instant::now();
         let (out, stats) = sim.run_with_stats(&mut |_| true).expect("run completes");
-        let fcts: Vec<f64> = out
-            .flows
-            .iter()
-            .filter_map(|f| f.fct())
-            .map(|t| t.as_secs_f64())
-            .collect();
-        let mean_ms = 1e3 * fcts.iter().sum::<f64>() / fcts.len().max(1) as f64;
+        let mean_ms = 1e3
+            * summarize(&out)["fct_s"]["mean"]
+                .as_f64()
+                .unwrap_or(f64::NAN);
         println!(
             "{mode:>8}: {:.2} s, mean FCT {mean_ms:.6} ms, {stats:?}",
             wall.elapsed().as_secs_f64()

@@ -3,6 +3,7 @@
 
 mod common;
 use common::flow_dir;
+use dcnsim::flowsim::{FlowSimulation, FlowStats};
 use dcnsim::metrics::{FlowRecord, RunOutput};
 use dcnsim::Format;
 use std::path::Path;
@@ -12,6 +13,15 @@ fn run_flow(text: &str, overrides: &[&str], base: &Path) -> RunOutput {
     o.extend(overrides.iter().map(|s| s.to_string()));
     let p = dcnsim::prepare_text(text, Format::Toml, &o, base).expect("scenario is valid");
     dcnsim::run_prepared(p, &mut |_| true).expect("run completes")
+}
+
+/// As [`run_flow`] (no overrides), with the flow engine's own counters.
+fn run_flow_with_stats(text: &str, base: &Path) -> (RunOutput, FlowStats) {
+    let p = dcnsim::prepare_text(text, Format::Toml, &["engine=flow".into()], base)
+        .expect("scenario is valid");
+    FlowSimulation::new(p)
+        .run_with_stats(&mut |_| true)
+        .expect("run completes")
 }
 
 fn star(hosts: u32, gbps: u32, protocol: &str) -> String {
@@ -316,11 +326,7 @@ fn d3_stale_events_do_not_pile_up() {
         csv += &format!("{},0,{},0,0.5\n", 1 + i % 15, 10_000 + 100 * i);
     }
     let dir = flow_dir("fs-d3-heap", &csv);
-    let text = star(16, 10, "d3");
-    let p = dcnsim::prepare_text(&text, Format::Toml, &["engine=flow".into()], &dir).unwrap();
-    let (out, stats) = dcnsim::flowsim::FlowSimulation::new(p)
-        .run_with_stats(&mut |_| true)
-        .unwrap();
+    let (out, stats) = run_flow_with_stats(&star(16, 10, "d3"), &dir);
     assert!(out.flows.iter().all(|f| f.finish.is_some()));
     assert!(stats.rate_changes > flows * flows / 4, "{stats:?}");
     let bound = 4 * (flows as usize + 256) + 2 * flows as usize;
@@ -612,16 +618,7 @@ fn ended_flows_leave_the_active_list() {
         csv += &format!("0,1,1000,{}\n", i as f64 * 1e-4);
     }
     let dir = flow_dir("fs-active", &csv);
-    let p = dcnsim::prepare_text(
-        &star(2, 10, "dctcp"),
-        Format::Toml,
-        &["engine=flow".into()],
-        &dir,
-    )
-    .unwrap();
-    let (out, stats) = dcnsim::flowsim::FlowSimulation::new(p)
-        .run_with_stats(&mut |_| true)
-        .unwrap();
+    let (out, stats) = run_flow_with_stats(&star(2, 10, "dctcp"), &dir);
     assert!(out.flows.iter().all(|f| f.fct() == Some(f.ideal_fct)));
     // One flow active at the drops: 2 + 1 024.
     assert!(stats.peak_active <= 1026, "{stats:?}");
@@ -643,16 +640,7 @@ fn flows_below_an_ended_flows_level_keep_their_rates_unsolved() {
     }
     csv += &format!("1,7,{size},0\n");
     let dir = flow_dir("fs-floor", &csv);
-    let p = dcnsim::prepare_text(
-        &star(8, 10, "dctcp"),
-        Format::Toml,
-        &["engine=flow".into()],
-        &dir,
-    )
-    .unwrap();
-    let (out, stats) = dcnsim::flowsim::FlowSimulation::new(p)
-        .run_with_stats(&mut |_| true)
-        .unwrap();
+    let (out, stats) = run_flow_with_stats(&star(8, 10, "dctcp"), &dir);
     assert_eq!(stats.component_flows, 5, "{stats:?}");
     let t = wire(size) as f64 * 8.0 / 10e9;
     for f in &out.flows {
@@ -724,7 +712,7 @@ protocol = "{protocol}"
             let p =
                 dcnsim::prepare_text(&text, Format::Toml, &["engine=flow".into()], &at_once_dir)
                     .unwrap();
-            let mut sim = dcnsim::flowsim::FlowSimulation::new(p);
+            let mut sim = FlowSimulation::new(p);
             sim.set_full_recompute(full);
             sim.set_lazy_budget(budget);
             sim.run_with_stats(&mut |_| true).unwrap()

@@ -819,9 +819,8 @@ impl FlowSimulation {
         self.settle(f);
         for e in self.subflows(f) {
             // A flow that ends before its first allocation (UNALLOCATED) counts as level 0.
-            let level = self.sub_rate[e as usize].max(0.0) / self.weight(e);
-            self.ended_level = self.ended_level.min(level);
             let r = self.sub_rate[e as usize].max(0.0);
+            self.ended_level = self.ended_level.min(r / self.weight(e));
             for k in 0..self.graph.path(e).len() {
                 let m = self.graph.path(e)[k] as usize;
                 self.add_load(m, -r);
