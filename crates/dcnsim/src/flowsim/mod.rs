@@ -170,7 +170,7 @@ use crate::engine::sim::ProgressClock;
 use crate::engine::{Prepared, Progress, RunError};
 use crate::error::{ConfigError, ConfigResult};
 use crate::metrics::RunOutput;
-use crate::net::ideal::{self, BestPathsTo};
+use crate::net::ideal::{BestPathsTo, IdealFct};
 use crate::net::queue::Discipline;
 use crate::net::{Network, PortIdx};
 use crate::protocols::Transport;
@@ -521,21 +521,27 @@ impl FlowSimulation {
             ..LinkFlows::default()
         };
         // Ideal FCTs through the best path of the packet engine, the flows taken by destination
-        // so that the nodes' best-path scores are computed once per destination.
+        // so that the nodes' best-path scores are computed once per destination; the paths
+        // are kept (`best_arena`) for the pipeline overheads below.
         let mut by_dst: Vec<u32> = (0..flows.len() as u32).collect();
         by_dst.sort_by_key(|&i| flows[i as usize].dst);
         let mut ideal = vec![Time::ZERO; flows.len()];
+        let mut best_range = vec![(0u32, 0u32); flows.len()];
+        let mut best_arena: Vec<PortIdx> = Vec::new();
+        let mut fct = IdealFct::default();
         let mut best: Option<(u32, BestPathsTo)> = None;
         for &i in &by_dst {
             let spec = &flows[i as usize];
             if best.as_ref().is_none_or(|(d, _)| *d != spec.dst) {
                 best = Some((spec.dst, BestPathsTo::new(&net, spec.dst)));
             }
-            let path = best
-                .as_mut()
-                .map(|(_, b)| b.from(spec.src))
-                .unwrap_or_default();
-            ideal[i as usize] = ideal::ideal_fct(&net, &path, spec.size_bytes, mss, header);
+            let start = best_arena.len();
+            if let Some((_, b)) = best.as_mut() {
+                b.append_from(spec.src, &mut best_arena);
+            }
+            let path = &best_arena[start..];
+            ideal[i as usize] = fct.of(&net, path, spec.size_bytes, mss, header);
+            best_range[i as usize] = (start as u32, best_arena.len() as u32);
         }
         let mut states = Vec::with_capacity(flows.len());
         let mut first_sub = Vec::with_capacity(flows.len() + 1);
@@ -560,7 +566,16 @@ impl FlowSimulation {
                 graph.range.push((start, end));
                 owner.push(i as u32);
                 let path = &graph.arena[start as usize..end as usize];
-                overhead = overhead.max(paths::pipeline_overhead(&net, path, share, mss, header));
+                let (ba, bb) = best_range[i];
+                let along = if share == spec.size_bytes
+                    && paths::same_hops(&net, path, &best_arena[ba as usize..bb as usize])
+                {
+                    ideal[i] // as on the best path (always so on a fat-tree)
+                } else {
+                    fct.of(&net, path, share, mss, header)
+                };
+                let pipeline = paths::pipeline_overhead(&net, path, along, share, mss, header);
+                overhead = overhead.max(pipeline);
             }
             let first = graph.range[first_sub[i] as usize];
             let path = &graph.arena[first.0 as usize..first.1 as usize];

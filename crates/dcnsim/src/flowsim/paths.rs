@@ -4,7 +4,6 @@
 
 use crate::lb::bcube_paths::BcubePaths;
 use crate::lb::{flow_hash, hash_threshold};
-use crate::net::ideal;
 use crate::net::packet::Packet;
 use crate::net::{Network, PortIdx};
 use crate::rng;
@@ -135,17 +134,27 @@ pub fn bottleneck_bps(net: &Network, path: &[PortIdx]) -> f64 {
 /// What a flow's completion time adds to the fluid transmission of its bytes: the path's
 /// propagation delay plus the store-and-forward pipeline of its packets (with equal link rates,
 /// one full packet's serialisation per hop after the first). Defined as the flow's ideal FCT on
-/// `path` less its fluid time at the path's bottleneck rate, so that a flow alone on the
-/// network finishes exactly at its ideal FCT.
+/// `path` (`ideal`) less its fluid time at the path's bottleneck rate, so that a flow alone on
+/// the network finishes exactly at its ideal FCT.
 pub fn pipeline_overhead(
     net: &Network,
     path: &[PortIdx],
+    ideal: Time,
     payload: u64,
     mss: u32,
     header: u32,
 ) -> Time {
-    let ideal = ideal::ideal_fct(net, path, payload, mss, header);
     let bits = wire_bytes(payload, mss, header) as f64 * 8.0;
     let alone = fluid_duration(bits, bottleneck_bps(net, path)).unwrap_or(Time::ZERO);
     ideal.saturating_sub(alone)
+}
+
+/// Whether two paths have the same rate and delay hop by hop (then every flow has the same
+/// ideal FCT along both).
+pub fn same_hops(net: &Network, a: &[PortIdx], b: &[PortIdx]) -> bool {
+    let hop = |&p: &PortIdx| {
+        let port = &net.ports[p as usize];
+        (port.rate, port.delay)
+    };
+    a.len() == b.len() && a.iter().map(hop).eq(b.iter().map(hop))
 }

@@ -37,14 +37,19 @@ impl<'a> BestPathsTo<'a> {
     }
 
     pub fn from(&mut self, src: u32) -> Vec<PortIdx> {
-        let net = self.net;
         let mut path = Vec::new();
+        self.append_from(src, &mut path);
+        path
+    }
+
+    /// [`BestPathsTo::from`], appended to `out`.
+    pub fn append_from(&mut self, src: u32, out: &mut Vec<PortIdx>) {
+        let net = self.net;
         let mut node = net.hosts[src as usize];
         while let (_, _, Some(p)) = self.score(node) {
-            path.push(p);
+            out.push(p);
             node = net.ports[p as usize].peer;
         }
-        path
     }
 
     fn score(&mut self, n: NodeIdx) -> (u64, u64, Option<PortIdx>) {
@@ -75,66 +80,166 @@ impl<'a> BestPathsTo<'a> {
 }
 
 /// Ideal FCT of `payload` bytes cut into segments of `mss` with `header` bytes each, along
-/// `path`. Zero for an empty path.
-#[allow(clippy::needless_range_loop)] // the grid indices are the algorithm
+/// `path`. Zero for an empty path. (For many flows, [`IdealFct`] reuses its scratch space.)
 pub fn ideal_fct(net: &Network, path: &[PortIdx], payload: u64, mss: u32, header: u32) -> Time {
-    if path.is_empty() {
-        return Time::ZERO;
-    }
-    let mss = mss as u64;
-    let n = payload.div_ceil(mss).max(1);
-    let last = payload - (n - 1) * mss;
-    let full = mss + header as u64;
-    // Row blocks: (wire size, how many rows).
-    let mut blocks: Vec<(u64, u64)> = Vec::with_capacity(3);
-    if n == 1 {
-        blocks.push((last + header as u64, 1));
-    } else {
-        blocks.push((full, n - 1));
-        blocks.push((last + header as u64, 1));
-    }
-    let h = path.len();
-    // g[b]: heaviest path ending in the current block's last row at column b.
-    let mut g: Vec<Option<u128>> = vec![None; h];
-    let mut first_block = true;
-    let mut weights: Vec<u128> = Vec::with_capacity(h);
-    for &(size, k) in &blocks {
-        // This block's serialisation time at each hop (once, not per grid cell).
-        weights.clear();
-        weights.extend(
-            path.iter()
-                .map(|&p| net.ports[p as usize].rate.tx_time(size).ps() as u128),
-        );
-        let mut next = vec![None; h];
-        for b in 0..h {
-            let mut best: Option<u128> = None;
-            for a in 0..=b {
-                let enter = if first_block {
-                    if a == 0 {
-                        Some(0)
-                    } else {
-                        None
-                    }
-                } else {
-                    g[a]
-                };
-                let Some(enter) = enter else { continue };
-                let (mut sum, mut max) = (0u128, 0u128);
-                for &w in &weights[a..=b] {
+    IdealFct::default().of(net, path, payload, mss, header)
+}
+
+/// [`ideal_fct`] with its scratch space kept between calls: no allocation per flow.
+#[derive(Default)]
+pub struct IdealFct {
+    /// The current block's serialisation time at each hop.
+    weights: Vec<u128>,
+    /// Per column b: the heaviest path ending in the last row so far at column b (`None`:
+    /// not reachable yet, before the first block).
+    heaviest: Vec<Option<u128>>,
+}
+
+impl IdealFct {
+    /// The ideal FCT of `payload` bytes along `path` (see [`ideal_fct`]).
+    pub fn of(
+        &mut self,
+        net: &Network,
+        path: &[PortIdx],
+        payload: u64,
+        mss: u32,
+        header: u32,
+    ) -> Time {
+        if path.is_empty() {
+            return Time::ZERO;
+        }
+        let mss = mss as u64;
+        let n = payload.div_ceil(mss).max(1);
+        let last = payload - (n - 1) * mss + header as u64;
+        let full = mss + header as u64;
+        // Row blocks, (wire size, how many rows): the full packets, then the last one.
+        let blocks = [(full, n - 1), (last, 1)];
+        // The grid is entered at its top-left cell only.
+        self.heaviest.clear();
+        self.heaviest.resize(path.len(), None);
+        self.heaviest[0] = Some(0);
+        for (size, k) in blocks.into_iter().filter(|&(_, k)| k > 0) {
+            // This block's serialisation time at each hop (once, not per grid cell).
+            self.weights.clear();
+            self.weights.extend(
+                path.iter()
+                    .map(|&p| net.ports[p as usize].rate.tx_time(size).ps() as u128),
+            );
+            // Column b is updated from the columns a ≤ b of the previous block, so going from
+            // the last column down needs no second array; a runs down from b, keeping the sum
+            // and maximum of w over a..=b.
+            for b in (0..path.len()).rev() {
+                let (mut sum, mut max, mut best) = (0u128, 0u128, None);
+                for a in (0..=b).rev() {
+                    let w = self.weights[a];
                     sum += w;
                     max = max.max(w);
+                    if let Some(enter) = self.heaviest[a] {
+                        let v = enter + sum + (k as u128 - 1) * max;
+                        best = best.max(Some(v));
+                    }
                 }
-                let v = enter + sum + (k as u128 - 1) * max;
-                best = Some(best.map_or(v, |x: u128| x.max(v)));
+                self.heaviest[b] = best;
             }
-            next[b] = best;
         }
-        g = next;
-        first_block = false;
+        let delays: u128 = path
+            .iter()
+            .map(|&p| net.ports[p as usize].delay.ps() as u128)
+            .sum();
+        let heaviest = self.heaviest[path.len() - 1].expect("the last column is reachable");
+        Time((heaviest + delays) as u64)
     }
-    let delays: u128 = path
-        .iter()
-        .map(|&p| net.ports[p as usize].delay.ps() as u128)
-        .sum();
-    Time((g[h - 1].expect("the last column is reachable") + delays) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::queue::Discipline;
+    use crate::topo::{BufferSize, LinkSpec, NodeKind, NodeSpec, TopoSpec};
+    use crate::units::Rate;
+
+    /// A chain h0 – s1 – … – s(n−1) – h1 whose hops have the given rates (Gb/s) and delays (ns).
+    fn chain(hops: &[(u64, u64)]) -> Network {
+        let n = hops.len() + 1;
+        let nodes = (0..n)
+            .map(|i| NodeSpec {
+                kind: if i == 0 || i == n - 1 {
+                    NodeKind::Host
+                } else {
+                    NodeKind::Switch
+                },
+                name: format!("n{i}"),
+            })
+            .collect();
+        let links = hops
+            .iter()
+            .enumerate()
+            .map(|(i, &(gbps, ns))| LinkSpec {
+                a: i,
+                b: i + 1,
+                rate_ab: Rate::gbps(gbps),
+                delay_ab: Time::from_ns(ns),
+                rate_ba: Rate::gbps(gbps),
+                delay_ba: Time::from_ns(ns),
+                buffer: BufferSize::Packets(100),
+                ecn_k_pkts: None,
+            })
+            .collect();
+        let spec = TopoSpec {
+            nodes,
+            links,
+            hosts: vec![0, n - 1],
+            racks: Vec::new(),
+            description: "chain".into(),
+            hosts_relay: false,
+        };
+        Network::build(&spec, Discipline::Fifo, &|_| None)
+    }
+
+    /// Packet by packet: packet i leaves hop h at F(i, h) = max(F(i−1, h), F(i, h−1) + d) +
+    /// w(i, h), the last byte arriving after the last hop's delay.
+    fn by_packets(net: &Network, path: &[PortIdx], payload: u64, mss: u64, header: u64) -> Time {
+        let n = payload.div_ceil(mss).max(1);
+        let mut done = vec![Time::ZERO; path.len()];
+        for i in 0..n {
+            let size = if i + 1 < n {
+                mss
+            } else {
+                payload - (n - 1) * mss
+            } + header;
+            let mut ready = Time::ZERO;
+            for (h, &p) in path.iter().enumerate() {
+                let port = &net.ports[p as usize];
+                done[h] = done[h].max(ready) + port.rate.tx_time(size);
+                ready = done[h] + port.delay;
+            }
+        }
+        let last = path.len() - 1;
+        done[last] + net.ports[path[last] as usize].delay
+    }
+
+    #[test]
+    fn blocks_of_equal_packets_give_the_packet_by_packet_time() {
+        let chains: [&[(u64, u64)]; 4] = [
+            &[(10, 1000)],
+            &[(10, 1000), (40, 500), (10, 0), (1, 2000)],
+            &[(1, 100), (100, 100), (10, 5000)],
+            &[(40, 10), (10, 10), (40, 10), (25, 10), (100, 10), (10, 10)],
+        ];
+        let mut scratch = IdealFct::default();
+        for hops in chains {
+            let net = chain(hops);
+            let path = best_path(&net, 0, 1);
+            assert_eq!(path.len(), hops.len());
+            for payload in [0, 1, 1459, 1460, 1461, 5000, 14_600, 100_003] {
+                let want = by_packets(&net, &path, payload, 1460, 40);
+                assert_eq!(
+                    scratch.of(&net, &path, payload, 1460, 40),
+                    want,
+                    "{hops:?} {payload}"
+                );
+                assert_eq!(ideal_fct(&net, &path, payload, 1460, 40), want);
+            }
+        }
+    }
 }
