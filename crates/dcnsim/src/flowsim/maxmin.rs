@@ -29,12 +29,18 @@ pub struct MaxMin {
     members: Vec<u32>,
     /// Where the next flow of each link goes in `members` while it is filled.
     fill: Vec<u32>,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// (level key << 32 | link): one integer compare orders by level, then link.
+    heap: BinaryHeap<Reverse<u128>>,
 }
 
 /// A non-negative f64 as a key whose integer order is the numeric order.
 fn key(x: f64) -> u64 {
     x.max(0.0).to_bits()
+}
+
+/// A heap entry of link `j` at `level`.
+fn entry(level: f64, j: usize) -> u128 {
+    ((key(level) as u128) << 32) | j as u128
 }
 
 impl MaxMin {
@@ -100,7 +106,7 @@ impl MaxMin {
         for j in 0..nl {
             if self.unfrozen[j] > 0 {
                 let level = self.residual[j].max(0.0) / self.wsum[j];
-                entries.push(Reverse((key(level), j as u32)));
+                entries.push(Reverse(entry(level, j)));
             }
         }
         self.heap = BinaryHeap::from(entries);
@@ -111,17 +117,17 @@ impl MaxMin {
         // entry whose level is out of date is put back at the current level instead (lazy
         // increase-key), and only an up-to-date minimum freezes flows.
         while left > 0 {
-            let Some(Reverse((level_bits, j))) = self.heap.pop() else {
+            let Some(Reverse(top)) = self.heap.pop() else {
                 break;
             };
-            let j = j as usize;
+            let (level_bits, j) = ((top >> 32) as u64, (top as u32) as usize);
             if self.unfrozen[j] == 0 {
                 continue;
             }
             let wsum = self.wsum[j].max(f64::MIN_POSITIVE);
             let level = self.residual[j].max(0.0) / wsum;
             if key(level) > level_bits {
-                self.heap.push(Reverse((key(level), j as u32)));
+                self.heap.push(Reverse(entry(level, j)));
                 continue;
             }
             for k in self.start[j] as usize..self.start[j + 1] as usize {
