@@ -21,16 +21,23 @@ use std::collections::BinaryHeap;
 pub struct MaxMin {
     /// Per global link: its index among the solve's links (valid for those only).
     link_local: Vec<u32>,
-    residual: Vec<f64>,
-    wsum: Vec<f64>,
-    unfrozen: Vec<u32>,
-    /// The solve's flows on each of its links, as ranges of `members` (CSR).
-    start: Vec<u32>,
+    /// Per link of the solve (one array: a link's state is read and written together).
+    state: Vec<LinkState>,
+    /// The solve's flows on each of its links: link j's are `members[end - count..end]`.
     members: Vec<u32>,
-    /// Where the next flow of each link goes in `members` while it is filled.
-    fill: Vec<u32>,
     /// (level key << 32 | link): one integer compare orders by level, then link.
     heap: BinaryHeap<Reverse<u128>>,
+}
+
+#[derive(Clone, Copy)]
+struct LinkState {
+    /// Capacity not yet given to frozen flows, and the weight of the unfrozen flows.
+    residual: f64,
+    wsum: f64,
+    unfrozen: u32,
+    /// The solve's flows on the link, and where they end in `members`.
+    count: u32,
+    end: u32,
 }
 
 /// A non-negative f64 as a key whose integer order is the numeric order.
@@ -62,54 +69,53 @@ impl MaxMin {
         if self.link_local.len() < n_links {
             self.link_local.resize(n_links, 0);
         }
-        let nl = links.len();
         for (j, &l) in links.iter().enumerate() {
             self.link_local[l as usize] = j as u32;
         }
-        self.residual.clear();
-        self.residual.extend_from_slice(&avail[..nl]);
-        self.wsum.clear();
-        self.wsum.resize(nl, 0.0);
-        self.unfrozen.clear();
-        self.unfrozen.resize(nl, 0);
-        // Counting pass, then the CSR of flows per link.
+        let state = &mut self.state;
+        state.clear();
+        state.extend(avail[..links.len()].iter().map(|&residual| LinkState {
+            residual,
+            wsum: 0.0,
+            unfrozen: 0,
+            count: 0,
+            end: 0,
+        }));
+        // Counting pass, then each link's flows in `members` (filled from their start, so
+        // that `end` ends where they do).
         for &f in flows {
             let w = weight(f);
             for &m in net.path(f) {
-                let j = self.link_local[m as usize] as usize;
-                self.unfrozen[j] += 1;
-                self.wsum[j] += w;
+                let s = &mut state[self.link_local[m as usize] as usize];
+                s.unfrozen += 1;
+                s.wsum += w;
             }
         }
-        self.start.clear();
-        self.start.push(0);
         let mut acc = 0u32;
-        for j in 0..nl {
-            acc += self.unfrozen[j];
-            self.start.push(acc);
+        for s in state.iter_mut() {
+            s.count = s.unfrozen;
+            s.end = acc;
+            acc += s.unfrozen;
         }
         self.members.clear();
         self.members.resize(acc as usize, 0);
-        self.fill.clear();
-        self.fill.extend_from_slice(&self.start[..nl]);
         for (i, &f) in flows.iter().enumerate() {
             for &m in net.path(f) {
-                let j = self.link_local[m as usize] as usize;
-                self.members[self.fill[j] as usize] = i as u32;
-                self.fill[j] += 1;
+                let s = &mut state[self.link_local[m as usize] as usize];
+                self.members[s.end as usize] = i as u32;
+                s.end += 1;
             }
         }
         rates.clear();
         rates.resize(flows.len(), f64::NAN);
-        let mut entries = std::mem::take(&mut self.heap).into_vec();
-        entries.clear();
-        for j in 0..nl {
-            if self.unfrozen[j] > 0 {
-                let level = self.residual[j].max(0.0) / self.wsum[j];
-                entries.push(Reverse(entry(level, j)));
-            }
-        }
-        self.heap = BinaryHeap::from(entries);
+        self.heap.clear();
+        self.heap.extend(
+            state
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.unfrozen > 0)
+                .map(|(j, s)| Reverse(entry(s.residual.max(0.0) / s.wsum, j))),
+        );
         let mut left = flows.len();
         // A link's level only rises as flows elsewhere freeze: freezing at the lowest level ℓ
         // a flow of weight w that a link of level L = R/W ≥ ℓ carries leaves it
@@ -121,17 +127,17 @@ impl MaxMin {
                 break;
             };
             let (level_bits, j) = ((top >> 32) as u64, (top as u32) as usize);
-            if self.unfrozen[j] == 0 {
+            let s = state[j];
+            if s.unfrozen == 0 {
                 continue;
             }
-            let wsum = self.wsum[j].max(f64::MIN_POSITIVE);
-            let level = self.residual[j].max(0.0) / wsum;
+            let level = s.residual.max(0.0) / s.wsum.max(f64::MIN_POSITIVE);
             if key(level) > level_bits {
                 self.heap.push(Reverse(entry(level, j)));
                 continue;
             }
-            for k in self.start[j] as usize..self.start[j + 1] as usize {
-                let i = self.members[k] as usize;
+            for &i in &self.members[(s.end - s.count) as usize..s.end as usize] {
+                let i = i as usize;
                 if !rates[i].is_nan() {
                     continue;
                 }
@@ -141,14 +147,14 @@ impl MaxMin {
                 rates[i] = r;
                 left -= 1;
                 for &m in net.path(f) {
-                    let jm = self.link_local[m as usize] as usize;
-                    self.residual[jm] -= r;
-                    self.wsum[jm] -= w;
-                    self.unfrozen[jm] -= 1;
+                    let sm = &mut state[self.link_local[m as usize] as usize];
+                    sm.residual -= r;
+                    sm.wsum -= w;
+                    sm.unfrozen -= 1;
                 }
             }
         }
         residual_out.clear();
-        residual_out.extend_from_slice(&self.residual);
+        residual_out.extend(state.iter().map(|s| s.residual));
     }
 }
