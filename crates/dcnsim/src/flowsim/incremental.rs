@@ -346,25 +346,24 @@ impl FlowSimulation {
     /// less the current rates of the set's flows on it (O(set × path) rather than a walk of
     /// every flow of every link; the running load's rounding is far below the 10⁻⁶ margins).
     pub(super) fn available(&mut self) {
-        self.avail.clear();
-        for &l in &self.comp_links {
-            self.avail.push(self.load[l as usize]);
-        }
+        let (load, capacity, graph) = (&self.load, &self.capacity, &self.graph);
+        let (avail, link_pos) = (&mut self.avail, &self.link_pos);
+        avail.clear();
+        avail.extend(self.comp_links.iter().map(|&l| load[l as usize]));
         for &e in &self.comp_flows {
             let r = self.sub_rate[e as usize].max(0.0);
             if r > 0.0 {
-                for &m in self.graph.path(e) {
-                    self.avail[self.link_pos[m as usize] as usize] -= r;
+                for &m in graph.path(e) {
+                    avail[link_pos[m as usize] as usize] -= r;
                 }
             }
         }
-        for j in 0..self.comp_links.len() {
-            let li = self.comp_links[j] as usize;
-            self.avail[j] = if self.comp_count[li] as usize == self.graph.flows_on(li as u32).len()
-            {
-                self.capacity[li]
+        for (a, &l) in avail.iter_mut().zip(&self.comp_links) {
+            let li = l as usize;
+            *a = if self.comp_count[li] as usize == graph.flows_on(l).len() {
+                capacity[li]
             } else {
-                (self.capacity[li] - self.avail[j].max(0.0)).max(0.0)
+                (capacity[li] - a.max(0.0)).max(0.0)
             };
         }
     }
