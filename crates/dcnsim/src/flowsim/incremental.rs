@@ -64,6 +64,30 @@
 
 use super::{rate_changed, FlowSimulation, Policy};
 
+/// What a max-min recomputation notes of a link (one record: these are read together).
+#[derive(Clone, Copy, Default)]
+pub(super) struct LinkNotes {
+    /// The epoch (recomputation) in which the link joined the set, its index among the set's
+    /// links, and how many of its flows are in the set.
+    in_set: u32,
+    pos: u32,
+    count: u32,
+    /// The epochs of its openings: for all its flows, and for those bottlenecked there.
+    opened_all: u32,
+    opened_top: u32,
+    /// The stamp of the last expansion in which a flow of the set on it changed rate.
+    changed: u32,
+}
+
+impl LinkNotes {
+    /// Forgets the epochs (when the epoch counter wraps round).
+    pub(super) fn clear_epochs(&mut self) {
+        self.in_set = 0;
+        self.opened_all = 0;
+        self.opened_top = 0;
+    }
+}
+
 /// How a max-min recomputation grows its set of flows: through every link of their paths, for
 /// all their flows (the whole connected component, to test the pruning against), only through
 /// the links [`FlowSimulation::expand`] opens, or also through every link that was full, for
@@ -147,14 +171,14 @@ impl FlowSimulation {
     /// there (at its highest level) and new ones. Each kind of opening happens once per
     /// recomputation; a link opened for its bottlenecked flows may later be opened for all.
     fn open_link(&mut self, l: u32, all: bool) {
-        let (li, epoch) = (l as usize, self.epoch);
-        if self.open_mark[li] == epoch || (!all && self.top_mark[li] == epoch) {
+        let (note, epoch) = (&mut self.notes[l as usize], self.epoch);
+        if note.opened_all == epoch || (!all && note.opened_top == epoch) {
             return;
         }
         if all {
-            self.open_mark[li] = epoch;
+            note.opened_all = epoch;
         } else {
-            self.top_mark[li] = epoch;
+            note.opened_top = epoch;
         }
         self.open.push((l, all));
     }
@@ -239,14 +263,14 @@ impl FlowSimulation {
                 let (a, b) = self.graph.range[f as usize];
                 for h in a as usize..b as usize {
                     let m = self.graph.arena[h];
-                    let mi = m as usize;
-                    if self.link_mark[mi] != epoch {
-                        self.link_mark[mi] = epoch;
-                        self.link_pos[mi] = self.comp_links.len() as u32;
+                    let note = &mut self.notes[m as usize];
+                    if note.in_set != epoch {
+                        note.in_set = epoch;
+                        note.pos = self.comp_links.len() as u32;
+                        note.count = 0;
                         self.comp_links.push(m);
-                        self.comp_count[mi] = 0;
                     }
-                    self.comp_count[mi] += 1;
+                    note.count += 1;
                     match growth {
                         Growth::Whole => self.open_link(m, true),
                         Growth::Lazy => {}
@@ -297,7 +321,7 @@ impl FlowSimulation {
     fn expand(&mut self) -> bool {
         self.change_stamp = self.change_stamp.wrapping_add(1);
         if self.change_stamp == 0 {
-            self.change_mark.fill(0);
+            self.notes.iter_mut().for_each(|n| n.changed = 0);
             self.change_stamp = 1;
         }
         let stamp = self.change_stamp;
@@ -309,11 +333,11 @@ impl FlowSimulation {
             let level = self.rates[i] / self.weight(f);
             let (a, b) = self.graph.range[f as usize];
             for h in a as usize..b as usize {
-                let m = self.graph.arena[h] as usize;
+                let note = &mut self.notes[self.graph.arena[h] as usize];
                 if changed {
-                    self.change_mark[m] = stamp;
+                    note.changed = stamp;
                 }
-                let j = self.link_pos[m] as usize;
+                let j = note.pos as usize;
                 self.comp_max[j] = self.comp_max[j].max(level);
             }
         }
@@ -321,18 +345,19 @@ impl FlowSimulation {
         for j in 0..self.comp_links.len() {
             let l = self.comp_links[j];
             let li = l as usize;
-            if self.comp_count[li] as usize == self.graph.flows_on(l).len() {
+            let note = self.notes[li];
+            if note.count as usize == self.graph.flows_on(l).len() {
                 continue;
             }
             let full_now = self.solve_residual[j] <= self.capacity[li] * SATURATION_MARGIN;
             let outranked = || self.outside_max(l) > self.comp_max[j] * (1.0 + OUTRANK_MARGIN);
-            if full_now && self.open_mark[li] != self.epoch && outranked() {
+            if full_now && note.opened_all != self.epoch && outranked() {
                 self.open_link(l, true);
                 any = true;
-            } else if self.change_mark[li] == stamp
+            } else if note.changed == stamp
                 && self.was_saturated(l)
-                && self.top_mark[li] != self.epoch
-                && self.open_mark[li] != self.epoch
+                && note.opened_top != self.epoch
+                && note.opened_all != self.epoch
             {
                 self.open_link(l, false);
                 any = true;
@@ -347,20 +372,20 @@ impl FlowSimulation {
     /// every flow of every link; the running load's rounding is far below the 10⁻⁶ margins).
     pub(super) fn available(&mut self) {
         let (load, capacity, graph) = (&self.load, &self.capacity, &self.graph);
-        let (avail, link_pos) = (&mut self.avail, &self.link_pos);
+        let (avail, notes) = (&mut self.avail, &self.notes);
         avail.clear();
         avail.extend(self.comp_links.iter().map(|&l| load[l as usize]));
         for &e in &self.comp_flows {
             let r = self.sub_rate[e as usize].max(0.0);
             if r > 0.0 {
                 for &m in graph.path(e) {
-                    avail[link_pos[m as usize] as usize] -= r;
+                    avail[notes[m as usize].pos as usize] -= r;
                 }
             }
         }
         for (a, &l) in avail.iter_mut().zip(&self.comp_links) {
             let li = l as usize;
-            *a = if self.comp_count[li] as usize == graph.flows_on(l).len() {
+            *a = if notes[li].count as usize == graph.flows_on(l).len() {
                 capacity[li]
             } else {
                 (capacity[li] - a.max(0.0)).max(0.0)

@@ -457,13 +457,10 @@ pub struct FlowSimulation {
     /// Links whose flows join the max-min set: (link, all of them or only those bottlenecked
     /// there), and the epoch marks of each kind of opening.
     open: Vec<(u32, bool)>,
-    open_mark: Vec<u32>,
-    top_mark: Vec<u32>,
-    link_pos: Vec<u32>,
-    comp_count: Vec<u32>,
+    /// Per link: its marks in the current max-min recomputation.
+    notes: Vec<incremental::LinkNotes>,
     avail: Vec<f64>,
     solve_residual: Vec<f64>,
-    link_mark: Vec<u32>,
     flow_mark: Vec<u32>,
     epoch: u32,
     /// The active subflows in id order, and some ended ones until [`Self::prune_active`],
@@ -488,8 +485,7 @@ pub struct FlowSimulation {
     merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
     maxmin: MaxMin,
     d3: d3::D3,
-    /// Per link: the stamp of the last expansion in which a component flow on it changed rate.
-    change_mark: Vec<u32>,
+    /// The stamp of the current expansion ([`incremental::LinkNotes::changed`]).
     change_stamp: u32,
     /// Per link of the max-min set: the largest level of its flows in the set after a solve.
     comp_max: Vec<f64>,
@@ -642,13 +638,9 @@ impl FlowSimulation {
             budget_cost: [f64::INFINITY; 2],
             forced_budget: None,
             open: Vec::new(),
-            open_mark: vec![0; n_links],
-            top_mark: vec![0; n_links],
-            link_pos: vec![0; n_links],
-            comp_count: vec![0; n_links],
+            notes: vec![incremental::LinkNotes::default(); n_links],
             avail: Vec::new(),
             solve_residual: Vec::new(),
-            link_mark: vec![0; n_links],
             flow_mark: vec![0; n_subs],
             epoch: 0,
             active: Vec::new(),
@@ -668,7 +660,6 @@ impl FlowSimulation {
             merp_table: Vec::new(),
             maxmin: MaxMin::default(),
             d3: d3::D3::default(),
-            change_mark: vec![0; n_links],
             change_stamp: 0,
             comp_max: Vec::new(),
             sampler: (scenario.output.series_interval_us > 0.0).then(|| {
@@ -931,9 +922,7 @@ impl FlowSimulation {
         self.stats.recomputations += 1;
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
-            self.link_mark.fill(0);
-            self.open_mark.fill(0);
-            self.top_mark.fill(0);
+            self.notes.iter_mut().for_each(|n| n.clear_epochs());
             self.flow_mark.fill(0);
             self.touch_mark.fill(0);
             self.epoch = 1;
