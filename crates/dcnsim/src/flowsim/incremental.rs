@@ -238,6 +238,7 @@ impl FlowSimulation {
     /// the bottlenecked ones, as opened, but none held below the floor — and the links of
     /// those flows to its links, opening those links in turn as `growth` says. Returns how far
     /// `open` has been processed.
+    #[inline(never)]
     fn grow(&mut self, mut next: usize, growth: Growth) -> usize {
         let epoch = self.epoch;
         while next < self.open.len() {
@@ -318,6 +319,8 @@ impl FlowSimulation {
     ///   the flows of the set on it.
     ///
     /// Returns whether any was opened (the set must then grow and be solved again).
+    // Kept out of line, as `grow`: −1 % instructions (the recomputation loop spills less).
+    #[inline(never)]
     fn expand(&mut self) -> bool {
         self.change_stamp = self.change_stamp.wrapping_add(1);
         if self.change_stamp == 0 {
