@@ -328,20 +328,13 @@ impl FlowSimulation {
             self.change_stamp = 1;
         }
         let stamp = self.change_stamp;
-        self.comp_max.clear();
-        self.comp_max.resize(self.comp_links.len(), 0.0);
         for i in 0..self.comp_flows.len() {
             let f = self.comp_flows[i];
-            let changed = rate_changed(self.sub_rate[f as usize], self.rates[i]);
-            let level = self.rates[i] / self.weight(f);
-            let (a, b) = self.graph.range[f as usize];
-            for h in a as usize..b as usize {
-                let note = &mut self.notes[self.graph.arena[h] as usize];
-                if changed {
-                    note.changed = stamp;
+            if rate_changed(self.sub_rate[f as usize], self.rates[i]) {
+                let (a, b) = self.graph.range[f as usize];
+                for h in a as usize..b as usize {
+                    self.notes[self.graph.arena[h] as usize].changed = stamp;
                 }
-                let j = note.pos as usize;
-                self.comp_max[j] = self.comp_max[j].max(level);
             }
         }
         let mut any = false;
@@ -353,7 +346,10 @@ impl FlowSimulation {
                 continue;
             }
             let full_now = self.solve_residual[j] <= self.capacity[li] * SATURATION_MARGIN;
-            let outranked = || self.outside_max(l) > self.comp_max[j] * (1.0 + OUTRANK_MARGIN);
+            let outranked = || {
+                let (inside, outside) = self.top_levels_inside_and_out(l);
+                outside > inside * (1.0 + OUTRANK_MARGIN)
+            };
             if full_now && note.opened_all != self.epoch && outranked() {
                 self.open_link(l, true);
                 any = true;
@@ -396,14 +392,17 @@ impl FlowSimulation {
         }
     }
 
-    /// The largest level of the flows outside the set on link `l`.
-    fn outside_max(&self, l: u32) -> f64 {
-        let mut most = 0.0f64;
+    /// The largest level on link `l` of the set's flows, as just solved, and of the flows
+    /// outside the set.
+    fn top_levels_inside_and_out(&self, l: u32) -> (f64, f64) {
+        let (mut inside, mut outside) = (0.0f64, 0.0f64);
         for &g in self.graph.flows_on(l) {
-            if self.flow_mark[g as usize] != self.epoch {
-                most = most.max(self.sub_rate[g as usize].max(0.0) / self.weight(g));
+            if self.flow_mark[g as usize] == self.epoch {
+                inside = inside.max(self.rates[self.local[g as usize] as usize] / self.weight(g));
+            } else {
+                outside = outside.max(self.sub_rate[g as usize].max(0.0) / self.weight(g));
             }
         }
-        most
+        (inside, outside)
     }
 }

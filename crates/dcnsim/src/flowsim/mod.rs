@@ -487,8 +487,6 @@ pub struct FlowSimulation {
     d3: d3::D3,
     /// The stamp of the current expansion ([`incremental::LinkNotes::changed`]).
     change_stamp: u32,
-    /// Per link of the max-min set: the largest level of its flows in the set after a solve.
-    comp_max: Vec<f64>,
     /// Time series, when `output.series_interval_us > 0`.
     sampler: Option<series::Sampler>,
     /// Per port: wire bytes and (whole) packets carried.
@@ -661,7 +659,6 @@ impl FlowSimulation {
             maxmin: MaxMin::default(),
             d3: d3::D3::default(),
             change_stamp: 0,
-            comp_max: Vec::new(),
             sampler: (scenario.output.series_interval_us > 0.0).then(|| {
                 let iv = Time::from_us_f64(scenario.output.series_interval_us).max(Time(1));
                 series::Sampler::new(iv, n_flows, n_links)
