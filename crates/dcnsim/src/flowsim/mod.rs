@@ -455,9 +455,9 @@ pub struct FlowSimulation {
     budget_cost: [f64; 2],
     forced_budget: Option<u32>,
     /// Links whose flows join the max-min set: (link, all of them or only those bottlenecked
-    /// there), and the epoch marks of each kind of opening.
+    /// there).
     open: Vec<(u32, bool)>,
-    /// Per link: its marks in the current max-min recomputation.
+    /// Per link: its marks in the current max-min recomputation (the set, the openings).
     notes: Vec<incremental::LinkNotes>,
     avail: Vec<f64>,
     solve_residual: Vec<f64>,

@@ -23,9 +23,11 @@ use super::network::{NodeIdx, PortIdx};
 const NONE: u32 = u32::MAX;
 
 pub struct RoutingTable {
-    classes: usize,
+    /// Nodes in the network.
+    nodes: usize,
     dsts: Vec<Destination>,
-    /// (start, len) into `ports`, indexed by node * classes + class.
+    /// (start, len) into `ports`, indexed by class * nodes + node: a class's rows together, as
+    /// walks towards one destination read them.
     slices: Vec<(u32, u32)>,
     ports: Vec<PortIdx>,
 }
@@ -57,7 +59,7 @@ impl RoutingTable {
     /// A table with no routes (before the first computation).
     pub fn empty() -> RoutingTable {
         RoutingTable {
-            classes: 0,
+            nodes: 0,
             dsts: Vec::new(),
             slices: Vec::new(),
             ports: Vec::new(),
@@ -150,11 +152,11 @@ impl RoutingTable {
                         ports.push(port);
                     }
                 }
-                slices[node * classes + class] = (start, ports.len() as u32 - start);
+                slices[class * n + node] = (start, ports.len() as u32 - start);
             }
         }
         RoutingTable {
-            classes,
+            nodes: n,
             dsts,
             slices,
             ports,
@@ -172,7 +174,7 @@ impl RoutingTable {
         if node == d.node {
             return &[];
         }
-        let (start, len) = self.slices[node as usize * self.classes + d.class as usize];
+        let (start, len) = self.slices[d.class as usize * self.nodes + node as usize];
         &self.ports[start as usize..(start + len) as usize]
     }
 }

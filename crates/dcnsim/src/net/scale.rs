@@ -32,13 +32,28 @@ impl PathScale {
     /// wire; `None` when no two hosts are connected.
     pub fn measure(net: &Network, data_bytes: u64, ack_bytes: u64) -> Option<PathScale> {
         let mut best: Option<PathScale> = None;
+        // Each port's share of a round trip: the data packet out over it, the ACK back over
+        // its reverse (once per port, not per visit: each is two 128-bit divisions).
+        let hop_rtt: Vec<u64> = net
+            .ports
+            .iter()
+            .map(|port| {
+                let back = &net.ports[port.reverse as usize];
+                (port.rate.tx_time(data_bytes)
+                    + port.delay
+                    + back.rate.tx_time(ack_bytes)
+                    + back.delay)
+                    .ps()
+            })
+            .collect();
+        let mut memo: Vec<Option<Towards>> = vec![None; net.nodes.len()];
         for dst in representative_hosts(net) {
-            let mut memo: Vec<Option<Towards>> = vec![None; net.nodes.len()];
+            memo.fill(None);
             for (src, &node) in net.hosts.iter().enumerate() {
                 if src as u32 == dst {
                     continue;
                 }
-                let t = towards(net, dst, node, data_bytes, ack_bytes, &mut memo);
+                let t = towards(net, dst, node, &hop_rtt, &mut memo);
                 if t.rate == 0 {
                     continue; // unreachable
                 }
@@ -83,8 +98,7 @@ fn towards(
     net: &Network,
     dst: u32,
     n: NodeIdx,
-    data: u64,
-    ack: u64,
+    hop_rtt: &[u64],
     memo: &mut Vec<Option<Towards>>,
 ) -> Towards {
     if let Some(t) = memo[n as usize] {
@@ -104,17 +118,14 @@ fn towards(
     } else {
         for &p in net.routing.next_hops(n, dst) {
             let port = &net.ports[p as usize];
-            let back = &net.ports[port.reverse as usize];
-            let rest = towards(net, dst, port.peer, data, ack, memo);
+            let rest = towards(net, dst, port.peer, hop_rtt, memo);
             if rest.rate == 0 {
                 continue;
             }
             let cand = Towards {
                 rate: rest.rate.min(port.rate.0),
                 delay: rest.delay.saturating_add(port.delay.0),
-                rtt: rest.rtt
-                    + (port.rate.tx_time(data) + port.delay + back.rate.tx_time(ack) + back.delay)
-                        .ps(),
+                rtt: rest.rtt + hop_rtt[p as usize],
             };
             if cand.rate > best.rate || (cand.rate == best.rate && cand.delay < best.delay) {
                 best = cand;
