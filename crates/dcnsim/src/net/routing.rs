@@ -10,13 +10,15 @@
 //! are as far from every node but themselves as each other (no shortest path runs through a
 //! one-link host), so every node but that one and the hosts themselves has the same next hops
 //! towards each of them: they form one *class*, searched once from one of them, and the table
-//! holds a row per class, not per host. The searched host's own row is towards the others.
+//! holds next hops per (class, node), not per (host, node). The searched host's own entry is
+//! towards the others.
 //! A destination's neighbour reaches it by its own link, and a host has no next hop towards
 //! itself: `next_hops` answers those two cases from the destination. Every other host (several
 //! links, or its link down) is a class of its own. On a 1024-host fat-tree this makes the
 //! searches and the table 8× smaller; the next hops are the same, in the same order (tests).
 //!
-//! The table is a flat array of port indices with one (start, len) slice per (node, class).
+//! The table is a flat array of port indices with one (start, len) slice per (class, node), a
+//! class's slices side by side.
 
 use super::network::{NodeIdx, PortIdx};
 
