@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/identity/matrix.sh BINARY OUTROOT: examples/*.toml and transports x path choices on
 # matrix_base.toml (k = 4 fat-tree, 80-packet buffers, 150 flows at 80 % load), 20 s timeout
-# each (runs that time out leave no output and are not compared). Compare two OUTROOTs by
-# cmp of flows.csv / ports.csv per directory.
+# each (runs that time out leave no output and are not compared). Compare two OUTROOTs with
+# cmp_dirs.sh.
 B=$1; O=$2; mkdir -p "$O"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"; REPO="$(cd "$HERE/../.." && pwd)"
 for f in "$REPO"/examples/*.toml; do n=$(basename "$f" .toml)
