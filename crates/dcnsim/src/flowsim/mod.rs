@@ -514,68 +514,79 @@ impl FlowSimulation {
             on: vec![Vec::new(); net.ports.len()],
             ..LinkFlows::default()
         };
-        // Ideal FCTs through the best path of the packet engine, the flows taken by destination
-        // so that the nodes' best-path scores are computed once per destination; the paths
-        // are kept (`best_arena`) for the pipeline overheads below.
-        let mut by_dst: Vec<u32> = (0..flows.len() as u32).collect();
-        by_dst.sort_by_key(|&i| flows[i as usize].dst);
-        let mut ideal = vec![Time::ZERO; flows.len()];
-        let mut best_range = vec![(0u32, 0u32); flows.len()];
-        let mut best_arena: Vec<PortIdx> = Vec::new();
-        let mut fct = IdealFct::default();
-        let mut best: Option<(u32, BestPathsTo)> = None;
-        for &i in &by_dst {
-            let spec = &flows[i as usize];
-            if best.as_ref().is_none_or(|(d, _)| *d != spec.dst) {
-                best = Some((spec.dst, BestPathsTo::new(&net, spec.dst)));
-            }
-            let start = best_arena.len();
-            if let Some((_, b)) = best.as_mut() {
-                b.append_from(spec.src, &mut best_arena);
-            }
-            let path = &best_arena[start..];
-            ideal[i as usize] = fct.of(&net, path, spec.size_bytes, mss, header);
-            best_range[i as usize] = (start as u32, best_arena.len() as u32);
-        }
-        let mut states = Vec::with_capacity(flows.len());
+        // Subflows: one per flow but for M-PDQ; `first_sub[i]..first_sub[i + 1]` are flow i's.
         let mut first_sub = Vec::with_capacity(flows.len() + 1);
-        let mut owner = Vec::with_capacity(flows.len());
-        for (i, spec) in flows.into_iter().enumerate() {
-            let path_key = crate::rng::derive_u64(scenario.seed, "path_key", i as u64) as u32;
+        first_sub.push(0u32);
+        for spec in &flows {
             let n = match &transport {
                 Transport::Pdq(p) => p.subflows_of(spec.size_bytes),
                 _ => 1,
             };
+            first_sub.push(first_sub.last().expect("pushed") + n);
+        }
+        // Per flow, taken by destination (the nodes' best-path scores are computed once per
+        // destination, and the routing rows towards it are read together): its ideal FCT
+        // through the best path of the packet engine, its subflows' routes (into `routes`,
+        // copied in flow order below) and the constant part of its completion time.
+        let mut by_dst: Vec<u32> = (0..flows.len() as u32).collect();
+        by_dst.sort_by_key(|&i| flows[i as usize].dst);
+        let mut ideal = vec![Time::ZERO; flows.len()];
+        let mut overhead = vec![Time::ZERO; flows.len()];
+        let mut routed = vec![true; flows.len()];
+        let mut routes: Vec<PortIdx> = Vec::new();
+        let mut route_range = vec![(0u32, 0u32); *first_sub.last().expect("pushed") as usize];
+        let mut best_path: Vec<PortIdx> = Vec::new();
+        let mut fct = IdealFct::default();
+        let mut best: Option<(u32, BestPathsTo)> = None;
+        for &i in &by_dst {
+            let i = i as usize;
+            let spec = &flows[i];
+            if best.as_ref().is_none_or(|(d, _)| *d != spec.dst) {
+                best = Some((spec.dst, BestPathsTo::new(&net, spec.dst)));
+            }
+            best_path.clear();
+            if let Some((_, b)) = best.as_mut() {
+                b.append_from(spec.src, &mut best_path);
+            }
+            ideal[i] = fct.of(&net, &best_path, spec.size_bytes, mss, header);
             // Every subflow on its own path (the packet sender's path keys); the flow's last
             // bit arrives by the slowest pipeline of them, each carrying an even share.
-            let share = spec.size_bytes.div_ceil(n as u64);
-            let mut routed = true;
-            let mut overhead = Time::ZERO;
-            first_sub.push(graph.range.len() as u32);
-            for j in 0..n {
-                let key = crate::protocols::pdq::subflow_path_key(path_key, j);
-                let start = graph.arena.len() as u32;
-                routed &= router.route(&net, spec.src, spec.dst, key, &mut graph.arena);
-                let end = graph.arena.len() as u32;
-                graph.range.push((start, end));
-                owner.push(i as u32);
-                let path = &graph.arena[start as usize..end as usize];
-                let (ba, bb) = best_range[i];
-                let along = if share == spec.size_bytes
-                    && paths::same_hops(&net, path, &best_arena[ba as usize..bb as usize])
+            let path_key = crate::rng::derive_u64(scenario.seed, "path_key", i as u64) as u32;
+            let subs = first_sub[i]..first_sub[i + 1];
+            let share = spec.size_bytes.div_ceil(subs.len() as u64);
+            for (j, e) in subs.enumerate() {
+                let key = crate::protocols::pdq::subflow_path_key(path_key, j as u32);
+                let start = routes.len();
+                routed[i] &= router.route(&net, spec.src, spec.dst, key, &mut routes);
+                route_range[e as usize] = (start as u32, routes.len() as u32);
+                let path = &routes[start..];
+                let along = if share == spec.size_bytes && paths::same_hops(&net, path, &best_path)
                 {
                     ideal[i] // as on the best path (always so on a fat-tree)
                 } else {
                     fct.of(&net, path, share, mss, header)
                 };
                 let pipeline = paths::pipeline_overhead(&net, path, along, share, mss, header);
-                overhead = overhead.max(pipeline);
+                overhead[i] = overhead[i].max(pipeline);
+            }
+        }
+        let mut states = Vec::with_capacity(flows.len());
+        let mut owner = Vec::with_capacity(route_range.len());
+        for (i, spec) in flows.into_iter().enumerate() {
+            for e in first_sub[i]..first_sub[i + 1] {
+                let (a, b) = route_range[e as usize];
+                let start = graph.arena.len() as u32;
+                graph
+                    .arena
+                    .extend_from_slice(&routes[a as usize..b as usize]);
+                graph.range.push((start, graph.arena.len() as u32));
+                owner.push(i as u32);
             }
             let first = graph.range[first_sub[i] as usize];
             let path = &graph.arena[first.0 as usize..first.1 as usize];
             let wire = paths::wire_bytes(spec.size_bytes, mss, header);
             states.push(FlowState {
-                status: if routed {
+                status: if routed[i] {
                     Status::Waiting
                 } else {
                     Status::Unroutable
@@ -585,7 +596,7 @@ impl FlowSimulation {
                 rate: 0.0,
                 last: spec.start,
                 generation: 0,
-                overhead,
+                overhead: overhead[i],
                 ideal_fct: ideal[i],
                 nic_bps: path
                     .first()
@@ -593,7 +604,6 @@ impl FlowSimulation {
                 spec,
             });
         }
-        first_sub.push(graph.range.len() as u32);
         let n_subs = owner.len();
         graph.slot = vec![0; graph.arena.len()];
         let capacity: Vec<f64> = net
