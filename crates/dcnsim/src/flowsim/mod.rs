@@ -146,7 +146,7 @@
 //! on an idle machine, max-min runs about 380 000 flows/s at load 0.1 and 200 000 at 0.2 (the
 //! aim of 10⁵ met), 80 000 at 0.3, 11 700 at 0.5 (69 flows re-solved per event, 19 changing
 //! rate) and 1 900 at 0.7 (the best runs; the shared machine varies by ±20 %); 10⁶ flows on a
-//! 4 394-host fat-tree at load 0.3 take 24 s. With every flow started at once (PDQ's Fig. 8:
+//! 4 394-host fat-tree at load 0.3 take 20 s. With every flow started at once (PDQ's Fig. 8:
 //! 10 240 flows on BCube(4,4)) a run takes 2 s, and 40 960 flows on BCube(4,5) 46 s.
 //!
 //! The other policies re-solve every active flow at every event, in O(active flows · path
