@@ -32,18 +32,24 @@ impl PathScale {
     /// wire; `None` when no two hosts are connected.
     pub fn measure(net: &Network, data_bytes: u64, ack_bytes: u64) -> Option<PathScale> {
         let mut best: Option<PathScale> = None;
-        // Each port's share of a round trip: the data packet out over it, the ACK back over
-        // its reverse (once per port, not per visit: each is two 128-bit divisions).
-        let hop_rtt: Vec<u64> = net
+        // What the walks need of each port, compact (a `Port` is several cache lines), with
+        // its share of a round trip computed once: the data packet out over it, the ACK back
+        // over its reverse (two 128-bit divisions).
+        let hops: Vec<Hop> = net
             .ports
             .iter()
             .map(|port| {
                 let back = &net.ports[port.reverse as usize];
-                (port.rate.tx_time(data_bytes)
-                    + port.delay
-                    + back.rate.tx_time(ack_bytes)
-                    + back.delay)
-                    .ps()
+                Hop {
+                    peer: port.peer,
+                    rate: port.rate.0,
+                    delay: port.delay.0,
+                    rtt: (port.rate.tx_time(data_bytes)
+                        + port.delay
+                        + back.rate.tx_time(ack_bytes)
+                        + back.delay)
+                        .ps(),
+                }
             })
             .collect();
         let mut memo: Vec<Option<Towards>> = vec![None; net.nodes.len()];
@@ -53,7 +59,7 @@ impl PathScale {
                 if src as u32 == dst {
                     continue;
                 }
-                let t = towards(net, dst, node, &hop_rtt, &mut memo);
+                let t = towards(net, dst, node, &hops, &mut memo);
                 if t.rate == 0 {
                     continue; // unreachable
                 }
@@ -83,6 +89,15 @@ impl PathScale {
     }
 }
 
+/// A port as the walks see it: where it leads, its rate and delay, and its share of a round
+/// trip (ps).
+struct Hop {
+    peer: NodeIdx,
+    rate: u64,
+    delay: u64,
+    rtt: u64,
+}
+
 /// The best next hop from a node towards one destination, as [`super::ideal::best_path`]
 /// chooses it, and the round trip along it. `rate == 0`: unreachable.
 #[derive(Clone, Copy, Debug)]
@@ -98,7 +113,7 @@ fn towards(
     net: &Network,
     dst: u32,
     n: NodeIdx,
-    hop_rtt: &[u64],
+    hops: &[Hop],
     memo: &mut Vec<Option<Towards>>,
 ) -> Towards {
     if let Some(t) = memo[n as usize] {
@@ -117,15 +132,15 @@ fn towards(
         };
     } else {
         for &p in net.routing.next_hops(n, dst) {
-            let port = &net.ports[p as usize];
-            let rest = towards(net, dst, port.peer, hop_rtt, memo);
+            let hop = &hops[p as usize];
+            let rest = towards(net, dst, hop.peer, hops, memo);
             if rest.rate == 0 {
                 continue;
             }
             let cand = Towards {
-                rate: rest.rate.min(port.rate.0),
-                delay: rest.delay.saturating_add(port.delay.0),
-                rtt: rest.rtt + hop_rtt[p as usize],
+                rate: rest.rate.min(hop.rate),
+                delay: rest.delay.saturating_add(hop.delay),
+                rtt: rest.rtt + hop.rtt,
             };
             if cand.rate > best.rate || (cand.rate == best.rate && cand.delay < best.delay) {
                 best = cand;
