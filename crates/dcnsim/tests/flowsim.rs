@@ -666,12 +666,10 @@ fn pruned_max_min_equals_full_recomputation() {
     // flows' levels spread widest: 1 000 flows of 2–198 KB between pseudo-random hosts of the
     // first 54, weights 1–4 (used by PACE only).
     let mut csv = String::from("src,dst,size_bytes,start_s,weight\n");
-    let mut x: u64 = 12345;
+    let mut draws = 0..;
     let mut next = |n: u64| {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (x >> 33) % n
+        let i = draws.next().expect("unbounded");
+        dcnsim::rng::derive_u64(12345, "at-once flows", i) % n
     };
     for _ in 0..1000 {
         let src = next(54);
