@@ -20,21 +20,9 @@ impl FlowSimulation {
         let now = self.now;
         match self.policy {
             Policy::MaxMin | Policy::WeightedMaxMin => {
-                self.available();
-                let (flows, owner) = (&self.flows, &self.owner);
-                let weighted = self.policy == Policy::WeightedMaxMin;
-                let unit = |_| 1.0;
-                let by_spec = |e: u32| flows[owner[e as usize] as usize].spec.weight;
-                self.maxmin.solve(
-                    &self.comp_links,
-                    &self.comp_flows,
-                    &self.graph,
-                    self.capacity.len(),
-                    &self.avail,
-                    if weighted { &by_spec } else { &unit },
-                    &mut self.rates,
-                    &mut self.solve_residual,
-                );
+                self.problem_links();
+                self.maxmin
+                    .solve(&self.problem, &mut self.rates, &mut self.solve_residual);
             }
             Policy::D3 { .. } => {
                 let (flows, owner) = (&self.flows, &self.owner);

@@ -62,7 +62,7 @@
 //! event, 260 flows are solved per event (whole components: 5 100; every flow of an opened
 //! link and no floor: 4 800). Figures: bench/RESULTS.md ("bottleneck-aware opening").
 
-use super::{rate_changed, FlowSimulation, Policy};
+use super::{maxmin, rate_changed, FlowSimulation, Policy};
 
 /// What a max-min recomputation notes of a link (one record: these are read together).
 #[derive(Clone, Copy, Default)]
@@ -120,6 +120,7 @@ impl FlowSimulation {
         let prune = !self.full_recompute;
         self.comp_links.clear();
         self.comp_flows.clear();
+        self.problem.clear();
         self.open.clear();
         for k in 0..self.dirty.len() {
             let l = self.dirty[k];
@@ -272,6 +273,7 @@ impl FlowSimulation {
                         self.comp_links.push(m);
                     }
                     note.count += 1;
+                    self.problem.hops.push(note.pos);
                     match growth {
                         Growth::Whole => self.open_link(m, true),
                         Growth::Lazy => {}
@@ -282,6 +284,11 @@ impl FlowSimulation {
                         }
                     }
                 }
+                self.problem.flows.push(maxmin::ProblemFlow {
+                    weight: self.weight(f),
+                    rate: r.max(0.0),
+                    end: self.problem.hops.len() as u32,
+                });
             }
         }
         next
@@ -365,31 +372,18 @@ impl FlowSimulation {
         any
     }
 
-    /// Per link of the set, the capacity its flows of the set may share: all of it when they
-    /// are its only flows, else what the outside flows' (held) rates leave — the link's load
-    /// less the current rates of the set's flows on it (O(set × path) rather than a walk of
-    /// every flow of every link; the running load's rounding is far below the 10⁻⁶ margins).
-    pub(super) fn available(&mut self) {
-        let (load, capacity, graph) = (&self.load, &self.capacity, &self.graph);
-        let (avail, notes) = (&mut self.avail, &self.notes);
-        avail.clear();
-        avail.extend(self.comp_links.iter().map(|&l| load[l as usize]));
-        for &e in &self.comp_flows {
-            let r = self.sub_rate[e as usize].max(0.0);
-            if r > 0.0 {
-                for &m in graph.path(e) {
-                    avail[notes[m as usize].pos as usize] -= r;
-                }
-            }
-        }
-        for (a, &l) in avail.iter_mut().zip(&self.comp_links) {
-            let li = l as usize;
-            *a = if notes[li].count as usize == graph.flows_on(l).len() {
-                capacity[li]
-            } else {
-                (capacity[li] - a.max(0.0)).max(0.0)
-            };
-        }
+    /// The set's links as the water-filling reads them: capacity, load and whether the set
+    /// holds all their flows (the flows and their paths are added as they join, by `grow`).
+    pub(super) fn problem_links(&mut self) {
+        let (load, capacity, graph, notes) = (&self.load, &self.capacity, &self.graph, &self.notes);
+        self.problem.links.clear();
+        self.problem
+            .links
+            .extend(self.comp_links.iter().map(|&l| maxmin::ProblemLink {
+                capacity: capacity[l as usize],
+                load: load[l as usize],
+                only_set: notes[l as usize].count as usize == graph.flows_on(l).len(),
+            }));
     }
 
     /// The largest level on link `l` of the set's flows, as just solved, and of the flows

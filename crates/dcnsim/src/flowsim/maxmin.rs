@@ -12,18 +12,60 @@
 //! Which flows are re-solved after an event, and why that gives the same allocation as a
 //! solve of the whole network, is in [`super::incremental`].
 
-use super::LinkFlows;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// One max-min problem: the links of a set of flows and the flows, each path given as
+/// indices into `links` (built once as the set grows, so a solve follows no global index).
+#[derive(Default)]
+pub struct Problem {
+    pub links: Vec<ProblemLink>,
+    pub flows: Vec<ProblemFlow>,
+    /// The flows' paths, flow after flow: flow i's are `hops[flows[i-1].end..flows[i].end]`.
+    pub hops: Vec<u32>,
+}
+
+/// A link of a [`Problem`].
+#[derive(Clone, Copy)]
+pub struct ProblemLink {
+    pub capacity: f64,
+    /// The current rates of all its flows: the set's give theirs back, the rest keep theirs.
+    pub load: f64,
+    /// Whether the set holds all its flows (it then offers them its whole capacity, whatever
+    /// the running load's rounding).
+    pub only_set: bool,
+}
+
+/// A flow of a [`Problem`].
+#[derive(Clone, Copy)]
+pub struct ProblemFlow {
+    pub weight: f64,
+    /// Its current rate (what it gives back to its links; 0 for a new flow).
+    pub rate: f64,
+    /// Where its path ends in [`Problem::hops`].
+    pub end: u32,
+}
+
+impl Problem {
+    pub fn clear(&mut self) {
+        self.links.clear();
+        self.flows.clear();
+        self.hops.clear();
+    }
+
+    /// Flow i's links, as indices into `links`.
+    pub fn path(&self, i: usize) -> &[u32] {
+        let start = if i == 0 { 0 } else { self.flows[i - 1].end };
+        &self.hops[start as usize..self.flows[i].end as usize]
+    }
+}
 
 /// Scratch space reused between solves.
 #[derive(Default)]
 pub struct MaxMin {
-    /// Per global link: its index among the solve's links (valid for those only).
-    link_local: Vec<u32>,
-    /// Per link of the solve (one array: a link's state is read and written together).
+    /// Per link of the problem (one array: a link's state is read and written together).
     state: Vec<LinkState>,
-    /// The solve's flows on each of its links: link j's are `members[end - count..end]`.
+    /// The flows on each link: link j's are `members[end - count..end]`.
     members: Vec<u32>,
     /// (level key << 32 | link): one integer compare orders by level, then link.
     heap: BinaryHeap<Reverse<u128>>,
@@ -35,7 +77,7 @@ struct LinkState {
     residual: f64,
     wsum: f64,
     unfrozen: u32,
-    /// The solve's flows on the link, and where they end in `members`.
+    /// The flows on the link, and where they end in `members`.
     count: u32,
     end: u32,
 }
@@ -51,63 +93,61 @@ fn entry(level: f64, j: usize) -> u128 {
 }
 
 impl MaxMin {
-    /// Rates of `flows` (`rates[i]` for `flows[i]`) when link `links[j]` offers them
-    /// `avail[j]` bit/s and flow `f` has weight `weight(f)`. Every link of every flow's path
-    /// must be in `links`. Returns the residual capacity of each link in `residual_out`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn solve(
-        &mut self,
-        links: &[u32],
-        flows: &[u32],
-        net: &LinkFlows,
-        n_links: usize,
-        avail: &[f64],
-        weight: &dyn Fn(u32) -> f64,
-        rates: &mut Vec<f64>,
-        residual_out: &mut Vec<f64>,
-    ) {
-        if self.link_local.len() < n_links {
-            self.link_local.resize(n_links, 0);
-        }
-        for (j, &l) in links.iter().enumerate() {
-            self.link_local[l as usize] = j as u32;
-        }
+    /// Rates of the problem's flows (`rates[i]` for `p.flows[i]`). Link j offers the set its
+    /// capacity if the set holds all its flows, else what the other flows' rates leave: its
+    /// load less the set's current rates on it. Returns each link's residual capacity in
+    /// `residual_out`.
+    pub fn solve(&mut self, p: &Problem, rates: &mut Vec<f64>, residual_out: &mut Vec<f64>) {
         let state = &mut self.state;
         state.clear();
-        state.extend(avail[..links.len()].iter().map(|&residual| LinkState {
-            residual,
+        state.extend(p.links.iter().map(|l| LinkState {
+            residual: l.load,
             wsum: 0.0,
             unfrozen: 0,
             count: 0,
             end: 0,
         }));
-        // Counting pass, then each link's flows in `members` (filled from their start, so
-        // that `end` ends where they do).
-        for &f in flows {
-            let w = weight(f);
-            for &m in net.path(f) {
-                let s = &mut state[self.link_local[m as usize] as usize];
+        // Counting pass (the set's rates leave the load in flow order, as a walk of each
+        // flow's path would take them), then each link's offer and its flows in `members`
+        // (filled from their start, so that `end` ends where they do).
+        let mut start = 0;
+        for f in &p.flows {
+            let path = &p.hops[start..f.end as usize];
+            start = f.end as usize;
+            for &j in path {
+                let s = &mut state[j as usize];
                 s.unfrozen += 1;
-                s.wsum += w;
+                s.wsum += f.weight;
+                if f.rate > 0.0 {
+                    s.residual -= f.rate;
+                }
             }
         }
         let mut acc = 0u32;
-        for s in state.iter_mut() {
+        for (s, l) in state.iter_mut().zip(&p.links) {
+            s.residual = if l.only_set {
+                l.capacity
+            } else {
+                (l.capacity - s.residual.max(0.0)).max(0.0)
+            };
             s.count = s.unfrozen;
             s.end = acc;
             acc += s.unfrozen;
         }
         self.members.clear();
         self.members.resize(acc as usize, 0);
-        for (i, &f) in flows.iter().enumerate() {
-            for &m in net.path(f) {
-                let s = &mut state[self.link_local[m as usize] as usize];
+        let mut start = 0;
+        for (i, f) in p.flows.iter().enumerate() {
+            let path = &p.hops[start..f.end as usize];
+            start = f.end as usize;
+            for &j in path {
+                let s = &mut state[j as usize];
                 self.members[s.end as usize] = i as u32;
                 s.end += 1;
             }
         }
         rates.clear();
-        rates.resize(flows.len(), f64::NAN);
+        rates.resize(p.flows.len(), f64::NAN);
         self.heap.clear();
         self.heap.extend(
             state
@@ -116,7 +156,7 @@ impl MaxMin {
                 .filter(|(_, s)| s.unfrozen > 0)
                 .map(|(j, s)| Reverse(entry(s.residual.max(0.0) / s.wsum, j))),
         );
-        let mut left = flows.len();
+        let mut left = p.flows.len();
         // A link's level only rises as flows elsewhere freeze: freezing at the lowest level ℓ
         // a flow of weight w that a link of level L = R/W ≥ ℓ carries leaves it
         // (R − ℓw)/(W − w) ≥ L. So a link is not re-queued when its level changes; a popped
@@ -141,13 +181,12 @@ impl MaxMin {
                 if !rates[i].is_nan() {
                     continue;
                 }
-                let f = flows[i];
-                let w = weight(f);
+                let w = p.flows[i].weight;
                 let r = level * w;
                 rates[i] = r;
                 left -= 1;
-                for &m in net.path(f) {
-                    let sm = &mut state[self.link_local[m as usize] as usize];
+                for &m in p.path(i) {
+                    let sm = &mut state[m as usize];
                     sm.residual -= r;
                     sm.wsum -= w;
                     sm.unfrozen -= 1;

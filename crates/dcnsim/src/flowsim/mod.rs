@@ -459,7 +459,8 @@ pub struct FlowSimulation {
     open: Vec<(u32, bool)>,
     /// Per link: its marks in the current max-min recomputation (the set, the openings).
     notes: Vec<incremental::LinkNotes>,
-    avail: Vec<f64>,
+    /// The max-min set as the water-filling reads it.
+    problem: maxmin::Problem,
     solve_residual: Vec<f64>,
     flow_mark: Vec<u32>,
     epoch: u32,
@@ -647,7 +648,7 @@ impl FlowSimulation {
             forced_budget: None,
             open: Vec::new(),
             notes: vec![incremental::LinkNotes::default(); n_links],
-            avail: Vec::new(),
+            problem: maxmin::Problem::default(),
             solve_residual: Vec::new(),
             flow_mark: vec![0; n_subs],
             epoch: 0,
