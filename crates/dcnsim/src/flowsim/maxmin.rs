@@ -148,14 +148,32 @@ impl MaxMin {
         }
         rates.clear();
         rates.resize(p.flows.len(), f64::NAN);
-        self.heap.clear();
-        self.heap.extend(
+        // A link that carries one flow of the set keeps its level until that flow freezes, so
+        // of a flow's such links only the lowest can freeze it: the heap holds that one per
+        // flow and the links shared by several. (It pops the same entries in the same order as
+        // a heap of every link, less those that would find their flow frozen.)
+        let level = |s: &LinkState| s.residual.max(0.0) / s.wsum;
+        let mut heap = std::mem::take(&mut self.heap).into_vec();
+        heap.clear();
+        let mut start = 0;
+        for f in &p.flows {
+            let path = &p.hops[start..f.end as usize];
+            start = f.end as usize;
+            let lowest = path
+                .iter()
+                .filter(|&&j| state[j as usize].count == 1)
+                .map(|&j| entry(level(&state[j as usize]), j as usize))
+                .min();
+            heap.extend(lowest.map(Reverse));
+        }
+        heap.extend(
             state
                 .iter()
                 .enumerate()
-                .filter(|(_, s)| s.unfrozen > 0)
-                .map(|(j, s)| Reverse(entry(s.residual.max(0.0) / s.wsum, j))),
+                .filter(|(_, s)| s.count > 1)
+                .map(|(j, s)| Reverse(entry(level(s), j))),
         );
+        self.heap = BinaryHeap::from(heap);
         let mut left = p.flows.len();
         // A link's level only rises as flows elsewhere freeze: freezing at the lowest level ℓ
         // a flow of weight w that a link of level L = R/W ≥ ℓ carries leaves it
@@ -195,5 +213,123 @@ impl MaxMin {
         }
         residual_out.clear();
         residual_out.extend(state.iter().map(|s| s.residual));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::derive_u64;
+
+    /// Progressive filling as the textbook states it: every round, the lowest level over the
+    /// links with unfrozen flows freezes the unfrozen flows of every link at that level.
+    fn reference(p: &Problem) -> Vec<f64> {
+        let n = p.links.len();
+        let mut offered: Vec<f64> = p.links.iter().map(|l| l.load).collect();
+        for i in 0..p.flows.len() {
+            for &j in p.path(i) {
+                offered[j as usize] -= p.flows[i].rate;
+            }
+        }
+        for (o, l) in offered.iter_mut().zip(&p.links) {
+            *o = if l.only_set {
+                l.capacity
+            } else {
+                (l.capacity - o.max(0.0)).max(0.0)
+            };
+        }
+        let mut rates = vec![f64::NAN; p.flows.len()];
+        while rates.iter().any(|r| r.is_nan()) {
+            let level = |j: usize| {
+                let (mut left, mut w) = (offered[j], 0.0);
+                for i in 0..p.flows.len() {
+                    if p.path(i).contains(&(j as u32)) {
+                        if rates[i].is_nan() {
+                            w += p.flows[i].weight;
+                        } else {
+                            left -= rates[i];
+                        }
+                    }
+                }
+                (w > 0.0).then(|| left.max(0.0) / w)
+            };
+            let levels: Vec<Option<f64>> = (0..n).map(level).collect();
+            let lowest = levels
+                .iter()
+                .flatten()
+                .fold(f64::INFINITY, |a, &b| a.min(b));
+            for i in 0..p.flows.len() {
+                let at_lowest = p
+                    .path(i)
+                    .iter()
+                    .any(|&j| levels[j as usize].is_some_and(|l| l <= lowest * (1.0 + 1e-12)));
+                if rates[i].is_nan() && at_lowest {
+                    rates[i] = lowest * p.flows[i].weight;
+                }
+            }
+        }
+        rates
+    }
+
+    #[test]
+    fn water_filling_gives_the_progressive_filling_rates() {
+        let mut solver = MaxMin::default();
+        let (mut rates, mut residual) = (Vec::new(), Vec::new());
+        let mut shared_links = 0;
+        for case in 0..500u64 {
+            let draw = |what: &str, k: u64, n: u64| derive_u64(case, what, k) % n;
+            let mut p = Problem::default();
+            let n_links = 1 + draw("links", 0, 12) as usize;
+            for i in 0..1 + draw("flows", 0, 10) {
+                let hops = 1 + draw("hops", i, 4);
+                for h in 0..hops {
+                    let j = draw("hop", i * 8 + h, n_links as u64) as u32;
+                    if !p.hops[p.flows.last().map_or(0, |f| f.end as usize)..].contains(&j) {
+                        p.hops.push(j);
+                    }
+                }
+                p.flows.push(ProblemFlow {
+                    weight: if case % 2 == 0 {
+                        1.0
+                    } else {
+                        1.0 + draw("weight", i, 3) as f64
+                    },
+                    rate: draw("rate", i, 3) as f64 * 1e9,
+                    end: p.hops.len() as u32,
+                });
+            }
+            let mut load = vec![0.0; n_links];
+            for i in 0..p.flows.len() {
+                for &j in p.path(i) {
+                    load[j as usize] += p.flows[i].rate;
+                }
+            }
+            // (A link that no flow crosses, which a real set never has, must not matter.)
+            for (j, load) in load.iter().enumerate() {
+                let outside = draw("outside", j as u64, 3) as f64 * 1e9;
+                p.links.push(ProblemLink {
+                    capacity: (1 + draw("capacity", j as u64, 10)) as f64 * 1e9,
+                    load: load + outside,
+                    only_set: outside == 0.0 && draw("only", j as u64, 2) == 0,
+                });
+            }
+            shared_links += (0..n_links)
+                .filter(|&j| {
+                    (0..p.flows.len())
+                        .filter(|&i| p.path(i).contains(&(j as u32)))
+                        .count()
+                        > 1
+                })
+                .count();
+            solver.solve(&p, &mut rates, &mut residual);
+            let want = reference(&p);
+            for (i, (&got, &want)) in rates.iter().zip(&want).enumerate() {
+                assert!(
+                    (got - want).abs() <= 1e-9 * want.max(1.0),
+                    "case {case}, flow {i}: {got} against {want}"
+                );
+            }
+        }
+        assert!(shared_links > 1000, "the cases share links: {shared_links}");
     }
 }
