@@ -75,8 +75,6 @@ pub(super) struct LinkNotes {
     /// The epochs of its openings: for all its flows, and for those bottlenecked there.
     opened_all: u32,
     opened_top: u32,
-    /// The stamp of the last expansion in which a flow of the set on it changed rate.
-    changed: u32,
 }
 
 impl LinkNotes {
@@ -329,30 +327,29 @@ impl FlowSimulation {
     // Kept out of line, as `grow`: −1 % instructions (the recomputation loop spills less).
     #[inline(never)]
     fn expand(&mut self) -> bool {
-        self.change_stamp = self.change_stamp.wrapping_add(1);
-        if self.change_stamp == 0 {
-            self.notes.iter_mut().for_each(|n| n.changed = 0);
-            self.change_stamp = 1;
-        }
-        let stamp = self.change_stamp;
-        for i in 0..self.comp_flows.len() {
-            let f = self.comp_flows[i];
+        // The set's links (by their index in it) on which a flow of the set changed rate.
+        let changed = &mut self.changed_links;
+        changed.clear();
+        changed.resize(self.comp_links.len(), false);
+        for (i, &f) in self.comp_flows.iter().enumerate() {
             if rate_changed(self.sub_rate[f as usize], self.rates[i]) {
-                let (a, b) = self.graph.range[f as usize];
-                for h in a as usize..b as usize {
-                    self.notes[self.graph.arena[h] as usize].changed = stamp;
+                for &j in self.problem.path(i) {
+                    changed[j as usize] = true;
                 }
             }
         }
         let mut any = false;
+        // What the rules read first is the set's own (its links as the solve saw them), so
+        // that the network-wide records are read only for links a rule may open.
         for j in 0..self.comp_links.len() {
-            let l = self.comp_links[j];
-            let li = l as usize;
-            let note = self.notes[li];
-            if note.count as usize == self.graph.flows_on(l).len() {
+            let link = self.problem.links[j];
+            if link.only_set {
                 continue;
             }
-            let full_now = self.solve_residual[j] <= self.capacity[li] * SATURATION_MARGIN;
+            let l = self.comp_links[j];
+            let full_now = self.solve_residual[j] <= link.capacity * SATURATION_MARGIN;
+            let was_full = link.load >= link.capacity * (1.0 - SATURATION_MARGIN);
+            let note = self.notes[l as usize];
             let outranked = || {
                 let (inside, outside) = self.top_levels_inside_and_out(l);
                 outside > inside * (1.0 + OUTRANK_MARGIN)
@@ -360,8 +357,8 @@ impl FlowSimulation {
             if full_now && note.opened_all != self.epoch && outranked() {
                 self.open_link(l, true);
                 any = true;
-            } else if note.changed == stamp
-                && self.was_saturated(l)
+            } else if self.changed_links[j]
+                && was_full
                 && note.opened_top != self.epoch
                 && note.opened_all != self.epoch
             {

@@ -486,8 +486,8 @@ pub struct FlowSimulation {
     merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
     maxmin: MaxMin,
     d3: d3::D3,
-    /// The stamp of the current expansion ([`incremental::LinkNotes::changed`]).
-    change_stamp: u32,
+    /// Per link of the max-min set: whether a flow of the set changed rate on it.
+    changed_links: Vec<bool>,
     /// Time series, when `output.series_interval_us > 0`.
     sampler: Option<series::Sampler>,
     /// Per port: wire bytes and (whole) packets carried.
@@ -669,7 +669,7 @@ impl FlowSimulation {
             merp_table: Vec::new(),
             maxmin: MaxMin::default(),
             d3: d3::D3::default(),
-            change_stamp: 0,
+            changed_links: Vec::new(),
             sampler: (scenario.output.series_interval_us > 0.0).then(|| {
                 let iv = Time::from_us_f64(scenario.output.series_interval_us).max(Time(1));
                 series::Sampler::new(iv, n_flows, n_links)
