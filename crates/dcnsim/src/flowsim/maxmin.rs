@@ -242,12 +242,12 @@ mod tests {
         while rates.iter().any(|r| r.is_nan()) {
             let level = |j: usize| {
                 let (mut left, mut w) = (offered[j], 0.0);
-                for i in 0..p.flows.len() {
+                for (i, &r) in rates.iter().enumerate() {
                     if p.path(i).contains(&(j as u32)) {
-                        if rates[i].is_nan() {
+                        if r.is_nan() {
                             w += p.flows[i].weight;
                         } else {
-                            left -= rates[i];
+                            left -= r;
                         }
                     }
                 }
@@ -258,13 +258,13 @@ mod tests {
                 .iter()
                 .flatten()
                 .fold(f64::INFINITY, |a, &b| a.min(b));
-            for i in 0..p.flows.len() {
+            for (i, r) in rates.iter_mut().enumerate() {
                 let at_lowest = p
                     .path(i)
                     .iter()
                     .any(|&j| levels[j as usize].is_some_and(|l| l <= lowest * (1.0 + 1e-12)));
-                if rates[i].is_nan() && at_lowest {
-                    rates[i] = lowest * p.flows[i].weight;
+                if r.is_nan() && at_lowest {
+                    *r = lowest * p.flows[i].weight;
                 }
             }
         }
