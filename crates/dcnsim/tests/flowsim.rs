@@ -495,6 +495,15 @@ fn unknown_engine_is_refused_by_name() {
 }
 
 #[test]
+fn more_flows_than_the_engine_numbers_are_refused() {
+    let max = dcnsim::flowsim::MAX_FLOWS;
+    assert!(dcnsim::flowsim::check_flow_count(max).is_ok());
+    let err = dcnsim::flowsim::check_flow_count(max + 1).expect_err("refused");
+    assert_eq!(err.path, "workload");
+    assert!(err.message.contains(&max.to_string()), "{err}");
+}
+
+#[test]
 fn packet_only_keys_are_refused_under_the_flow_engine() {
     let dir = flow_dir("fs-refuse", "src,dst,size_bytes,start_s\n0,1,1000,0\n");
     let text = star(2, 10, "tcp");

@@ -70,6 +70,9 @@ pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared
         racks: topo.racks.clone(),
     };
     let flows = workload::generate(&scenario.workload, &info, scenario.seed, base_dir)?;
+    if scenario.engine == crate::config::Engine::Flow {
+        crate::flowsim::check_flow_count(flows.len())?;
+    }
     if let Transport::Pace(_) = transport {
         crate::protocols::pace::check_weights(&flows)?;
     }
