@@ -4,9 +4,9 @@
 //! On a path of hops with per-packet serialisation weights w(i, h) = size_i / rate_h, packet i
 //! leaves hop h at F(i, h) = max(F(i−1, h), F(i, h−1) + d_{h−1}) + w(i, h). The last byte
 //! arrives at Σ d_h plus the heaviest monotone path through the (packet × hop) grid. Packets
-//! come in at most three sizes (first, middle, last), and through a block of k equal rows the
+//! come in two sizes (the full ones, then the last), and through a block of k equal rows the
 //! heaviest path crossing from column a to column b is Σ_{a..b} w + (k−1)·max_{a..b} w, so the
-//! computation is O(hops²), whatever the flow size.
+//! computation is O(hops), whatever the flow size.
 
 use super::network::{Network, NodeIdx, PortIdx};
 use crate::units::Time;
@@ -88,11 +88,8 @@ pub fn ideal_fct(net: &Network, path: &[PortIdx], payload: u64, mss: u32, header
 /// [`ideal_fct`] with its scratch space kept between calls: no allocation per flow.
 #[derive(Default)]
 pub struct IdealFct {
-    /// The current block's serialisation time at each hop.
-    weights: Vec<u128>,
-    /// Per column b: the heaviest path ending in the last row so far at column b (`None`:
-    /// not reachable yet, before the first block).
-    heaviest: Vec<Option<u128>>,
+    /// The last packet's serialisation time at each hop.
+    last_weights: Vec<u128>,
 }
 
 impl IdealFct {
@@ -112,41 +109,32 @@ impl IdealFct {
         let n = payload.div_ceil(mss).max(1);
         let last = payload - (n - 1) * mss + header as u64;
         let full = mss + header as u64;
-        // Row blocks, (wire size, how many rows): the full packets, then the last one.
-        let blocks = [(full, n - 1), (last, 1)];
-        // The grid is entered at its top-left cell only.
-        self.heaviest.clear();
-        self.heaviest.resize(path.len(), None);
-        self.heaviest[0] = Some(0);
-        for (size, k) in blocks.into_iter().filter(|&(_, k)| k > 0) {
-            // This block's serialisation time at each hop (once, not per grid cell).
-            self.weights.clear();
-            self.weights.extend(
-                path.iter()
-                    .map(|&p| net.ports[p as usize].rate.tx_time(size).ps() as u128),
-            );
-            // Column b is updated from the columns a ≤ b of the previous block, so going from
-            // the last column down needs no second array; a runs down from b, keeping the sum
-            // and maximum of w over a..=b.
-            for b in (0..path.len()).rev() {
-                let (mut sum, mut max, mut best) = (0u128, 0u128, None);
-                for a in (0..=b).rev() {
-                    let w = self.weights[a];
-                    sum += w;
-                    max = max.max(w);
-                    if let Some(enter) = self.heaviest[a] {
-                        let v = enter + sum + (k as u128 - 1) * max;
-                        best = best.max(Some(v));
-                    }
-                }
-                self.heaviest[b] = best;
+        let tx = |p: PortIdx, size: u64| net.ports[p as usize].rate.tx_time(size).ps() as u128;
+        // The grid is entered at its top-left cell and has two blocks of rows: the n − 1 full
+        // packets (weights w), then the last one (weights v). The heaviest path crosses the
+        // first block from column 0 to some column b, then the last row from b to the end:
+        // Σ_{0..=b} w + (n − 2)·max_{0..=b} w + Σ_{b..} v. Without full packets it is Σ v.
+        self.last_weights.clear();
+        self.last_weights.extend(path.iter().map(|&p| tx(p, last)));
+        let last_row: u128 = self.last_weights.iter().sum();
+        let heaviest = if n == 1 {
+            last_row
+        } else {
+            let rows = (n - 1) as u128;
+            let (mut sum, mut max, mut last_before, mut best) = (0u128, 0u128, 0u128, 0u128);
+            for (&p, &v) in path.iter().zip(&self.last_weights) {
+                let w = tx(p, full);
+                sum += w;
+                max = max.max(w);
+                best = best.max(sum + (rows - 1) * max + (last_row - last_before));
+                last_before += v;
             }
-        }
+            best
+        };
         let delays: u128 = path
             .iter()
             .map(|&p| net.ports[p as usize].delay.ps() as u128)
             .sum();
-        let heaviest = self.heaviest[path.len() - 1].expect("the last column is reachable");
         Time((heaviest + delays) as u64)
     }
 }
