@@ -598,17 +598,14 @@ impl FlowSimulation {
         let mut route_range = vec![(0u32, 0u32); *first_sub.last().expect("pushed") as usize];
         let mut best_path: Vec<PortIdx> = Vec::new();
         let mut fct = IdealFct::default();
-        let mut best: Option<(u32, BestPathsTo)> = None;
+        let mut best: Option<BestPathsTo> = None;
         for &i in &by_dst {
             let i = i as usize;
             let spec = &flows[i];
-            if best.as_ref().is_none_or(|(d, _)| *d != spec.dst) {
-                best = Some((spec.dst, BestPathsTo::new(&net, spec.dst)));
-            }
+            let b = best.get_or_insert_with(|| BestPathsTo::new(&net, spec.dst));
+            b.retarget(spec.dst);
             best_path.clear();
-            if let Some((_, b)) = best.as_mut() {
-                b.append_from(spec.src, &mut best_path);
-            }
+            b.append_from(spec.src, &mut best_path);
             ideal[i] = fct.of(&net, &best_path, spec.size_bytes, mss, header);
             // Every subflow on its own path (the packet sender's path keys); the flow's last
             // bit arrives by the slowest pipeline of them, each carrying an even share.

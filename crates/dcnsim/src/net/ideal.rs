@@ -36,6 +36,36 @@ impl<'a> BestPathsTo<'a> {
         }
     }
 
+    /// Turns to destination `dst`, keeping what the two share: where `dst` shares its routing
+    /// rows with the current one and its last link has the same rate and delay, every node's
+    /// score but its neighbour's (whose next hop differs) and the two hosts' is the same.
+    pub fn retarget(&mut self, dst: u32) {
+        if dst == self.dst {
+            return;
+        }
+        let net = self.net;
+        let port = |p: PortIdx| &net.ports[p as usize];
+        let r = &net.routing;
+        match (
+            r.shared_last_hop(self.dst, dst),
+            r.shared_last_hop(dst, self.dst),
+        ) {
+            (Some(a), Some(b))
+                if port(a).rate == port(b).rate && port(a).delay == port(b).delay =>
+            {
+                for n in [
+                    port(a).node,
+                    net.hosts[self.dst as usize],
+                    net.hosts[dst as usize],
+                ] {
+                    self.memo[n as usize] = None;
+                }
+            }
+            _ => self.memo.fill(None),
+        }
+        self.dst = dst;
+    }
+
     pub fn from(&mut self, src: u32) -> Vec<PortIdx> {
         let mut path = Vec::new();
         self.append_from(src, &mut path);
@@ -204,6 +234,44 @@ mod tests {
         }
         let last = path.len() - 1;
         done[last] + net.ports[path[last] as usize].delay
+    }
+
+    #[test]
+    fn a_retargeted_search_finds_a_fresh_searchs_best_paths() {
+        use crate::units::Rate;
+        let layouts = [
+            "kind = 'fattree'\nk = 4",
+            "kind = 'leafspine'\nleaves = 3\nspines = 2\nhosts_per_leaf = 3",
+            "kind = 'bcube'\nn = 3\nk = 1",
+            "kind = 'jellyfish'\nswitches = 12\nports_per_switch = 6\nhosts_per_switch = 2",
+        ];
+        for text in layouts {
+            let cfg: crate::topo::TopologyConfig = toml::from_str(text).expect("valid");
+            let spec = crate::topo::build(&cfg, std::path::Path::new("."), 7).expect("builds");
+            let mut net = Network::build(&spec, Discipline::Fifo, &|_| None);
+            // Links of mixed rates and delays, host links among them: hosts that share routing
+            // rows may then differ in their last link, and so in their best paths.
+            for p in 0..net.ports.len() {
+                let x = crate::rng::derive_u64(7, "port", p as u64);
+                net.ports[p].rate = Rate::gbps([10, 25, 40, 100][x as usize % 4]);
+                net.ports[p].delay = Time::from_ns(500 * (1 + (x >> 8) % 3));
+            }
+            let hosts = net.hosts.len() as u32;
+            let mut order: Vec<u32> = (0..hosts).collect();
+            order.extend((0..hosts).rev());
+            order.extend((0..hosts).map(|i| (i * 7) % hosts));
+            let mut walker = BestPathsTo::new(&net, order[0]);
+            for &dst in &order {
+                walker.retarget(dst);
+                for src in (0..hosts).filter(|&s| s != dst) {
+                    assert_eq!(
+                        walker.from(src),
+                        best_path(&net, src, dst),
+                        "{text}: {src} → {dst}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

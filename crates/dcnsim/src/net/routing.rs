@@ -165,6 +165,14 @@ impl RoutingTable {
         }
     }
 
+    /// The port by which a one-link host `dst` is reached from its neighbour, if it shares
+    /// its rows with `other` (same class): then every node but that neighbour and the two
+    /// hosts has the same next hops towards both.
+    pub fn shared_last_hop(&self, dst: u32, other: u32) -> Option<PortIdx> {
+        let (d, o) = (&self.dsts[dst as usize], &self.dsts[other as usize]);
+        (d.class == o.class && d.neighbour != NONE).then_some(d.last_hop)
+    }
+
     /// Equal-cost next-hop ports from `node` towards host `dst` (empty: unreachable, or `node`
     /// is `dst`'s own).
     #[inline]
