@@ -20,9 +20,7 @@ impl FlowSimulation {
         let now = self.now;
         match self.policy {
             Policy::MaxMin | Policy::WeightedMaxMin => {
-                self.problem_links();
-                self.maxmin
-                    .solve(&self.problem, &mut self.rates, &mut self.solve_residual);
+                self.maxmin.solve(&self.problem, &mut self.rates);
             }
             Policy::D3 { .. } => {
                 let (flows, owner) = (&self.flows, &self.owner);

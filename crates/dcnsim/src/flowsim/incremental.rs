@@ -62,16 +62,15 @@
 //! event, 260 flows are solved per event (whole components: 5 100; every flow of an opened
 //! link and no floor: 4 800). Figures: bench/RESULTS.md ("bottleneck-aware opening").
 
-use super::{maxmin, rate_changed, FlowSimulation, Policy};
+use super::{rate_changed, FlowSimulation, Policy};
 
 /// What a max-min recomputation notes of a link (one record: these are read together).
 #[derive(Clone, Copy, Default)]
 pub(super) struct LinkNotes {
-    /// The epoch (recomputation) in which the link joined the set, its index among the set's
-    /// links, and how many of its flows are in the set.
+    /// The epoch (recomputation) in which the link joined the set, and its index among the
+    /// set's links.
     in_set: u32,
     pos: u32,
-    count: u32,
     /// The epochs of its openings: for all its flows, and for those bottlenecked there.
     opened_all: u32,
     opened_top: u32,
@@ -260,18 +259,22 @@ impl FlowSimulation {
                 self.flow_mark[f as usize] = epoch;
                 self.local[f as usize] = self.comp_flows.len() as u32;
                 self.comp_flows.push(f);
+                self.problem.add_flow(self.weight(f));
                 let (a, b) = self.graph.range[f as usize];
                 for h in a as usize..b as usize {
                     let m = self.graph.arena[h];
-                    let note = &mut self.notes[m as usize];
+                    let mi = m as usize;
+                    let note = &mut self.notes[mi];
                     if note.in_set != epoch {
                         note.in_set = epoch;
-                        note.pos = self.comp_links.len() as u32;
-                        note.count = 0;
+                        note.pos = self.problem.add_link(
+                            self.capacity[mi],
+                            self.load[mi],
+                            self.graph.flows_on(m).len() as u32,
+                        );
                         self.comp_links.push(m);
                     }
-                    note.count += 1;
-                    self.problem.hops.push(note.pos);
+                    self.problem.add_hop(note.pos, r);
                     match growth {
                         Growth::Whole => self.open_link(m, true),
                         Growth::Lazy => {}
@@ -282,11 +285,6 @@ impl FlowSimulation {
                         }
                     }
                 }
-                self.problem.flows.push(maxmin::ProblemFlow {
-                    weight: self.weight(f),
-                    rate: r.max(0.0),
-                    end: self.problem.hops.len() as u32,
-                });
             }
         }
         next
@@ -342,12 +340,12 @@ impl FlowSimulation {
         // What the rules read first is the set's own (its links as the solve saw them), so
         // that the network-wide records are read only for links a rule may open.
         for j in 0..self.comp_links.len() {
-            let link = self.problem.links[j];
-            if link.only_set {
+            let link = self.problem.links()[j];
+            if link.only_set() {
                 continue;
             }
             let l = self.comp_links[j];
-            let full_now = self.solve_residual[j] <= link.capacity * SATURATION_MARGIN;
+            let full_now = self.maxmin.residual(j) <= link.capacity * SATURATION_MARGIN;
             let was_full = link.load >= link.capacity * (1.0 - SATURATION_MARGIN);
             let note = self.notes[l as usize];
             let outranked = || {
@@ -367,20 +365,6 @@ impl FlowSimulation {
             }
         }
         any
-    }
-
-    /// The set's links as the water-filling reads them: capacity, load and whether the set
-    /// holds all their flows (the flows and their paths are added as they join, by `grow`).
-    pub(super) fn problem_links(&mut self) {
-        let (load, capacity, graph, notes) = (&self.load, &self.capacity, &self.graph, &self.notes);
-        self.problem.links.clear();
-        self.problem
-            .links
-            .extend(self.comp_links.iter().map(|&l| maxmin::ProblemLink {
-                capacity: capacity[l as usize],
-                load: load[l as usize],
-                only_set: notes[l as usize].count as usize == graph.flows_on(l).len(),
-            }));
     }
 
     /// The largest level on link `l` of the set's flows, as just solved, and of the flows

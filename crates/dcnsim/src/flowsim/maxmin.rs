@@ -16,34 +16,54 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// One max-min problem: the links of a set of flows and the flows, each path given as
-/// indices into `links` (built once as the set grows, so a solve follows no global index).
+/// indices into `links`. It is built as the set grows — a link when it first appears, then
+/// each flow hop by hop — so that a solve follows no global index and makes no counting pass.
 #[derive(Default)]
 pub struct Problem {
-    pub links: Vec<ProblemLink>,
-    pub flows: Vec<ProblemFlow>,
+    links: Vec<ProblemLink>,
+    flows: Vec<ProblemFlow>,
     /// The flows' paths, flow after flow: flow i's are `hops[flows[i-1].end..flows[i].end]`.
-    pub hops: Vec<u32>,
+    hops: Vec<u32>,
 }
 
 /// A link of a [`Problem`].
 #[derive(Clone, Copy)]
 pub struct ProblemLink {
     pub capacity: f64,
-    /// The current rates of all its flows: the set's give theirs back, the rest keep theirs.
+    /// The current rates of all its flows.
     pub load: f64,
+    /// `load` less the current rates of the set's flows on it, taken in the order they
+    /// joined: what the other flows hold.
+    held: f64,
+    /// The weight of the set's flows on it, how many they are, and how many flows it has.
+    wsum: f64,
+    count: u32,
+    total: u32,
+}
+
+impl ProblemLink {
     /// Whether the set holds all its flows (it then offers them its whole capacity, whatever
     /// the running load's rounding).
-    pub only_set: bool,
+    pub fn only_set(&self) -> bool {
+        self.count == self.total
+    }
+
+    /// What it offers the set: all of it, or what the other flows' rates leave.
+    fn offer(&self) -> f64 {
+        if self.only_set() {
+            self.capacity
+        } else {
+            (self.capacity - self.held.max(0.0)).max(0.0)
+        }
+    }
 }
 
 /// A flow of a [`Problem`].
 #[derive(Clone, Copy)]
-pub struct ProblemFlow {
-    pub weight: f64,
-    /// Its current rate (what it gives back to its links; 0 for a new flow).
-    pub rate: f64,
+struct ProblemFlow {
+    weight: f64,
     /// Where its path ends in [`Problem::hops`].
-    pub end: u32,
+    end: u32,
 }
 
 impl Problem {
@@ -51,6 +71,45 @@ impl Problem {
         self.links.clear();
         self.flows.clear();
         self.hops.clear();
+    }
+
+    pub fn links(&self) -> &[ProblemLink] {
+        &self.links
+    }
+
+    /// Adds a link of `capacity` carrying `total` flows at `load` in all; returns its index.
+    pub fn add_link(&mut self, capacity: f64, load: f64, total: u32) -> u32 {
+        self.links.push(ProblemLink {
+            capacity,
+            load,
+            held: load,
+            wsum: 0.0,
+            count: 0,
+            total,
+        });
+        self.links.len() as u32 - 1
+    }
+
+    /// Starts a flow of `weight`; its hops follow ([`Problem::add_hop`]).
+    pub fn add_flow(&mut self, weight: f64) {
+        self.flows.push(ProblemFlow {
+            weight,
+            end: self.hops.len() as u32,
+        });
+    }
+
+    /// Adds link `j` to the last flow's path; `rate` is the flow's current rate (0 for a new
+    /// flow), which it gives back to the link.
+    pub fn add_hop(&mut self, j: u32, rate: f64) {
+        let f = self.flows.last_mut().expect("a flow is being added");
+        f.end += 1;
+        self.hops.push(j);
+        let l = &mut self.links[j as usize];
+        l.count += 1;
+        l.wsum += f.weight;
+        if rate > 0.0 {
+            l.held -= rate;
+        }
     }
 
     /// Flow i's links, as indices into `links`.
@@ -93,78 +152,48 @@ fn entry(level: f64, j: usize) -> u128 {
 }
 
 impl MaxMin {
-    /// Rates of the problem's flows (`rates[i]` for `p.flows[i]`). Link j offers the set its
-    /// capacity if the set holds all its flows, else what the other flows' rates leave: its
-    /// load less the set's current rates on it. Returns each link's residual capacity in
-    /// `residual_out`.
-    pub fn solve(&mut self, p: &Problem, rates: &mut Vec<f64>, residual_out: &mut Vec<f64>) {
+    /// Rates of the problem's flows (`rates[i]` for its i-th flow). Link j offers the set its
+    /// capacity if the set holds all its flows, else what the other flows' rates leave.
+    /// [`MaxMin::residual`] then gives what each link has left.
+    pub fn solve(&mut self, p: &Problem, rates: &mut Vec<f64>) {
         let state = &mut self.state;
         state.clear();
-        state.extend(p.links.iter().map(|l| LinkState {
-            residual: l.load,
-            wsum: 0.0,
-            unfrozen: 0,
-            count: 0,
-            end: 0,
-        }));
-        // Counting pass (the set's rates leave the load in flow order, as a walk of each
-        // flow's path would take them), then each link's offer and its flows in `members`
-        // (filled from their start, so that `end` ends where they do).
-        let mut start = 0;
-        for f in &p.flows {
-            let path = &p.hops[start..f.end as usize];
-            start = f.end as usize;
-            for &j in path {
-                let s = &mut state[j as usize];
-                s.unfrozen += 1;
-                s.wsum += f.weight;
-                if f.rate > 0.0 {
-                    s.residual -= f.rate;
-                }
-            }
-        }
         let mut acc = 0u32;
-        for (s, l) in state.iter_mut().zip(&p.links) {
-            s.residual = if l.only_set {
-                l.capacity
-            } else {
-                (l.capacity - s.residual.max(0.0)).max(0.0)
-            };
-            s.count = s.unfrozen;
-            s.end = acc;
-            acc += s.unfrozen;
-        }
+        state.extend(p.links.iter().map(|l| {
+            acc += l.count;
+            LinkState {
+                residual: l.offer(),
+                wsum: l.wsum,
+                unfrozen: l.count,
+                count: l.count,
+                end: acc - l.count,
+            }
+        }));
+        // Each link's flows in `members` (filled from their start, so that `end` ends where
+        // they do). A link that carries one flow of the set keeps its level until that flow
+        // freezes, so of a flow's such links only the lowest can freeze it: the heap holds
+        // that one per flow and the links shared by several. (It pops the same entries in the
+        // same order as a heap of every link, less those that would find their flow frozen.)
+        let level = |s: &LinkState| s.residual.max(0.0) / s.wsum;
         self.members.clear();
         self.members.resize(acc as usize, 0);
-        let mut start = 0;
-        for (i, f) in p.flows.iter().enumerate() {
-            let path = &p.hops[start..f.end as usize];
-            start = f.end as usize;
-            for &j in path {
-                let s = &mut state[j as usize];
-                self.members[s.end as usize] = i as u32;
-                s.end += 1;
-            }
-        }
-        rates.clear();
-        rates.resize(p.flows.len(), f64::NAN);
-        // A link that carries one flow of the set keeps its level until that flow freezes, so
-        // of a flow's such links only the lowest can freeze it: the heap holds that one per
-        // flow and the links shared by several. (It pops the same entries in the same order as
-        // a heap of every link, less those that would find their flow frozen.)
-        let level = |s: &LinkState| s.residual.max(0.0) / s.wsum;
         let mut heap = std::mem::take(&mut self.heap).into_vec();
         heap.clear();
         let mut start = 0;
-        for f in &p.flows {
-            let path = &p.hops[start..f.end as usize];
+        for (i, f) in p.flows.iter().enumerate() {
+            let mut lowest = u128::MAX;
+            for &j in &p.hops[start..f.end as usize] {
+                let s = &mut state[j as usize];
+                self.members[s.end as usize] = i as u32;
+                s.end += 1;
+                if s.count == 1 {
+                    lowest = lowest.min(entry(level(s), j as usize));
+                }
+            }
             start = f.end as usize;
-            let lowest = path
-                .iter()
-                .filter(|&&j| state[j as usize].count == 1)
-                .map(|&j| entry(level(&state[j as usize]), j as usize))
-                .min();
-            heap.extend(lowest.map(Reverse));
+            if lowest != u128::MAX {
+                heap.push(Reverse(lowest));
+            }
         }
         heap.extend(
             state
@@ -174,6 +203,8 @@ impl MaxMin {
                 .map(|(j, s)| Reverse(entry(level(s), j))),
         );
         self.heap = BinaryHeap::from(heap);
+        rates.clear();
+        rates.resize(p.flows.len(), f64::NAN);
         let mut left = p.flows.len();
         // A link's level only rises as flows elsewhere freeze: freezing at the lowest level ℓ
         // a flow of weight w that a link of level L = R/W ≥ ℓ carries leaves it
@@ -211,8 +242,11 @@ impl MaxMin {
                 }
             }
         }
-        residual_out.clear();
-        residual_out.extend(state.iter().map(|s| s.residual));
+    }
+
+    /// What link j of the last solve's problem has left.
+    pub fn residual(&self, j: usize) -> f64 {
+        self.state[j].residual
     }
 }
 
@@ -221,50 +255,60 @@ mod tests {
     use super::*;
     use crate::rng::derive_u64;
 
+    /// A problem as plain data: per link (capacity, load of the other flows, whether it has
+    /// other flows), per flow (weight, current rate, links).
+    struct Case {
+        links: Vec<(f64, f64, bool)>,
+        flows: Vec<(f64, f64, Vec<u32>)>,
+    }
+
     /// Progressive filling as the textbook states it: every round, the lowest level over the
     /// links with unfrozen flows freezes the unfrozen flows of every link at that level.
-    fn reference(p: &Problem) -> Vec<f64> {
-        let n = p.links.len();
-        let mut offered: Vec<f64> = p.links.iter().map(|l| l.load).collect();
-        for i in 0..p.flows.len() {
-            for &j in p.path(i) {
-                offered[j as usize] -= p.flows[i].rate;
-            }
-        }
-        for (o, l) in offered.iter_mut().zip(&p.links) {
-            *o = if l.only_set {
-                l.capacity
-            } else {
-                (l.capacity - o.max(0.0)).max(0.0)
-            };
-        }
-        let mut rates = vec![f64::NAN; p.flows.len()];
+    fn reference(c: &Case) -> Vec<f64> {
+        let on = |j: usize| {
+            c.flows
+                .iter()
+                .enumerate()
+                .filter(move |f| f.1 .2.contains(&(j as u32)))
+        };
+        let offered: Vec<f64> = (0..c.links.len())
+            .map(|j| {
+                let (capacity, outside, shared) = c.links[j];
+                if shared {
+                    // The load less the set's rates, as the running load would leave it.
+                    let load = outside + on(j).map(|(_, f)| f.1).sum::<f64>();
+                    let held = on(j).fold(load, |h, (_, f)| h - f.1);
+                    (capacity - held.max(0.0)).max(0.0)
+                } else {
+                    capacity
+                }
+            })
+            .collect();
+        let mut rates = vec![f64::NAN; c.flows.len()];
         while rates.iter().any(|r| r.is_nan()) {
-            let level = |j: usize| {
-                let (mut left, mut w) = (offered[j], 0.0);
-                for (i, &r) in rates.iter().enumerate() {
-                    if p.path(i).contains(&(j as u32)) {
-                        if r.is_nan() {
-                            w += p.flows[i].weight;
+            let levels: Vec<Option<f64>> = (0..c.links.len())
+                .map(|j| {
+                    let (mut left, mut w) = (offered[j], 0.0);
+                    for (i, f) in on(j) {
+                        if rates[i].is_nan() {
+                            w += f.0;
                         } else {
-                            left -= r;
+                            left -= rates[i];
                         }
                     }
-                }
-                (w > 0.0).then(|| left.max(0.0) / w)
-            };
-            let levels: Vec<Option<f64>> = (0..n).map(level).collect();
+                    (w > 0.0).then(|| left.max(0.0) / w)
+                })
+                .collect();
             let lowest = levels
                 .iter()
                 .flatten()
                 .fold(f64::INFINITY, |a, &b| a.min(b));
-            for (i, r) in rates.iter_mut().enumerate() {
-                let at_lowest = p
-                    .path(i)
-                    .iter()
-                    .any(|&j| levels[j as usize].is_some_and(|l| l <= lowest * (1.0 + 1e-12)));
+            for (r, f) in rates.iter_mut().zip(&c.flows) {
+                let at_lowest =
+                    f.2.iter()
+                        .any(|&j| levels[j as usize].is_some_and(|l| l <= lowest * (1.0 + 1e-12)));
                 if r.is_nan() && at_lowest {
-                    *r = lowest * p.flows[i].weight;
+                    *r = lowest * f.0;
                 }
             }
         }
@@ -274,55 +318,55 @@ mod tests {
     #[test]
     fn water_filling_gives_the_progressive_filling_rates() {
         let mut solver = MaxMin::default();
-        let (mut rates, mut residual) = (Vec::new(), Vec::new());
+        let mut rates = Vec::new();
         let mut shared_links = 0;
         for case in 0..500u64 {
             let draw = |what: &str, k: u64, n: u64| derive_u64(case, what, k) % n;
-            let mut p = Problem::default();
-            let n_links = 1 + draw("links", 0, 12) as usize;
-            for i in 0..1 + draw("flows", 0, 10) {
-                let hops = 1 + draw("hops", i, 4);
-                for h in 0..hops {
-                    let j = draw("hop", i * 8 + h, n_links as u64) as u32;
-                    if !p.hops[p.flows.last().map_or(0, |f| f.end as usize)..].contains(&j) {
-                        p.hops.push(j);
+            let n_links = 1 + draw("links", 0, 12);
+            let links = (0..n_links)
+                .map(|j| {
+                    let outside = draw("outside", j, 3) as f64 * 1e9;
+                    let capacity = (1 + draw("capacity", j, 10)) as f64 * 1e9;
+                    (capacity, outside, outside > 0.0 || draw("only", j, 2) == 0)
+                })
+                .collect();
+            let flows = (0..1 + draw("flows", 0, 10))
+                .map(|i| {
+                    let mut path = Vec::new();
+                    for h in 0..1 + draw("hops", i, 4) {
+                        let j = draw("hop", i * 8 + h, n_links) as u32;
+                        if !path.contains(&j) {
+                            path.push(j);
+                        }
                     }
-                }
-                p.flows.push(ProblemFlow {
-                    weight: if case % 2 == 0 {
+                    let weight = if case % 2 == 0 {
                         1.0
                     } else {
                         1.0 + draw("weight", i, 3) as f64
-                    },
-                    rate: draw("rate", i, 3) as f64 * 1e9,
-                    end: p.hops.len() as u32,
-                });
-            }
-            let mut load = vec![0.0; n_links];
-            for i in 0..p.flows.len() {
-                for &j in p.path(i) {
-                    load[j as usize] += p.flows[i].rate;
+                    };
+                    (weight, draw("rate", i, 3) as f64 * 1e9, path)
+                })
+                .collect();
+            let c = Case { links, flows };
+            // Built as a set grows: a link when a flow first crosses it.
+            let mut p = Problem::default();
+            let mut index = vec![u32::MAX; c.links.len()];
+            for (weight, rate, path) in &c.flows {
+                p.add_flow(*weight);
+                for &j in path {
+                    if index[j as usize] == u32::MAX {
+                        let (capacity, outside, shared) = c.links[j as usize];
+                        let on = c.flows.iter().filter(|f| f.2.contains(&j));
+                        let load = outside + on.clone().map(|f| f.1).sum::<f64>();
+                        let total = on.count() as u32 + u32::from(shared);
+                        index[j as usize] = p.add_link(capacity, load, total);
+                    }
+                    p.add_hop(index[j as usize], *rate);
                 }
             }
-            // (A link that no flow crosses, which a real set never has, must not matter.)
-            for (j, load) in load.iter().enumerate() {
-                let outside = draw("outside", j as u64, 3) as f64 * 1e9;
-                p.links.push(ProblemLink {
-                    capacity: (1 + draw("capacity", j as u64, 10)) as f64 * 1e9,
-                    load: load + outside,
-                    only_set: outside == 0.0 && draw("only", j as u64, 2) == 0,
-                });
-            }
-            shared_links += (0..n_links)
-                .filter(|&j| {
-                    (0..p.flows.len())
-                        .filter(|&i| p.path(i).contains(&(j as u32)))
-                        .count()
-                        > 1
-                })
-                .count();
-            solver.solve(&p, &mut rates, &mut residual);
-            let want = reference(&p);
+            shared_links += p.links().iter().filter(|l| l.count > 1).count();
+            solver.solve(&p, &mut rates);
+            let want = reference(&c);
             for (i, (&got, &want)) in rates.iter().zip(&want).enumerate() {
                 assert!(
                     (got - want).abs() <= 1e-9 * want.max(1.0),
@@ -330,6 +374,6 @@ mod tests {
                 );
             }
         }
-        assert!(shared_links > 1000, "the cases share links: {shared_links}");
+        assert!(shared_links > 500, "the cases share links: {shared_links}");
     }
 }

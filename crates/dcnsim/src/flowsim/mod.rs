@@ -521,7 +521,6 @@ pub struct FlowSimulation {
     notes: Vec<incremental::LinkNotes>,
     /// The max-min set as the water-filling reads it.
     problem: maxmin::Problem,
-    solve_residual: Vec<f64>,
     flow_mark: Vec<u32>,
     epoch: u32,
     /// The active subflows in id order, and some ended ones until [`Self::prune_active`],
@@ -706,7 +705,6 @@ impl FlowSimulation {
             open: Vec::new(),
             notes: vec![incremental::LinkNotes::default(); n_links],
             problem: maxmin::Problem::default(),
-            solve_residual: Vec::new(),
             flow_mark: vec![0; n_subs],
             epoch: 0,
             active: Vec::new(),
