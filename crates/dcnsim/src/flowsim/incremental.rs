@@ -259,7 +259,7 @@ impl FlowSimulation {
                 self.flow_mark[f as usize] = epoch;
                 self.local[f as usize] = self.comp_flows.len() as u32;
                 self.comp_flows.push(f);
-                self.problem.add_flow(self.weight(f));
+                let w = self.weight(f);
                 let (a, b) = self.graph.range[f as usize];
                 for h in a as usize..b as usize {
                     let m = self.graph.arena[h];
@@ -274,7 +274,7 @@ impl FlowSimulation {
                         );
                         self.comp_links.push(m);
                     }
-                    self.problem.add_hop(note.pos, r);
+                    self.problem.add_hop(note.pos, w, r);
                     match growth {
                         Growth::Whole => self.open_link(m, true),
                         Growth::Lazy => {}
@@ -285,6 +285,7 @@ impl FlowSimulation {
                         }
                     }
                 }
+                self.problem.add_flow(w);
             }
         }
         next

@@ -16,8 +16,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// One max-min problem: the links of a set of flows and the flows, each path given as
-/// indices into `links`. It is built as the set grows — a link when it first appears, then
-/// each flow hop by hop — so that a solve follows no global index and makes no counting pass.
+/// indices into `links`. It is built as the set grows — a link when it first appears, each
+/// flow hop by hop — so that a solve follows no global index and makes no counting pass.
 #[derive(Default)]
 pub struct Problem {
     links: Vec<ProblemLink>,
@@ -90,26 +90,24 @@ impl Problem {
         self.links.len() as u32 - 1
     }
 
-    /// Starts a flow of `weight`; its hops follow ([`Problem::add_hop`]).
+    /// Adds link `j` to the path of the flow being added, of `weight`; `rate` is the flow's
+    /// current rate (0 for a new flow), which it gives back to the link.
+    pub fn add_hop(&mut self, j: u32, weight: f64, rate: f64) {
+        self.hops.push(j);
+        let l = &mut self.links[j as usize];
+        l.count += 1;
+        l.wsum += weight;
+        if rate > 0.0 {
+            l.held -= rate;
+        }
+    }
+
+    /// Ends the flow whose hops were just added ([`Problem::add_hop`]).
     pub fn add_flow(&mut self, weight: f64) {
         self.flows.push(ProblemFlow {
             weight,
             end: self.hops.len() as u32,
         });
-    }
-
-    /// Adds link `j` to the last flow's path; `rate` is the flow's current rate (0 for a new
-    /// flow), which it gives back to the link.
-    pub fn add_hop(&mut self, j: u32, rate: f64) {
-        let f = self.flows.last_mut().expect("a flow is being added");
-        f.end += 1;
-        self.hops.push(j);
-        let l = &mut self.links[j as usize];
-        l.count += 1;
-        l.wsum += f.weight;
-        if rate > 0.0 {
-            l.held -= rate;
-        }
     }
 
     /// Flow i's links, as indices into `links`.
@@ -352,7 +350,6 @@ mod tests {
             let mut p = Problem::default();
             let mut index = vec![u32::MAX; c.links.len()];
             for (weight, rate, path) in &c.flows {
-                p.add_flow(*weight);
                 for &j in path {
                     if index[j as usize] == u32::MAX {
                         let (capacity, outside, shared) = c.links[j as usize];
@@ -361,8 +358,9 @@ mod tests {
                         let total = on.count() as u32 + u32::from(shared);
                         index[j as usize] = p.add_link(capacity, load, total);
                     }
-                    p.add_hop(index[j as usize], *rate);
+                    p.add_hop(index[j as usize], *weight, *rate);
                 }
+                p.add_flow(*weight);
             }
             shared_links += p.links().iter().filter(|l| l.count > 1).count();
             solver.solve(&p, &mut rates);
