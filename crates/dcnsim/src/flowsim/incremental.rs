@@ -345,9 +345,13 @@ impl FlowSimulation {
             if link.only_set() {
                 continue;
             }
-            let l = self.comp_links[j];
             let full_now = self.maxmin.residual(j) <= link.capacity * SATURATION_MARGIN;
-            let was_full = link.load >= link.capacity * (1.0 - SATURATION_MARGIN);
+            let changed_on_full =
+                self.changed_links[j] && link.load >= link.capacity * (1.0 - SATURATION_MARGIN);
+            if !full_now && !changed_on_full {
+                continue;
+            }
+            let l = self.comp_links[j];
             let note = self.notes[l as usize];
             let outranked = || {
                 let (inside, outside) = self.top_levels_inside_and_out(l);
@@ -356,8 +360,7 @@ impl FlowSimulation {
             if full_now && note.opened_all != self.epoch && outranked() {
                 self.open_link(l, true);
                 any = true;
-            } else if self.changed_links[j]
-                && was_full
+            } else if changed_on_full
                 && note.opened_top != self.epoch
                 && note.opened_all != self.epoch
             {
