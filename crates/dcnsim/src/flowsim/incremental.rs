@@ -296,9 +296,9 @@ impl FlowSimulation {
     fn top_level(&self, l: u32) -> f64 {
         let mut top = 0.0f64;
         for &f in self.graph.flows_on(l) {
-            let r = self.sub_rate[f as usize];
-            if r >= 0.0 {
-                top = top.max(r / self.weight(f));
+            let level = self.level(f, self.sub_rate[f as usize]);
+            if level > top {
+                top = level;
             }
         }
         top
@@ -376,12 +376,27 @@ impl FlowSimulation {
     fn top_levels_inside_and_out(&self, l: u32) -> (f64, f64) {
         let (mut inside, mut outside) = (0.0f64, 0.0f64);
         for &g in self.graph.flows_on(l) {
-            if self.flow_mark[g as usize] == self.epoch {
-                inside = inside.max(self.rates[self.local[g as usize] as usize] / self.weight(g));
+            let g = g as usize;
+            let (top, rate) = if self.flow_mark[g] == self.epoch {
+                (&mut inside, self.rates[self.local[g] as usize])
             } else {
-                outside = outside.max(self.sub_rate[g as usize].max(0.0) / self.weight(g));
+                (&mut outside, self.sub_rate[g])
+            };
+            let level = self.level(g as u32, rate);
+            if level > *top {
+                *top = level;
             }
         }
         (inside, outside)
+    }
+
+    /// Subflow `f`'s rate per unit of its weight (negative while it has no rate, so that
+    /// the maxima above, which start at 0, pass over it).
+    fn level(&self, f: u32, rate: f64) -> f64 {
+        if self.policy == Policy::WeightedMaxMin {
+            rate / self.weight(f)
+        } else {
+            rate
+        }
     }
 }
