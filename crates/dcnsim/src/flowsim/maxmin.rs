@@ -6,8 +6,11 @@
 //! `level × weight`, and their rates leave every other link of their paths. Links are kept in a
 //! binary heap keyed by level; levels only rise during a solve, so an entry found out of date
 //! is put back at its current level, and one solve costs O((Σ path lengths + re-queued
-//! links) · log links). With all weights 1 this is plain max-min (TCP's and RCP's ideal,
-//! Bertsekas & Gallager §6.5.2); with a flow's weight it is weighted max-min (PACE's target).
+//! links) · log links). Of the links that carry a single flow of the set, only that flow's
+//! lowest enters the heap (the others could only find it frozen). With all weights 1 this is
+//! plain max-min (TCP's and RCP's ideal, Bertsekas & Gallager §6.5.2); with a flow's weight it
+//! is weighted max-min (PACE's target). Test: `water_filling_gives_the_progressive_filling_rates`
+//! (500 random problems against the textbook rounds).
 //!
 //! Which flows are re-solved after an event, and why that gives the same allocation as a
 //! solve of the whole network, is in [`super::incremental`].

@@ -143,11 +143,11 @@
 //! A re-solve costs O((Σ path lengths) · log links) over the re-solved flows, and max-min
 //! re-solves only the flows an event can change, by level and by bottleneck
 //! ([`incremental`]). On a 1024-host fat-tree under web-search traffic, over 100 000 flows,
-//! on an idle machine, max-min runs about 380 000 flows/s at load 0.1 and 200 000 at 0.2 (the
-//! aim of 10⁵ met), 80 000 at 0.3, 11 700 at 0.5 (69 flows re-solved per event, 19 changing
-//! rate) and 1 900 at 0.7 (the best runs; the shared machine varies by ±20 %); 10⁶ flows on a
-//! 4 394-host fat-tree at load 0.3 take 20 s. With every flow started at once (PDQ's Fig. 8:
-//! 10 240 flows on BCube(4,4)) a run takes 2 s, and 40 960 flows on BCube(4,5) 46 s.
+//! on an idle machine, max-min runs about 420 000 flows/s at load 0.1, 270 000 at 0.2 and
+//! 100 000 at 0.3 (the aim of 10⁵ met), 11 800 at 0.5 (69 flows re-solved per event, 19
+//! changing rate) and 2 200 at 0.7 (the shared machine varies by ±20 %); 10⁶ flows on a
+//! 4 394-host fat-tree at load 0.3 take 17 s. With every flow started at once (PDQ's Fig. 8:
+//! 10 240 flows on BCube(4,4)) a run takes 2 s, and 40 960 flows on BCube(4,5) 41 s.
 //!
 //! The other policies re-solve every active flow at every event, in O(active flows · path
 //! length) with no component to find: SRPT and PDQ keep their order from one solve to the

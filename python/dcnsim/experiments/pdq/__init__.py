@@ -131,7 +131,7 @@ here), and BCube's parallel paths for Fig. 11.
     add up to 61 minutes: D3 26, PDQ 20, fair sharing 14), so about half that with ``-j 2``.
     Its largest networks take most of it: a PDQ or D3 FCT point with 40 960 flows takes
     1–2.5 minutes, fair sharing 1–1.3 (BCube(4,5) 75 s, was 20 minutes before the exact
-    pruning by level and by bottleneck of :mod:`flowsim::incremental`; about 50 s since the
+    pruning by level and by bottleneck of :mod:`flowsim::incremental`; about 41 s since the
     later speed-ups of the max-min loop and the set-up, bench/RESULTS.md). D3 is now the
     slowest, as every rate changes at every event.
 """
