@@ -72,16 +72,18 @@ impl D3 {
             self.count[l] = 0;
             self.left[l] = capacity[l];
         }
+        // The desired rates by `extend`, which sizes the vector once from the flows.
         self.desired.clear();
         self.starts.clear();
-        for &f in flows {
+        self.desired.extend(flows.iter().map(|&f| {
             let flow = info(f);
-            let r = match flow.deadline {
+            self.starts.push(flow.start);
+            match flow.deadline {
                 Some(d) if d > now => flow.remaining / (d - now).as_secs_f64(),
                 _ => 0.0,
-            };
-            self.desired.push(r);
-            self.starts.push(flow.start);
+            }
+        }));
+        for (&f, &r) in flows.iter().zip(&self.desired) {
             for &l in net.path(f) {
                 self.demand[l as usize] += r;
                 self.count[l as usize] += 1;
@@ -105,16 +107,20 @@ impl D3 {
             let f = flows[i as usize];
             let r = self.desired[i as usize];
             let path = net.path(f);
+            // Rates here are never NaN, so plain comparisons stand for `f64::min` (which
+            // handles NaN at a few instructions per call).
             let mut take = f64::INFINITY;
             for &l in path {
                 let l = l as usize;
-                let fs = self.fair[l];
-                let offer = if self.left[l] > r {
-                    (r + fs).min(self.left[l])
+                let left = self.left[l];
+                let offer = if left > r && r + self.fair[l] < left {
+                    r + self.fair[l]
                 } else {
-                    self.left[l]
+                    left
                 };
-                take = take.min(offer);
+                if offer < take {
+                    take = offer;
+                }
             }
             if !(take.is_finite() && take > 0.0) {
                 continue;
