@@ -1112,3 +1112,38 @@ impl FlowSimulation {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An event's key gives back its fields and orders as the tuple (time, flow, generation,
+    /// kind) does, over the whole range of each field.
+    #[test]
+    fn event_keys_order_as_their_fields() {
+        let kinds = [Kind::Finish, Kind::Hopeless, Kind::Abort];
+        let draw = |i: u64, what: &str| crate::rng::derive_u64(11, what, i);
+        let fields: Vec<(u64, u32, u32, usize)> = (0..2000)
+            .map(|i| {
+                // Few distinct values of each field, so that ties reach every later field.
+                (
+                    [0, 1, u64::MAX - 1, u64::MAX][draw(i, "t") as usize % 4],
+                    [0, 7, MAX_FLOWS as u32 - 1][draw(i, "f") as usize % 3],
+                    [0, 1, u32::MAX][draw(i, "g") as usize % 3],
+                    draw(i, "k") as usize % 3,
+                )
+            })
+            .collect();
+        let event = |&(t, f, g, k): &(u64, u32, u32, usize)| Event::new(Time(t), f, g, kinds[k]);
+        for a in &fields {
+            let e = event(a);
+            assert_eq!(
+                (e.time(), e.flow(), e.generation(), e.kind()),
+                (Time(a.0), a.1, a.2, kinds[a.3])
+            );
+            for b in fields.iter().take(200) {
+                assert_eq!(event(a).cmp(&event(b)), a.cmp(b), "{a:?} against {b:?}");
+            }
+        }
+    }
+}
