@@ -238,17 +238,9 @@ mod tests {
 
     #[test]
     fn a_retargeted_search_finds_a_fresh_searchs_best_paths() {
-        use crate::units::Rate;
-        let layouts = [
-            "kind = 'fattree'\nk = 4",
-            "kind = 'leafspine'\nleaves = 3\nspines = 2\nhosts_per_leaf = 3",
-            "kind = 'bcube'\nn = 3\nk = 1",
-            "kind = 'jellyfish'\nswitches = 12\nports_per_switch = 6\nhosts_per_switch = 2",
-        ];
-        for text in layouts {
-            let cfg: crate::topo::TopologyConfig = toml::from_str(text).expect("valid");
-            let spec = crate::topo::build(&cfg, std::path::Path::new("."), 7).expect("builds");
-            let mut net = Network::build(&spec, Discipline::Fifo, &|_| None);
+        use crate::net::network::{test_network, TEST_LAYOUTS};
+        for text in TEST_LAYOUTS {
+            let mut net = test_network(text);
             // Links of mixed rates and delays, host links among them: hosts that share routing
             // rows may then differ in their last link, and so in their best paths.
             for p in 0..net.ports.len() {

@@ -273,6 +273,12 @@ impl Network {
 
     /// Recomputes every routing table from the links that are up now.
     pub fn recompute_routes(&mut self) {
+        self.routing = self.routing_graph(RoutingTable::compute);
+    }
+
+    /// Runs `search` on the graph routing reads: each node's egress ports with their peers and
+    /// whether they are up, which nodes are hosts, and whether hosts relay.
+    pub fn routing_graph<R>(&self, search: impl FnOnce(&Graph) -> R) -> R {
         let adjacency: Vec<Vec<(PortIdx, NodeIdx, bool)>> = self
             .nodes
             .iter()
@@ -288,12 +294,12 @@ impl Network {
             .iter()
             .map(|n| n.kind == NodeKind::Host)
             .collect();
-        self.routing = RoutingTable::compute(&Graph {
+        search(&Graph {
             adjacency: &adjacency,
             hosts: &self.hosts,
             is_host: &is_host,
             hosts_relay: self.hosts_relay,
-        });
+        })
     }
 
     /// The link joining two named nodes, if any.
@@ -314,4 +320,26 @@ impl Network {
     pub fn node_name(&self, n: NodeIdx) -> &str {
         &self.nodes[n as usize].name
     }
+}
+
+/// A small generated layout of every topology kind (a `[topology]` table as TOML), for tests
+/// that run over all of them.
+#[cfg(test)]
+pub(crate) const TEST_LAYOUTS: [&str; 8] = [
+    "kind = 'fattree'\nk = 4",
+    "kind = 'leafspine'\nleaves = 3\nspines = 2\nhosts_per_leaf = 3",
+    "kind = 'dumbbell'",
+    "kind = 'star'",
+    "kind = 'tree'",
+    "kind = 'parkinglot'",
+    "kind = 'bcube'\nn = 3\nk = 1",
+    "kind = 'jellyfish'\nswitches = 12\nports_per_switch = 6\nhosts_per_switch = 2",
+];
+
+/// The FIFO network of a `[topology]` table given as TOML (seed 7), for tests.
+#[cfg(test)]
+pub(crate) fn test_network(layout: &str) -> Network {
+    let cfg: crate::topo::TopologyConfig = toml::from_str(layout).expect("valid layout");
+    let spec = crate::topo::build(&cfg, std::path::Path::new("."), 7).expect("builds");
+    Network::build(&spec, Discipline::Fifo, &|_| None)
 }

@@ -282,44 +282,14 @@ mod tests {
     /// or both, host links among them.
     #[test]
     fn shared_rows_give_every_hosts_own_next_hops() {
-        use crate::net::network::Network;
-        use crate::net::queue::Discipline;
-        let layouts = [
-            "kind = 'fattree'\nk = 4",
-            "kind = 'leafspine'\nleaves = 3\nspines = 2\nhosts_per_leaf = 3",
-            "kind = 'dumbbell'",
-            "kind = 'star'",
-            "kind = 'tree'",
-            "kind = 'parkinglot'",
-            "kind = 'bcube'\nn = 3\nk = 1",
-            "kind = 'jellyfish'\nswitches = 12\nports_per_switch = 6\nhosts_per_switch = 2",
-        ];
-        for text in layouts {
-            let cfg: crate::topo::TopologyConfig = toml::from_str(text).expect("valid");
-            let spec = crate::topo::build(&cfg, std::path::Path::new("."), 7).expect("builds");
-            let mut net = Network::build(&spec, Discipline::Fifo, &|_| None);
+        use crate::net::network::{test_network, TEST_LAYOUTS};
+        for text in TEST_LAYOUTS {
+            let mut net = test_network(text);
             let mut x = 99u64;
             for round in 0..6 {
-                let adjacency: Vec<Vec<(PortIdx, NodeIdx, bool)>> = net
-                    .nodes
-                    .iter()
-                    .map(|n| {
-                        n.ports
-                            .iter()
-                            .map(|&p| (p, net.ports[p as usize].peer, net.ports[p as usize].up))
-                            .collect()
-                    })
-                    .collect();
-                let is_host: Vec<bool> = (0..net.nodes.len())
-                    .map(|i| net.nodes[i].host.is_some())
-                    .collect();
-                let g = Graph {
-                    adjacency: &adjacency,
-                    hosts: &net.hosts,
-                    is_host: &is_host,
-                    hosts_relay: net.hosts_relay,
-                };
-                assert_same_as_reference(&g, &format!("{text}, round {round}"));
+                net.routing_graph(|g| {
+                    assert_same_as_reference(g, &format!("{text}, round {round}"))
+                });
                 // Take a few more ports down: one direction of a link, or both.
                 for _ in 0..3 {
                     x = crate::rng::mix(x);
