@@ -110,6 +110,12 @@ const SATURATION_MARGIN: f64 = 1e-6;
 /// (well above rounding in rates, well below any real difference).
 const OUTRANK_MARGIN: f64 = 1e-9;
 
+/// Whether a link carrying `load` is full, within [`SATURATION_MARGIN`] (so that rounding in
+/// the running load can only make a set larger, never wrongly smaller).
+fn is_full(load: f64, capacity: f64) -> bool {
+    load >= capacity * (1.0 - SATURATION_MARGIN)
+}
+
 impl FlowSimulation {
     /// The max-min part of a recomputation: grows the set of flows from the touched links and
     /// solves it until it is closed (above); leaves its rates in `rates`.
@@ -226,10 +232,9 @@ impl FlowSimulation {
         }
     }
 
-    /// Whether link `l` was full before this recomputation (with a margin, so that rounding in
-    /// the running `load` can only make a component larger, never wrongly smaller).
+    /// Whether link `l` was full before this recomputation ([`is_full`]).
     fn was_saturated(&self, l: u32) -> bool {
-        self.load[l as usize] >= self.capacity[l as usize] * (1.0 - SATURATION_MARGIN)
+        is_full(self.load[l as usize], self.capacity[l as usize])
     }
 
     /// Adds the flows of the open links (from `self.open[next..]`) to the set — all of them or
@@ -346,8 +351,7 @@ impl FlowSimulation {
                 continue;
             }
             let full_now = self.maxmin.residual(j) <= link.capacity * SATURATION_MARGIN;
-            let changed_on_full =
-                self.changed_links[j] && link.load >= link.capacity * (1.0 - SATURATION_MARGIN);
+            let changed_on_full = self.changed_links[j] && is_full(link.load, link.capacity);
             if !full_now && !changed_on_full {
                 continue;
             }

@@ -147,6 +147,11 @@ fn key(x: f64) -> u64 {
     x.max(0.0).to_bits()
 }
 
+/// A link's level: what it has left per unit of weight of its unfrozen flows.
+fn level(s: &LinkState) -> f64 {
+    s.residual.max(0.0) / s.wsum.max(f64::MIN_POSITIVE)
+}
+
 /// A heap entry of link `j` at `level`.
 fn entry(level: f64, j: usize) -> u128 {
     ((key(level) as u128) << 32) | j as u128
@@ -175,7 +180,6 @@ impl MaxMin {
         // freezes, so of a flow's such links only the lowest can freeze it: the heap holds
         // that one per flow and the links shared by several. (It pops the same entries in the
         // same order as a heap of every link, less those that would find their flow frozen.)
-        let level = |s: &LinkState| s.residual.max(0.0) / s.wsum;
         self.members.clear();
         self.members.resize(acc as usize, 0);
         let mut heap = std::mem::take(&mut self.heap).into_vec();
@@ -221,7 +225,7 @@ impl MaxMin {
             if s.unfrozen == 0 {
                 continue;
             }
-            let level = s.residual.max(0.0) / s.wsum.max(f64::MIN_POSITIVE);
+            let level = level(&s);
             if key(level) > level_bits {
                 self.heap.push(Reverse(entry(level, j)));
                 continue;
