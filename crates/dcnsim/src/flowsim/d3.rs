@@ -72,18 +72,16 @@ impl D3 {
             self.count[l] = 0;
             self.left[l] = capacity[l];
         }
-        // The desired rates by `extend`, which sizes the vector once from the flows.
         self.desired.clear();
         self.starts.clear();
-        self.desired.extend(flows.iter().map(|&f| {
+        for &f in flows {
             let flow = info(f);
-            self.starts.push(flow.start);
-            match flow.deadline {
+            let r = match flow.deadline {
                 Some(d) if d > now => flow.remaining / (d - now).as_secs_f64(),
                 _ => 0.0,
-            }
-        }));
-        for (&f, &r) in flows.iter().zip(&self.desired) {
+            };
+            self.desired.push(r);
+            self.starts.push(flow.start);
             for &l in net.path(f) {
                 self.demand[l as usize] += r;
                 self.count[l as usize] += 1;
