@@ -50,9 +50,16 @@ impl FlowSimulation {
                 let remaining = |e: u32| {
                     let f = owner[e as usize] as usize;
                     let st = &flows[f];
-                    let dt = (now - st.last).ps() as f64 * 1e-12;
+                    // Of a flow that has not sent since it was settled, its settled bytes left
+                    // (what the sum below gives at rate 0, without the time).
+                    let left = if st.rate > 0.0 {
+                        let dt = (now - st.last).ps() as f64 * 1e-12;
+                        (st.remaining - st.rate * dt).max(0.0)
+                    } else {
+                        st.remaining.max(0.0)
+                    };
                     let n = first_sub[f + 1] - first_sub[f];
-                    (st.remaining - st.rate.max(0.0) * dt).max(0.0) / n as f64
+                    left / n as f64
                 };
                 // PDQ's size as the switches see it: aged by the time the subflow was paused.
                 let (aging_rate, sub_rate, sub_paused) =
@@ -75,15 +82,8 @@ impl FlowSimulation {
                 match self.policy {
                     Policy::Srpt | Policy::Pdq { .. } => {
                         let srpt = self.policy == Policy::Srpt;
-                        self.keys.resize(
-                            self.owner.len(),
-                            priority::Key {
-                                class: Time::ZERO,
-                                size: 0.0,
-                            },
-                        );
-                        for &e in comp {
-                            self.keys[e as usize] = if srpt {
+                        let key = |e: u32| {
+                            if srpt {
                                 priority::Key {
                                     class: Time::ZERO,
                                     size: remaining(e),
@@ -94,17 +94,14 @@ impl FlowSimulation {
                                     class: s.deadline.map_or(Time::MAX, |d| s.start + d),
                                     size: pdq_size(e),
                                 }
-                            };
-                        }
-                        // Kept in order: the subflows of flows that have not sent since the
-                        // last solve (rate 0; a new flow's rate is UNALLOCATED).
-                        let kept = |e: u32| {
-                            let st = &flows[owner[e as usize] as usize];
-                            st.status == Status::Active && st.rate == 0.0
+                            }
                         };
+                        let is_active =
+                            |e: u32| flows[owner[e as usize] as usize].status == Status::Active;
                         let local = &self.local;
-                        let sorted = self.priority_order.update(comp, &self.keys, &kept);
-                        self.order.extend(sorted.iter().map(|&e| local[e as usize]));
+                        let sorted = self.priority_order.update(comp, key, is_active);
+                        self.order
+                            .extend(sorted.iter().map(|&(_, e)| local[e as usize]));
                     }
                     _ => {
                         self.order.extend(0..comp.len() as u32);
@@ -137,13 +134,11 @@ impl FlowSimulation {
                         });
                     }
                 }
-                priority::greedy(
-                    &self.comp_links,
+                self.greedy.run(
                     &self.comp_flows,
-                    &self.order,
+                    self.order.iter().copied(),
                     &self.graph,
                     &self.capacity,
-                    &mut self.residual,
                     &mut self.rates,
                 );
             }

@@ -537,10 +537,9 @@ pub struct FlowSimulation {
     local: Vec<u32>,
     rates: Vec<f64>,
     order: Vec<u32>,
-    residual: Vec<f64>,
+    greedy: priority::Greedy,
     merp_keys: Vec<Time>,
-    /// SRPT's and PDQ's keys (per subflow) and order, kept between solves.
-    keys: Vec<priority::Key>,
+    /// SRPT's and PDQ's order, kept between solves.
     priority_order: priority::PriorityOrder,
     merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
     maxmin: MaxMin,
@@ -717,9 +716,8 @@ impl FlowSimulation {
             local: vec![0; n_subs],
             rates: Vec::new(),
             order: Vec::new(),
-            residual: Vec::new(),
+            greedy: priority::Greedy::default(),
             merp_keys: Vec::new(),
-            keys: Vec::new(),
             priority_order: priority::PriorityOrder::default(),
             merp_table: Vec::new(),
             maxmin: MaxMin::default(),

@@ -35,105 +35,166 @@ fn cmp_keyed(a: (Key, u32), b: (Key, u32)) -> Ordering {
         .then(a.1.cmp(&b.1))
 }
 
-/// The active subflows in priority order, kept from one solve to the next. The key of a
-/// subflow whose flow did not send since the last solve is what it was (its bytes left did
-/// not move; under PDQ's aging every such key is divided by the same factor), so those keep
-/// their relative order: only the others and the new ones are sorted, then merged in. The
-/// result is checked and, should rounding have swapped two kept keys, sorted whole: it is
-/// always the one sorted order of all the keys.
+/// The active subflows in priority order, kept from one solve to the next. Between two solves
+/// most keys do not move (a paused flow's bytes left stay as they were; under PDQ's aging all
+/// paused keys are divided by one factor) and the ones that do seldom pass another, so the
+/// last order with today's keys is nearly sorted: an insertion sort puts it right in about
+/// one pass, and the new subflows, sorted, are merged in. Should the keys have moved much
+/// (more than [`INSERTION_BUDGET`] shifts per subflow), the order is sorted whole instead.
+/// Either way it is the one sorted order of the keys (ties by subflow id).
 #[derive(Default)]
 pub struct PriorityOrder {
-    order: Vec<u32>,
-    kept: Vec<(Key, u32)>,
-    moved: Vec<(Key, u32)>,
+    order: Vec<(Key, u32)>,
+    /// Per subflow: whether it is in `order`.
+    placed: Vec<bool>,
+    fresh: Vec<(Key, u32)>,
+    merged: Vec<(Key, u32)>,
+}
+
+/// Shifts per subflow an insertion sort may make before a full sort takes over.
+const INSERTION_BUDGET: usize = 8;
+
+fn less(a: (Key, u32), b: (Key, u32)) -> bool {
+    cmp_keyed(a, b) == Ordering::Less
 }
 
 impl PriorityOrder {
-    /// Re-orders `active` (every active subflow) by `keys[e]` and returns the order.
-    /// `kept(e)`: e was ordered at the last call and its flow has not sent since.
-    pub fn update(&mut self, active: &[u32], keys: &[Key], kept: &dyn Fn(u32) -> bool) -> &[u32] {
-        self.kept.clear();
-        self.kept.extend(
-            self.order
-                .iter()
-                .filter(|&&e| kept(e))
-                .map(|&e| (keys[e as usize], e)),
-        );
-        self.moved.clear();
-        self.moved.extend(
-            active
-                .iter()
-                .filter(|&&e| !kept(e))
-                .map(|&e| (keys[e as usize], e)),
-        );
-        self.moved.sort_unstable_by(|&a, &b| cmp_keyed(a, b));
-        self.order.clear();
-        let (mut i, mut j) = (0, 0);
-        while i < self.kept.len() && j < self.moved.len() {
-            if cmp_keyed(self.kept[i], self.moved[j]) == Ordering::Less {
-                self.order.push(self.kept[i].1);
-                i += 1;
+    /// Re-orders the active subflows by their current keys, `key(e)`, and returns them in
+    /// order. `active`: every active subflow; `is_active(e)` says whether a subflow of the
+    /// last order still is.
+    pub fn update(
+        &mut self,
+        active: &[u32],
+        key: impl Fn(u32) -> Key,
+        is_active: impl Fn(u32) -> bool,
+    ) -> &[(Key, u32)] {
+        // The last order less the ended subflows, with today's keys.
+        let mut kept = 0;
+        for i in 0..self.order.len() {
+            let e = self.order[i].1;
+            if is_active(e) {
+                self.order[kept] = (key(e), e);
+                kept += 1;
             } else {
-                self.order.push(self.moved[j].1);
-                j += 1;
+                self.placed[e as usize] = false;
             }
         }
-        self.order.extend(self.kept[i..].iter().map(|k| k.1));
-        self.order.extend(self.moved[j..].iter().map(|k| k.1));
-        let sorted = self.order.windows(2).all(|w| {
-            let (a, b) = (w[0], w[1]);
-            cmp_keyed((keys[a as usize], a), (keys[b as usize], b)) == Ordering::Less
-        });
-        if !sorted {
-            self.order
-                .sort_unstable_by(|&a, &b| cmp_keyed((keys[a as usize], a), (keys[b as usize], b)));
+        self.order.truncate(kept);
+        self.repair();
+        // The new subflows, sorted and merged in.
+        if let Some(&top) = active.iter().max() {
+            if self.placed.len() <= top as usize {
+                self.placed.resize(top as usize + 1, false);
+            }
+        }
+        self.fresh.clear();
+        for &e in active {
+            if !self.placed[e as usize] {
+                self.placed[e as usize] = true;
+                self.fresh.push((key(e), e));
+            }
+        }
+        if !self.fresh.is_empty() {
+            self.fresh.sort_unstable_by(|&a, &b| cmp_keyed(a, b));
+            self.merged.clear();
+            let (old, new) = (&self.order, &self.fresh);
+            let (mut i, mut j) = (0, 0);
+            while i < old.len() && j < new.len() {
+                if less(old[i], new[j]) {
+                    self.merged.push(old[i]);
+                    i += 1;
+                } else {
+                    self.merged.push(new[j]);
+                    j += 1;
+                }
+            }
+            self.merged.extend_from_slice(&old[i..]);
+            self.merged.extend_from_slice(&new[j..]);
+            std::mem::swap(&mut self.order, &mut self.merged);
         }
         &self.order
     }
-}
 
-/// Gives `rates[i]` to `flows[i]` in the order of `order` (indices into `flows`).
-pub fn greedy(
-    links: &[u32],
-    flows: &[u32],
-    order: &[u32],
-    net: &LinkFlows,
-    capacity: &[f64],
-    residual: &mut Vec<f64>,
-    rates: &mut Vec<f64>,
-) {
-    if residual.len() < capacity.len() {
-        residual.resize(capacity.len(), 0.0);
-    }
-    for &l in links {
-        residual[l as usize] = capacity[l as usize];
-    }
-    rates.clear();
-    rates.resize(flows.len(), 0.0);
-    for &i in order {
-        let f = flows[i as usize];
-        let path = net.path(f);
-        let mut r = f64::INFINITY;
-        for &l in path {
-            r = r.min(residual[l as usize]);
-            if r <= 0.0 {
-                break; // paused: no need to look further
+    /// Sorts the nearly sorted `order` in place: insertion sort while it is cheap, else a
+    /// full sort.
+    fn repair(&mut self) {
+        let order = &mut self.order;
+        let mut budget = INSERTION_BUDGET * order.len();
+        for i in 1..order.len() {
+            let x = order[i];
+            if !less(x, order[i - 1]) {
+                continue;
+            }
+            let mut j = i;
+            while j > 0 && less(x, order[j - 1]) {
+                order[j] = order[j - 1];
+                j -= 1;
+            }
+            order[j] = x;
+            budget = budget.saturating_sub(i - j);
+            if budget == 0 {
+                order.sort_unstable_by(|&a, &b| cmp_keyed(a, b));
+                return;
             }
         }
-        if !(r.is_finite() && r > 0.0) {
-            continue;
+    }
+}
+
+/// The greedy pass of a strict-priority allocation. Its residual capacities equal the links'
+/// capacities between passes: a pass puts back only the links it used, so its cost follows
+/// the flows, not the network's size.
+#[derive(Default)]
+pub struct Greedy {
+    residual: Vec<f64>,
+    used: Vec<u32>,
+}
+
+impl Greedy {
+    /// Gives `rates[i]` to `flows[i]` in the order of `order` (indices into `flows`): each
+    /// flow takes the smallest residual capacity along its path.
+    pub fn run(
+        &mut self,
+        flows: &[u32],
+        order: impl Iterator<Item = u32>,
+        net: &LinkFlows,
+        capacity: &[f64],
+        rates: &mut Vec<f64>,
+    ) {
+        if self.residual.len() != capacity.len() {
+            self.residual = capacity.to_vec();
         }
-        rates[i as usize] = r;
-        for &l in path {
-            let left = residual[l as usize] - r;
-            // What rounding leaves on a link a flow filled is nothing, not a sliver that a
-            // lower flow would trickle at.
-            residual[l as usize] = if left <= capacity[l as usize] * 1e-12 {
-                0.0
-            } else {
-                left
-            };
+        let residual = &mut self.residual;
+        rates.clear();
+        rates.resize(flows.len(), 0.0);
+        for i in order {
+            let path = net.path(flows[i as usize]);
+            let mut r = f64::INFINITY;
+            for &l in path {
+                r = r.min(residual[l as usize]);
+                if r <= 0.0 {
+                    break; // paused: no need to look further
+                }
+            }
+            if !(r.is_finite() && r > 0.0) {
+                continue;
+            }
+            rates[i as usize] = r;
+            for &l in path {
+                let left = residual[l as usize] - r;
+                // What rounding leaves on a link a flow filled is nothing, not a sliver that a
+                // lower flow would trickle at.
+                residual[l as usize] = if left <= capacity[l as usize] * 1e-12 {
+                    0.0
+                } else {
+                    left
+                };
+                self.used.push(l);
+            }
         }
+        for &l in &self.used {
+            residual[l as usize] = capacity[l as usize];
+        }
+        self.used.clear();
     }
 }
 
@@ -191,9 +252,9 @@ pub fn merp_keys(
 mod tests {
     use super::*;
 
-    /// The kept order, merged with the sorted rest, is always the full sort of the keys: over
-    /// random rounds of arrivals, departures and flows that sent (smaller keys), and when a
-    /// kept key was (wrongly) moved too, which the check must catch.
+    /// The repaired order, merged with the sorted new subflows, is always the full sort of the
+    /// keys: over random rounds of arrivals, departures and keys that move (most down, as bytes
+    /// are sent, some up), and when every key is turned around at once (the full sort's turn).
     #[test]
     fn priority_order_is_the_full_sort_of_the_keys() {
         let n = 400u32;
@@ -210,8 +271,6 @@ mod tests {
             n as usize
         ];
         let mut active: Vec<u32> = Vec::new();
-        let mut sent = vec![false; n as usize];
-        let mut ordered = vec![false; n as usize];
         let mut order = PriorityOrder::default();
         for round in 0..300 {
             // Departures and arrivals.
@@ -220,7 +279,6 @@ mod tests {
                 let e = (next() % n as u64) as u32;
                 if !active.contains(&e) {
                     active.push(e);
-                    ordered[e as usize] = false;
                     keys[e as usize] = Key {
                         class: Time((next() % 3) * 1000),
                         size: (next() % 1000) as f64,
@@ -228,29 +286,73 @@ mod tests {
                 }
             }
             for &e in &active {
-                sent[e as usize] = ordered[e as usize] && next() % 4 == 0;
-                if sent[e as usize] {
-                    keys[e as usize].size *= 0.5;
+                match next() % 8 {
+                    0 | 1 => keys[e as usize].size *= 0.5,
+                    2 => keys[e as usize].size += 100.0,
+                    _ => {}
                 }
             }
             if round % 50 == 49 {
-                // A kept key moves: the merge is then out of order and must be redone.
-                if let Some(&e) = active
-                    .iter()
-                    .find(|&&e| ordered[e as usize] && !sent[e as usize])
-                {
-                    keys[e as usize].size = -1.0;
+                for &e in &active {
+                    keys[e as usize].size = -keys[e as usize].size;
                 }
             }
             let is_active: Vec<bool> = (0..n).map(|e| active.contains(&e)).collect();
-            let kept = |e: u32| is_active[e as usize] && ordered[e as usize] && !sent[e as usize];
-            let got = order.update(&active, &keys, &kept).to_vec();
+            let got: Vec<u32> = order
+                .update(&active, |e| keys[e as usize], |e| is_active[e as usize])
+                .iter()
+                .map(|&(k, e)| {
+                    assert_eq!(k, keys[e as usize], "round {round}: a stale key");
+                    e
+                })
+                .collect();
             let mut want = active.clone();
             want.sort_by(|&a, &b| cmp_keyed((keys[a as usize], a), (keys[b as usize], b)));
             assert_eq!(got, want, "round {round}");
-            for &e in &active {
-                ordered[e as usize] = true;
-            }
         }
+    }
+
+    /// The greedy pass: strict priority along paths, work conservation past a paused flow, and
+    /// the residuals put back for the next pass.
+    #[test]
+    fn greedy_serves_in_order_and_starts_each_pass_from_full_links() {
+        // Links 0, 1, 2 of 10, 10, 4; flows a: 0-1, b: 1-2, c: 0, d: 2.
+        let mut net = LinkFlows::default();
+        for path in [&[0u32, 1][..], &[1, 2], &[0], &[2]] {
+            let start = net.arena.len() as u32;
+            net.arena.extend_from_slice(path);
+            net.range.push((start, net.arena.len() as u32));
+        }
+        let capacity = [10.0, 10.0, 4.0];
+        let flows = [0, 1, 2, 3];
+        let mut greedy = Greedy::default();
+        let mut rates = Vec::new();
+        // a first fills 0 and 1; b is paused on 1; c finds 0 full; d takes 2 whole.
+        greedy.run(
+            &flows,
+            [0, 1, 2, 3].into_iter(),
+            &net,
+            &capacity,
+            &mut rates,
+        );
+        assert_eq!(rates, [10.0, 0.0, 0.0, 4.0]);
+        // b first takes 4 (link 2) of 1, a the 6 left of 1, c the 4 left of 0, d nothing.
+        greedy.run(
+            &flows,
+            [1, 0, 2, 3].into_iter(),
+            &net,
+            &capacity,
+            &mut rates,
+        );
+        assert_eq!(rates, [6.0, 4.0, 4.0, 0.0]);
+        // d first, then c: every link is full again at the start of the pass.
+        greedy.run(
+            &flows,
+            [3, 2, 1, 0].into_iter(),
+            &net,
+            &capacity,
+            &mut rates,
+        );
+        assert_eq!(rates, [0.0, 0.0, 10.0, 4.0]);
     }
 }
