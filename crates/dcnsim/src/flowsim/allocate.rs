@@ -1,8 +1,9 @@
 //! The policies' allocations of the re-solved flows (`comp_flows` → `rates`): water-filling
 //! for max-min ([`super::maxmin`]), D3's routers ([`super::d3`]), the strict-priority greedy
-//! pass ([`super::priority`]) in SRPT's, PDQ's or MERP's order.
+//! pass ([`super::priority`]) in MERP's order, or in SRPT's and PDQ's, kept from one pass to
+//! the next ([`super::keyed_order`]).
 
-use super::{d3, priority, FlowSimulation, Policy, Status};
+use super::{d3, priority, FlowSimulation, Policy};
 use crate::units::Time;
 
 impl FlowSimulation {
@@ -43,97 +44,39 @@ impl FlowSimulation {
                     &mut self.rates,
                 );
             }
-            Policy::Srpt | Policy::Pdq { .. } | Policy::Merp => {
+            Policy::Srpt | Policy::Pdq { .. } => self.allocate_by_keyed_order(),
+            Policy::Merp => {
                 let (flows, owner, first_sub) = (&self.flows, &self.owner, &self.first_sub);
-                // A subflow's share of its flow's bytes left: all of them but under M-PDQ,
-                // whose load shifting keeps its subflows' loads even (see "M-PDQ").
-                let remaining = |e: u32| {
-                    let f = owner[e as usize] as usize;
-                    let st = &flows[f];
-                    // Of a flow that has not sent since it was settled, its settled bytes left
-                    // (what the sum below gives at rate 0, without the time).
-                    let left = if st.rate > 0.0 {
-                        let dt = (now - st.last).ps() as f64 * 1e-12;
-                        (st.remaining - st.rate * dt).max(0.0)
-                    } else {
-                        st.remaining.max(0.0)
-                    };
-                    let n = first_sub[f + 1] - first_sub[f];
-                    left / n as f64
-                };
-                // PDQ's size as the switches see it: aged by the time the subflow was paused.
-                let (aging_rate, sub_rate, sub_paused) =
-                    (self.aging_rate, &self.sub_rate, &self.sub_paused);
-                let pdq_size = |e: u32| {
-                    let size = remaining(e);
-                    if aging_rate == 0.0 {
-                        return size;
-                    }
-                    let paused_now = if sub_rate[e as usize] <= 0.0 {
-                        now - flows[owner[e as usize] as usize].last
-                    } else {
-                        Time::ZERO
-                    };
-                    let waited = sub_paused[e as usize] + paused_now;
-                    size / crate::protocols::pdq::aging_divisor(aging_rate, waited)
-                };
                 let comp = &self.comp_flows;
                 self.order.clear();
-                match self.policy {
-                    Policy::Srpt | Policy::Pdq { .. } => {
-                        let srpt = self.policy == Policy::Srpt;
-                        let key = |e: u32| {
-                            if srpt {
-                                priority::Key {
-                                    class: Time::ZERO,
-                                    size: remaining(e),
-                                }
-                            } else {
-                                let s = &flows[owner[e as usize] as usize].spec;
-                                priority::Key {
-                                    class: s.deadline.map_or(Time::MAX, |d| s.start + d),
-                                    size: pdq_size(e),
-                                }
-                            }
-                        };
-                        let is_active =
-                            |e: u32| flows[owner[e as usize] as usize].status == Status::Active;
-                        let local = &self.local;
-                        let sorted = self.priority_order.update(comp, key, is_active);
-                        self.order
-                            .extend(sorted.iter().map(|&(_, e)| local[e as usize]));
+                self.order.extend(0..comp.len() as u32);
+                self.merp_keys.clear();
+                self.merp_keys.resize(comp.len(), Time::ZERO);
+                let info = |f: u32| {
+                    let st = &flows[owner[f as usize] as usize];
+                    priority::MerpFlow {
+                        id: f,
+                        dst: st.spec.dst,
+                        size: st.wire,
+                        rs: (bits_left(flows, owner, first_sub, now, f) / 8.0).ceil() as u64,
+                        arrival: st.spec.start,
                     }
-                    _ => {
-                        self.order.extend(0..comp.len() as u32);
-                        self.merp_keys.clear();
-                        self.merp_keys.resize(comp.len(), Time::ZERO);
-                        let info = |f: u32| {
-                            let st = &flows[owner[f as usize] as usize];
-                            priority::MerpFlow {
-                                id: f,
-                                dst: st.spec.dst,
-                                size: st.wire,
-                                rs: (remaining(f) / 8.0).ceil() as u64,
-                                arrival: st.spec.start,
-                            }
-                        };
-                        priority::merp_keys(
-                            &self.comp_links,
-                            &self.local,
-                            &self.graph,
-                            &self.capacity,
-                            now,
-                            &info,
-                            &mut self.merp_table,
-                            &mut self.merp_keys,
-                        );
-                        let keys = &self.merp_keys;
-                        self.order.sort_by(|&a, &b| {
-                            let (a, b) = (a as usize, b as usize);
-                            keys[a].cmp(&keys[b]).then(comp[a].cmp(&comp[b]))
-                        });
-                    }
-                }
+                };
+                priority::merp_keys(
+                    &self.comp_links,
+                    &self.local,
+                    &self.graph,
+                    &self.capacity,
+                    now,
+                    &info,
+                    &mut self.merp_table,
+                    &mut self.merp_keys,
+                );
+                let keys = &self.merp_keys;
+                self.order.sort_by(|&a, &b| {
+                    let (a, b) = (a as usize, b as usize);
+                    keys[a].cmp(&keys[b]).then(comp[a].cmp(&comp[b]))
+                });
                 self.greedy.run(
                     &self.comp_flows,
                     self.order.iter().copied(),
@@ -144,4 +87,91 @@ impl FlowSimulation {
             }
         }
     }
+}
+
+impl FlowSimulation {
+    /// SRPT's and PDQ's allocation: the greedy pass in key order, kept from one pass to the
+    /// next ([`super::keyed_order`]). Takes the subflows that arrived from `arrived`; writes
+    /// the subflows whose rates may have changed to `comp_flows` and their rates to `rates`.
+    pub(super) fn allocate_by_keyed_order(&mut self) {
+        let now = self.now;
+        let (flows, owner, first_sub) = (&self.flows, &self.owner, &self.first_sub);
+        let order = &mut self.keyed_order;
+        for &e in &self.arrived {
+            order.join(e);
+        }
+        let aging_rate = self.aging_rate;
+        if aging_rate == 0.0 {
+            // Keys that may have moved: every subflow of a flow that sent since the last
+            // pass or was settled at it.
+            let siblings = |e: u32| {
+                let f = owner[e as usize] as usize;
+                first_sub[f]..first_sub[f + 1]
+            };
+            order.restale_recent_senders(siblings);
+        }
+        let srpt = self.policy == Policy::Srpt;
+        let (sub_rate, sub_paused) = (&self.sub_rate, &self.sub_paused);
+        let key = |e: u32| {
+            let size = bits_left(flows, owner, first_sub, now, e);
+            if srpt {
+                return priority::Key {
+                    class: Time::ZERO,
+                    size,
+                };
+            }
+            let st = &flows[owner[e as usize] as usize];
+            // PDQ's size as the switches see it: aged by the time the subflow was paused.
+            let size = if aging_rate == 0.0 {
+                size
+            } else {
+                let paused_now = if sub_rate[e as usize] <= 0.0 {
+                    now - st.last
+                } else {
+                    Time::ZERO
+                };
+                let waited = sub_paused[e as usize] + paused_now;
+                size / crate::protocols::pdq::aging_divisor(aging_rate, waited)
+            };
+            priority::Key {
+                class: st.spec.deadline.map_or(Time::MAX, |d| st.spec.start + d),
+                size,
+            }
+        };
+        order.pass(
+            key,
+            aging_rate != 0.0,
+            &self.arrived,
+            &self.graph,
+            &self.capacity,
+            &mut self.solved,
+        );
+        self.comp_flows.clear();
+        self.comp_flows.extend(self.solved.iter().map(|&(e, _)| e));
+        self.rates.clear();
+        self.rates.extend(self.solved.iter().map(|&(_, r)| r));
+    }
+}
+
+/// A subflow's share of its flow's bits left at `now`: all of them but under M-PDQ, whose
+/// load shifting keeps its subflows' loads even (see "M-PDQ").
+fn bits_left(
+    flows: &[super::FlowState],
+    owner: &[u32],
+    first_sub: &[u32],
+    now: Time,
+    e: u32,
+) -> f64 {
+    let f = owner[e as usize] as usize;
+    let st = &flows[f];
+    // Of a flow that has not sent since it was settled, its settled bits left (what the sum
+    // below gives at rate 0, without the time).
+    let left = if st.rate > 0.0 {
+        let dt = (now - st.last).ps() as f64 * 1e-12;
+        (st.remaining - st.rate * dt).max(0.0)
+    } else {
+        st.remaining.max(0.0)
+    };
+    let n = first_sub[f + 1] - first_sub[f];
+    left / n as f64
 }

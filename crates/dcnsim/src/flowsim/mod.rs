@@ -159,6 +159,7 @@
 mod allocate;
 pub mod d3;
 pub mod incremental;
+pub mod keyed_order;
 pub mod maxmin;
 pub mod paths;
 pub mod priority;
@@ -225,6 +226,11 @@ impl Policy {
 
     /// Max-min policies: their allocation depends on the flows present only, so an event
     /// changes only what it can reach ([`incremental`]).
+    /// SRPT and PDQ keep their subflows in key order between solves ([`keyed_order`]).
+    fn keeps_its_order(&self) -> bool {
+        matches!(self, Policy::Srpt | Policy::Pdq { .. })
+    }
+
     fn is_max_min(&self) -> bool {
         matches!(self, Policy::MaxMin | Policy::WeightedMaxMin)
     }
@@ -539,8 +545,10 @@ pub struct FlowSimulation {
     order: Vec<u32>,
     greedy: priority::Greedy,
     merp_keys: Vec<Time>,
-    /// SRPT's and PDQ's order, kept between solves.
-    priority_order: priority::PriorityOrder,
+    /// SRPT's and PDQ's subflows in key order, kept between solves, and what their pass
+    /// gives: (subflow, rate).
+    keyed_order: keyed_order::KeyedOrder,
+    solved: Vec<(u32, f64)>,
     merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
     maxmin: MaxMin,
     d3: d3::D3,
@@ -718,7 +726,12 @@ impl FlowSimulation {
             order: Vec::new(),
             greedy: priority::Greedy::default(),
             merp_keys: Vec::new(),
-            priority_order: priority::PriorityOrder::default(),
+            keyed_order: if policy.keeps_its_order() {
+                keyed_order::KeyedOrder::new(n_subs)
+            } else {
+                keyed_order::KeyedOrder::default()
+            },
+            solved: Vec::new(),
             merp_table: Vec::new(),
             maxmin: MaxMin::default(),
             d3: d3::D3::default(),
@@ -908,6 +921,9 @@ impl FlowSimulation {
         for e in self.subflows(f) {
             self.graph.remove(e);
             self.dirty.extend_from_slice(self.graph.path(e));
+            if self.policy.keeps_its_order() {
+                self.keyed_order.leave(e);
+            }
         }
     }
 
@@ -992,11 +1008,13 @@ impl FlowSimulation {
         if self.policy.is_max_min() {
             self.recompute_max_min();
         } else {
+            self.ended_level = f64::INFINITY;
+            if !self.policy.keeps_its_order() {
+                self.take_every_active_flow();
+            }
+            self.allocate();
             self.dirty.clear();
             self.arrived.clear();
-            self.ended_level = f64::INFINITY;
-            self.take_every_active_flow();
-            self.allocate();
             self.stats.solves += 1;
         }
         self.apply_rates();

@@ -28,116 +28,12 @@ pub struct Key {
     pub size: f64,
 }
 
-fn cmp_keyed(a: (Key, u32), b: (Key, u32)) -> Ordering {
+/// The order of (key, subflow id) pairs: class, then size, then id.
+pub fn cmp_keyed(a: (Key, u32), b: (Key, u32)) -> Ordering {
     a.0.class
         .cmp(&b.0.class)
         .then(a.0.size.total_cmp(&b.0.size))
         .then(a.1.cmp(&b.1))
-}
-
-/// The active subflows in priority order, kept from one solve to the next. Between two solves
-/// most keys do not move (a paused flow's bytes left stay as they were; under PDQ's aging all
-/// paused keys are divided by one factor) and the ones that do seldom pass another, so the
-/// last order with today's keys is nearly sorted: an insertion sort puts it right in about
-/// one pass, and the new subflows, sorted, are merged in. Should the keys have moved much
-/// (more than [`INSERTION_BUDGET`] shifts per subflow), the order is sorted whole instead.
-/// Either way it is the one sorted order of the keys (ties by subflow id).
-#[derive(Default)]
-pub struct PriorityOrder {
-    order: Vec<(Key, u32)>,
-    /// Per subflow: whether it is in `order`.
-    placed: Vec<bool>,
-    fresh: Vec<(Key, u32)>,
-    merged: Vec<(Key, u32)>,
-}
-
-/// Shifts per subflow an insertion sort may make before a full sort takes over.
-const INSERTION_BUDGET: usize = 8;
-
-fn less(a: (Key, u32), b: (Key, u32)) -> bool {
-    cmp_keyed(a, b) == Ordering::Less
-}
-
-impl PriorityOrder {
-    /// Re-orders the active subflows by their current keys, `key(e)`, and returns them in
-    /// order. `active`: every active subflow; `is_active(e)` says whether a subflow of the
-    /// last order still is.
-    pub fn update(
-        &mut self,
-        active: &[u32],
-        key: impl Fn(u32) -> Key,
-        is_active: impl Fn(u32) -> bool,
-    ) -> &[(Key, u32)] {
-        // The last order less the ended subflows, with today's keys.
-        let mut kept = 0;
-        for i in 0..self.order.len() {
-            let e = self.order[i].1;
-            if is_active(e) {
-                self.order[kept] = (key(e), e);
-                kept += 1;
-            } else {
-                self.placed[e as usize] = false;
-            }
-        }
-        self.order.truncate(kept);
-        self.repair();
-        // The new subflows, sorted and merged in.
-        if let Some(&top) = active.iter().max() {
-            if self.placed.len() <= top as usize {
-                self.placed.resize(top as usize + 1, false);
-            }
-        }
-        self.fresh.clear();
-        for &e in active {
-            if !self.placed[e as usize] {
-                self.placed[e as usize] = true;
-                self.fresh.push((key(e), e));
-            }
-        }
-        if !self.fresh.is_empty() {
-            self.fresh.sort_unstable_by(|&a, &b| cmp_keyed(a, b));
-            self.merged.clear();
-            let (old, new) = (&self.order, &self.fresh);
-            let (mut i, mut j) = (0, 0);
-            while i < old.len() && j < new.len() {
-                if less(old[i], new[j]) {
-                    self.merged.push(old[i]);
-                    i += 1;
-                } else {
-                    self.merged.push(new[j]);
-                    j += 1;
-                }
-            }
-            self.merged.extend_from_slice(&old[i..]);
-            self.merged.extend_from_slice(&new[j..]);
-            std::mem::swap(&mut self.order, &mut self.merged);
-        }
-        &self.order
-    }
-
-    /// Sorts the nearly sorted `order` in place: insertion sort while it is cheap, else a
-    /// full sort.
-    fn repair(&mut self) {
-        let order = &mut self.order;
-        let mut budget = INSERTION_BUDGET * order.len();
-        for i in 1..order.len() {
-            let x = order[i];
-            if !less(x, order[i - 1]) {
-                continue;
-            }
-            let mut j = i;
-            while j > 0 && less(x, order[j - 1]) {
-                order[j] = order[j - 1];
-                j -= 1;
-            }
-            order[j] = x;
-            budget = budget.saturating_sub(i - j);
-            if budget == 0 {
-                order.sort_unstable_by(|&a, &b| cmp_keyed(a, b));
-                return;
-            }
-        }
-    }
 }
 
 /// The greedy pass of a strict-priority allocation. Its residual capacities equal the links'
@@ -251,66 +147,6 @@ pub fn merp_keys(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The repaired order, merged with the sorted new subflows, is always the full sort of the
-    /// keys: over random rounds of arrivals, departures and keys that move (most down, as bytes
-    /// are sent, some up), and when every key is turned around at once (the full sort's turn).
-    #[test]
-    fn priority_order_is_the_full_sort_of_the_keys() {
-        let n = 400u32;
-        let mut rng = 7u64;
-        let mut next = move || {
-            rng = crate::rng::mix(rng);
-            rng
-        };
-        let mut keys = vec![
-            Key {
-                class: Time::ZERO,
-                size: 0.0
-            };
-            n as usize
-        ];
-        let mut active: Vec<u32> = Vec::new();
-        let mut order = PriorityOrder::default();
-        for round in 0..300 {
-            // Departures and arrivals.
-            active.retain(|_| next() % 10 != 0);
-            for _ in 0..next() % 8 {
-                let e = (next() % n as u64) as u32;
-                if !active.contains(&e) {
-                    active.push(e);
-                    keys[e as usize] = Key {
-                        class: Time((next() % 3) * 1000),
-                        size: (next() % 1000) as f64,
-                    };
-                }
-            }
-            for &e in &active {
-                match next() % 8 {
-                    0 | 1 => keys[e as usize].size *= 0.5,
-                    2 => keys[e as usize].size += 100.0,
-                    _ => {}
-                }
-            }
-            if round % 50 == 49 {
-                for &e in &active {
-                    keys[e as usize].size = -keys[e as usize].size;
-                }
-            }
-            let is_active: Vec<bool> = (0..n).map(|e| active.contains(&e)).collect();
-            let got: Vec<u32> = order
-                .update(&active, |e| keys[e as usize], |e| is_active[e as usize])
-                .iter()
-                .map(|&(k, e)| {
-                    assert_eq!(k, keys[e as usize], "round {round}: a stale key");
-                    e
-                })
-                .collect();
-            let mut want = active.clone();
-            want.sort_by(|&a, &b| cmp_keyed((keys[a as usize], a), (keys[b as usize], b)));
-            assert_eq!(got, want, "round {round}");
-        }
-    }
 
     /// The greedy pass: strict priority along paths, work conservation past a paused flow, and
     /// the residuals put back for the next pass.

@@ -1,0 +1,501 @@
+//! SRPT's and PDQ's pass: the active subflows kept in key order with their keys from one pass
+//! to the next, and the greedy pass over them, which skips a subflow whose first link is full.
+//!
+//! **The order.** A key moves only if its flow sent since the last pass, or had its bits left
+//! settled at it (its rate changed there, and the settled sum may differ from the key's in
+//! the last bit). The caller marks those subflows stale
+//! ([`KeyedOrder::restale_recent_senders`]). A pass takes the stale and the new subflows out,
+//! computes their keys, sorts them (they come out nearly sorted, by their last keys) and
+//! merges them back: the others keep their keys and their order. PDQ's flow aging moves
+//! every paused key, so with aging every key is computed at every pass. The result is always
+//! the one order of today's keys, ties by subflow id.
+//!
+//! **The pass** is [`super::priority`]'s strict-priority greedy pass. It looks at a subflow's
+//! first link (its source's NIC) before anything else: if that is full, the subflow is paused
+//! and takes nothing, as in the full pass, and the pass goes on without touching the
+//! subflow's state. With many flows per NIC (Fig. 8's flows, all started at once) most are
+//! skipped so. Only the subflows it does not skip, the last pass's senders and arrivals can
+//! have a new rate; the pass reports those.
+
+use super::priority::{cmp_keyed, Key};
+use super::LinkFlows;
+use std::cmp::Ordering;
+
+/// A subflow in the order: its key, id, and the first and last links of its path (the NICs
+/// at either end; [`NO_LINK`] for an empty path).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Entry {
+    key: Key,
+    subflow: u32,
+    first: u32,
+    last: u32,
+}
+
+/// The end links of a subflow with an empty path (which the full pass gives 0).
+const NO_LINK: u32 = u32::MAX;
+
+fn less(a: &Entry, b: &Entry) -> bool {
+    cmp_keyed((a.key, a.subflow), (b.key, b.subflow)) == Ordering::Less
+}
+
+/// Shifts per entry an insertion sort may make before a full sort takes over.
+const INSERTION_BUDGET: usize = 8;
+
+/// Sorts by key (ties by subflow id) a list that is nearly sorted; an insertion sort puts it
+/// right in about one pass. Should the keys have moved much (more than [`INSERTION_BUDGET`]
+/// shifts per entry), a full sort takes over.
+fn sort_nearly_sorted(order: &mut [Entry]) {
+    let mut budget = INSERTION_BUDGET * order.len();
+    for i in 1..order.len() {
+        let x = order[i];
+        if !less(&x, &order[i - 1]) {
+            continue;
+        }
+        let mut j = i;
+        while j > 0 && less(&x, &order[j - 1]) {
+            order[j] = order[j - 1];
+            j -= 1;
+        }
+        order[j] = x;
+        budget = budget.saturating_sub(i - j);
+        if budget == 0 {
+            order.sort_unstable_by(|a, b| cmp_keyed((a.key, a.subflow), (b.key, b.subflow)));
+            return;
+        }
+    }
+}
+
+/// The active subflows in key order, and the pass over them.
+#[derive(Default)]
+pub struct KeyedOrder {
+    order: Vec<Entry>,
+    /// Per subflow: in the order (joined and not left).
+    alive: Vec<bool>,
+    /// Per subflow: its entry in `order` is out of date (its new one is in `moved`).
+    stale: Vec<bool>,
+    /// Subflows to key (again) at the next pass: arrivals and stale ones.
+    to_key: Vec<u32>,
+    /// Scratch of a pass: the keyed entries, and the new order.
+    moved: Vec<Entry>,
+    merged: Vec<Entry>,
+    greedy: SkippingGreedy,
+}
+
+/// The greedy pass's state: residuals (the links' capacities between passes), and which
+/// subflows it gave a positive rate and reported.
+#[derive(Default)]
+struct SkippingGreedy {
+    residual: Vec<f64>,
+    used: Vec<u32>,
+    /// The subflows given a positive rate by this pass (the last, between passes), and by
+    /// the one before.
+    sending: Vec<u32>,
+    sent_before: Vec<u32>,
+    /// Per subflow: the pass that last reported it.
+    reported: Vec<u32>,
+    pass: u32,
+}
+
+impl KeyedOrder {
+    /// Sizes the tables for `subflows` subflows.
+    pub fn new(subflows: usize) -> KeyedOrder {
+        KeyedOrder {
+            alive: vec![false; subflows],
+            stale: vec![false; subflows],
+            greedy: SkippingGreedy {
+                reported: vec![0; subflows],
+                ..SkippingGreedy::default()
+            },
+            ..KeyedOrder::default()
+        }
+    }
+
+    /// A subflow that has just arrived.
+    pub fn join(&mut self, e: u32) {
+        self.alive[e as usize] = true;
+        self.stale[e as usize] = true; // not to be queued twice
+        self.to_key.push(e);
+    }
+
+    /// A subflow that ended.
+    pub fn leave(&mut self, e: u32) {
+        self.alive[e as usize] = false;
+    }
+
+    /// Subflow `e`'s key may have moved: it is keyed again at the next pass.
+    pub fn restale(&mut self, e: u32) {
+        if self.alive[e as usize] && !self.stale[e as usize] {
+            self.stale[e as usize] = true;
+            self.to_key.push(e);
+        }
+    }
+
+    /// Marks stale every subflow of the flows the last two passes gave a positive rate:
+    /// their keys may have moved since. `siblings(e)`: the subflows of e's flow.
+    pub fn restale_recent_senders(&mut self, siblings: impl Fn(u32) -> std::ops::Range<u32>) {
+        let g = &self.greedy;
+        for i in 0..g.sending.len() + g.sent_before.len() {
+            let g = &self.greedy;
+            let e = match g.sending.get(i) {
+                Some(&e) => e,
+                None => g.sent_before[i - g.sending.len()],
+            };
+            for s in siblings(e) {
+                self.restale(s);
+            }
+        }
+    }
+
+    /// The pass. Keys the new and stale subflows (every subflow if `all_stale`) with `key`,
+    /// merges them into the order, and gives the rates in that order, all in one walk.
+    /// Writes to `out` as (subflow, rate) every subflow whose rate may differ from its last
+    /// one: those the pass did not skip, and at rate 0 the last pass's senders still active
+    /// and the `arrived` ones (whose first rate, 0 included, is a change).
+    pub fn pass(
+        &mut self,
+        key: impl Fn(u32) -> Key,
+        all_stale: bool,
+        arrived: &[u32],
+        net: &LinkFlows,
+        capacity: &[f64],
+        out: &mut Vec<(u32, f64)>,
+    ) {
+        if all_stale {
+            for i in 0..self.order.len() {
+                let e = self.order[i].subflow;
+                self.restale(e);
+            }
+        }
+        // The keyed entries, in their last order (arrivals last): nearly sorted.
+        self.moved.clear();
+        for &e in &self.to_key {
+            if self.alive[e as usize] {
+                let path = net.path(e);
+                self.moved.push(Entry {
+                    key: key(e),
+                    subflow: e,
+                    first: path.first().map_or(NO_LINK, |&l| l),
+                    last: path.last().map_or(NO_LINK, |&l| l),
+                });
+            }
+        }
+        self.to_key.clear();
+        sort_nearly_sorted(&mut self.moved);
+
+        self.greedy.start(capacity);
+        out.clear();
+        self.merged.clear();
+        let (old, new) = (&self.order, &self.moved);
+        let (mut i, mut j) = (0, 0);
+        loop {
+            // The next entry of the new order: the smaller head of the old entries still
+            // current and the keyed ones.
+            while i < old.len()
+                && (!self.alive[old[i].subflow as usize] || self.stale[old[i].subflow as usize])
+            {
+                i += 1;
+            }
+            let x = match (old.get(i), new.get(j)) {
+                (Some(a), Some(b)) if less(a, b) => {
+                    i += 1;
+                    *a
+                }
+                (_, Some(b)) => {
+                    j += 1;
+                    *b
+                }
+                (Some(a), None) => {
+                    i += 1;
+                    *a
+                }
+                (None, None) => break,
+            };
+            self.merged.push(x);
+            self.greedy.visit(&x, net, capacity, out);
+        }
+        for x in &self.moved {
+            self.stale[x.subflow as usize] = false;
+        }
+        std::mem::swap(&mut self.order, &mut self.merged);
+        self.greedy.finish(capacity, arrived, &self.alive, out);
+    }
+}
+
+impl SkippingGreedy {
+    fn start(&mut self, capacity: &[f64]) {
+        if self.residual.len() != capacity.len() {
+            self.residual = capacity.to_vec();
+        }
+        self.pass = self.pass.wrapping_add(1);
+        if self.pass == 0 {
+            self.reported.fill(0);
+            self.pass = 1;
+        }
+        std::mem::swap(&mut self.sending, &mut self.sent_before);
+        self.sending.clear();
+    }
+
+    /// The greedy step of the next subflow in key order: the smallest residual along its
+    /// path. Ends of the path full: paused, as the full pass would find, and skipped.
+    #[inline]
+    fn visit(&mut self, x: &Entry, net: &LinkFlows, capacity: &[f64], out: &mut Vec<(u32, f64)>) {
+        let residual = &mut self.residual;
+        if x.first == NO_LINK
+            || residual[x.first as usize] <= 0.0
+            || residual[x.last as usize] <= 0.0
+        {
+            return;
+        }
+        let e = x.subflow;
+        let path = net.path(e);
+        let mut r = f64::INFINITY;
+        for &l in path {
+            r = r.min(residual[l as usize]);
+            if r <= 0.0 {
+                break;
+            }
+        }
+        let r = if r.is_finite() && r > 0.0 { r } else { 0.0 };
+        if r > 0.0 {
+            for &l in path {
+                let left = residual[l as usize] - r;
+                // As in the full pass: what rounding leaves on a filled link is nothing.
+                residual[l as usize] = if left <= capacity[l as usize] * 1e-12 {
+                    0.0
+                } else {
+                    left
+                };
+                self.used.push(l);
+            }
+            self.sending.push(e);
+        }
+        out.push((e, r));
+        self.reported[e as usize] = self.pass;
+    }
+
+    /// Puts the residuals back and reports, at rate 0, the last pass's senders still active
+    /// and the arrivals that the pass skipped.
+    fn finish(
+        &mut self,
+        capacity: &[f64],
+        arrived: &[u32],
+        alive: &[bool],
+        out: &mut Vec<(u32, f64)>,
+    ) {
+        for &l in &self.used {
+            self.residual[l as usize] = capacity[l as usize];
+        }
+        self.used.clear();
+        for &e in self.sent_before.iter().chain(arrived) {
+            if self.reported[e as usize] != self.pass && alive[e as usize] {
+                self.reported[e as usize] = self.pass;
+                out.push((e, 0.0));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Time;
+
+    /// Over random rounds of arrivals, departures and keys that move (most down, as bytes
+    /// are sent, some up; the moved ones marked stale, as the caller does), the order is
+    /// always the full sort of today's keys; and so it is when every key turns around at
+    /// once (`all_stale`, and the full sort's turn in `sort_nearly_sorted`).
+    #[test]
+    fn the_order_is_the_full_sort_of_the_keys() {
+        let n = 2000u32;
+        let mut rng = 7u64;
+        let mut next = move || {
+            rng = crate::rng::mix(rng);
+            rng
+        };
+        let mut net = LinkFlows::default();
+        for e in 0..n {
+            let start = net.arena.len() as u32;
+            net.arena.extend_from_slice(&[e % 7, 7 + e % 5]);
+            net.range.push((start, net.arena.len() as u32));
+        }
+        let capacity = [1.0; 12];
+        let mut keys = vec![
+            Key {
+                class: Time::ZERO,
+                size: 0.0
+            };
+            n as usize
+        ];
+        let mut active: Vec<u32> = Vec::new();
+        let mut ever = vec![false; n as usize]; // subflow ids are never used twice
+        let mut order = KeyedOrder::new(n as usize);
+        let mut out = Vec::new();
+        for round in 0..300 {
+            active.retain(|&e| {
+                let stays = next() % 10 != 0;
+                if !stays {
+                    order.leave(e);
+                }
+                stays
+            });
+            let mut arrived = Vec::new();
+            for _ in 0..next() % 8 {
+                let e = (next() % n as u64) as u32;
+                if !ever[e as usize] {
+                    ever[e as usize] = true;
+                    active.push(e);
+                    arrived.push(e);
+                    order.join(e);
+                    keys[e as usize] = Key {
+                        class: Time((next() % 3) * 1000),
+                        size: (next() % 1000) as f64,
+                    };
+                }
+            }
+            for &e in &active {
+                let moved = match next() % 8 {
+                    0 | 1 => {
+                        keys[e as usize].size *= 0.5;
+                        true
+                    }
+                    2 => {
+                        keys[e as usize].size += 100.0;
+                        true
+                    }
+                    _ => false,
+                };
+                if moved {
+                    order.restale(e);
+                }
+            }
+            let all_stale = round % 50 == 49;
+            if all_stale {
+                for &e in &active {
+                    keys[e as usize].size = -keys[e as usize].size;
+                }
+            }
+            let key = |e: u32| keys[e as usize];
+            order.pass(key, all_stale, &arrived, &net, &capacity, &mut out);
+            let got: Vec<u32> = order
+                .order
+                .iter()
+                .map(|x| {
+                    assert_eq!(
+                        x.key, keys[x.subflow as usize],
+                        "round {round}: a stale key"
+                    );
+                    assert_eq!((x.first, x.last), (x.subflow % 7, 7 + x.subflow % 5));
+                    x.subflow
+                })
+                .collect();
+            let mut want = active.clone();
+            want.sort_by(|&a, &b| cmp_keyed((keys[a as usize], a), (keys[b as usize], b)));
+            assert_eq!(got, want, "round {round}");
+        }
+    }
+
+    /// The pass gives the full greedy pass's rates ([`super::super::priority::Greedy`], which
+    /// looks at every subflow) and reports every subflow whose rate changed, over random
+    /// paths, capacities, arrivals, departures and keys.
+    #[test]
+    fn the_pass_gives_the_full_passs_rates() {
+        let (n, links) = (1500u32, 24u32);
+        let mut rng = 11u64;
+        let mut next = move || {
+            rng = crate::rng::mix(rng);
+            rng
+        };
+        let mut net = LinkFlows::default();
+        for _ in 0..n {
+            // A NIC of 4 (links 0..8), then up to three of the other links.
+            let mut path = vec![(next() % 8) as u32];
+            for _ in 0..next() % 4 {
+                let l = 8 + (next() % (links as u64 - 8)) as u32;
+                if !path.contains(&l) {
+                    path.push(l);
+                }
+            }
+            let start = net.arena.len() as u32;
+            net.arena.extend_from_slice(&path);
+            net.range.push((start, net.arena.len() as u32));
+        }
+        let capacity: Vec<f64> = (0..links)
+            .map(|l| {
+                if l < 8 {
+                    4.0
+                } else {
+                    1.0 + (next() % 8) as f64
+                }
+            })
+            .collect();
+        let mut keys = vec![0.0f64; n as usize];
+        let mut active: Vec<u32> = Vec::new();
+        let mut ever = vec![false; n as usize];
+        let mut rate = vec![0.0f64; n as usize];
+        let mut order = KeyedOrder::new(n as usize);
+        let mut greedy = super::super::priority::Greedy::default();
+        let (mut out, mut full) = (Vec::new(), Vec::new());
+        for round in 0..400 {
+            active.retain(|&e| {
+                let stays = next() % 12 != 0;
+                if !stays {
+                    order.leave(e);
+                    rate[e as usize] = 0.0;
+                }
+                stays
+            });
+            let mut arrived = Vec::new();
+            for _ in 0..next() % 6 {
+                let e = (next() % n as u64) as u32;
+                if !ever[e as usize] {
+                    ever[e as usize] = true;
+                    active.push(e);
+                    arrived.push(e);
+                    keys[e as usize] = (next() % 1000) as f64;
+                    order.join(e);
+                }
+            }
+            // Senders' keys fall, as their bytes go.
+            for &e in &active {
+                if rate[e as usize] > 0.0 {
+                    keys[e as usize] -= (next() % 200) as f64;
+                }
+            }
+            order.restale_recent_senders(|e| e..e + 1);
+            let key = |e: u32| Key {
+                class: Time::ZERO,
+                size: keys[e as usize],
+            };
+            order.pass(key, false, &arrived, &net, &capacity, &mut out);
+            // The full pass over every active subflow, in key order.
+            active.sort();
+            let mut by_key: Vec<u32> = (0..active.len() as u32).collect();
+            by_key.sort_by(|&a, &b| {
+                let (a, b) = (active[a as usize], active[b as usize]);
+                cmp_keyed((key(a), a), (key(b), b))
+            });
+            greedy.run(&active, by_key.into_iter(), &net, &capacity, &mut full);
+            for (i, &e) in active.iter().enumerate() {
+                let reported = out.iter().find(|&&(o, _)| o == e).map(|&(_, r)| r);
+                let want = full[i];
+                match reported {
+                    Some(r) => assert_eq!(r, want, "round {round}, subflow {e}"),
+                    None => {
+                        assert_eq!(rate[e as usize], want, "round {round}, {e} not reported");
+                        assert!(
+                            !arrived.contains(&e),
+                            "round {round}: arrival {e} unreported"
+                        );
+                    }
+                }
+                rate[e as usize] = want;
+            }
+            let mut ids: Vec<u32> = out.iter().map(|&(e, _)| e).collect();
+            ids.sort();
+            assert!(
+                ids.windows(2).all(|w| w[0] < w[1]),
+                "round {round}: a subflow reported twice"
+            );
+        }
+    }
+}
