@@ -149,11 +149,13 @@
 //! 4 394-host fat-tree at load 0.3 take 17 s. With every flow started at once (PDQ's Fig. 8:
 //! 10 240 flows on BCube(4,4)) a run takes 2 s, and 40 960 flows on BCube(4,5) 41 s.
 //!
-//! The other policies re-solve every active flow at every event, in O(active flows · path
-//! length) with no component to find: SRPT and PDQ keep their order from one solve to the
-//! next and sort only the flows that sent since ([`priority::PriorityOrder`]). SRPT at 1024
-//! hosts: 11 000–17 000 flows/s over 10 000 flows; PDQ with 10 240 flows started at once on
-//! BCube(4,4) in 2.6 s. Figures, profiles and what is left: bench/RESULTS.md ("Flow-level
+//! The other policies re-solve every active flow at every event, with no component to find.
+//! SRPT and PDQ keep their subflows in key order, with their keys, from one solve to the
+//! next: only the subflows whose flows sent since are keyed again and merged back in, and the
+//! greedy pass skips, without touching its state, a subflow whose first or last link (the
+//! NICs) is full ([`keyed_order`]). SRPT at 1024 hosts: 25 000 / 18 000 / 15 000 flows/s at
+//! loads 0.3 / 0.5 / 0.7 over 10 000 flows; PDQ with 10 240 flows started at once on
+//! BCube(4,4) in 2.1 s. Figures, profiles and what is left: bench/RESULTS.md ("Flow-level
 //! model").
 
 mod allocate;
@@ -388,7 +390,8 @@ impl FlowState {
 pub struct FlowStats {
     /// Recomputations (one per distinct event time with a change).
     pub recomputations: u64,
-    /// Flows and links re-solved (a max-min component, or all), summed over recomputations.
+    /// Flows and links re-solved (a max-min component, or all; for SRPT and PDQ the subflows
+    /// their pass did not skip, and no links), summed over recomputations.
     pub component_flows: u64,
     pub component_links: u64,
     /// Flows whose rate changed (each is rescheduled), summed.
