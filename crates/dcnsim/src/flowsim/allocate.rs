@@ -3,7 +3,7 @@
 //! pass ([`super::priority`]) in MERP's order, or in SRPT's and PDQ's, kept from one pass to
 //! the next ([`super::keyed_order`]).
 
-use super::{d3, priority, FlowSimulation, Policy};
+use super::{priority, FlowSimulation, Policy};
 use crate::units::Time;
 
 impl FlowSimulation {
@@ -24,23 +24,18 @@ impl FlowSimulation {
                 self.maxmin.solve(&self.problem, &mut self.rates);
             }
             Policy::D3 { .. } => {
-                let (flows, owner) = (&self.flows, &self.owner);
-                let info = |e: u32| {
-                    let st = &flows[owner[e as usize] as usize];
-                    let dt = (now - st.last).ps() as f64 * 1e-12;
-                    d3::D3Flow {
-                        start: st.spec.start,
-                        deadline: st.spec.deadline.map(|d| st.spec.start + d),
-                        remaining: (st.remaining - st.rate.max(0.0) * dt).max(0.0),
-                    }
-                };
+                // Comp flows are the active ones in id order, which is start order (flows are
+                // numbered by start): D3's first come first served.
+                let (flows, owner, first_sub) = (&self.flows, &self.owner, &self.first_sub);
+                let remaining = |e: u32| bits_left(flows, owner, first_sub, now, e);
                 self.d3.solve(
                     now,
                     &self.comp_links,
                     &self.comp_flows,
                     &self.graph,
                     &self.capacity,
-                    &info,
+                    &self.sub_deadline,
+                    &remaining,
                     &mut self.rates,
                 );
             }

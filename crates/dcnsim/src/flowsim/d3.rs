@@ -23,31 +23,25 @@
 use super::LinkFlows;
 use crate::units::Time;
 
-/// A flow of the component as D3 sees it.
-pub struct D3Flow {
-    pub start: Time,
-    /// Absolute deadline, if any.
-    pub deadline: Option<Time>,
-    /// Bits still to send now.
-    pub remaining: f64,
-}
-
 /// Scratch space reused between solves.
 #[derive(Default)]
 pub struct D3 {
     desired: Vec<f64>,
-    /// Per global link: the sum of desired rates, the flow count, then what is left.
+    /// Per global link: the sum of desired rates, then what is left.
     demand: Vec<f64>,
-    count: Vec<u32>,
     left: Vec<f64>,
     /// Per global link: the fair share of the spare, `max(0, C − D) / N`.
     fair: Vec<f64>,
-    order: Vec<u32>,
-    starts: Vec<Time>,
 }
 
+/// No deadline, in [`D3::solve`]'s `deadline`.
+pub const NO_DEADLINE: Time = Time::MAX;
+
 impl D3 {
-    /// Rates of `flows` (`rates[i]` for `flows[i]`), which must be every flow of `links`.
+    /// Rates of `flows` (`rates[i]` for `flows[i]`), which must be every flow on `links` (N
+    /// of a link is the number of flows `net` has on it), first come first served: in start
+    /// order, ties by id (the order of the flows' ids). `deadline[f]`: f's absolute deadline,
+    /// or [`NO_DEADLINE`]; `remaining(f)`: its bits left now (asked of deadline flows only).
     #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &mut self,
@@ -56,55 +50,56 @@ impl D3 {
         flows: &[u32],
         net: &LinkFlows,
         capacity: &[f64],
-        info: &dyn Fn(u32) -> D3Flow,
+        deadline: &[Time],
+        remaining: &dyn Fn(u32) -> f64,
         rates: &mut Vec<f64>,
     ) {
         let n = capacity.len();
         if self.demand.len() < n {
             self.demand.resize(n, 0.0);
-            self.count.resize(n, 0);
             self.left.resize(n, 0.0);
             self.fair.resize(n, 0.0);
         }
         for &l in links {
             let l = l as usize;
             self.demand[l] = 0.0;
-            self.count[l] = 0;
             self.left[l] = capacity[l];
         }
         self.desired.clear();
-        self.starts.clear();
         for &f in flows {
-            let flow = info(f);
-            let r = match flow.deadline {
-                Some(d) if d > now => flow.remaining / (d - now).as_secs_f64(),
-                _ => 0.0,
+            let d = deadline[f as usize];
+            let r = if d != NO_DEADLINE && d > now {
+                remaining(f) / (d - now).as_secs_f64()
+            } else {
+                0.0
             };
             self.desired.push(r);
-            self.starts.push(flow.start);
-            for &l in net.path(f) {
-                self.demand[l as usize] += r;
-                self.count[l as usize] += 1;
+            if r > 0.0 {
+                // (A desire of 0 adds nothing: the sums are those over every flow.)
+                for &l in net.path(f) {
+                    self.demand[l as usize] += r;
+                }
             }
         }
         for &l in links {
+            let count = net.flows_on(l).len();
             let l = l as usize;
-            if self.count[l] > 0 {
-                self.fair[l] = (capacity[l] - self.demand[l]).max(0.0) / self.count[l] as f64;
+            if count > 0 {
+                self.fair[l] = (capacity[l] - self.demand[l]).max(0.0) / count as f64;
             }
         }
-        self.order.clear();
-        self.order.extend(0..flows.len() as u32);
-        let starts = &self.starts;
-        // Keys are unique (flow ids), so an unstable sort gives the one order.
-        self.order
-            .sort_unstable_by_key(|&i| (starts[i as usize], flows[i as usize]));
         rates.clear();
         rates.resize(flows.len(), 0.0);
-        for &i in &self.order {
-            let f = flows[i as usize];
-            let r = self.desired[i as usize];
+        for (i, &f) in flows.iter().enumerate() {
             let path = net.path(f);
+            // A flow whose first or last link is full is offered nothing there (no desire
+            // is below 0): paused, as the walk below would find.
+            match (path.first(), path.last()) {
+                (Some(&a), Some(&b))
+                    if self.left[a as usize] > 0.0 && self.left[b as usize] > 0.0 => {}
+                _ => continue,
+            }
+            let r = self.desired[i];
             // Rates here are never NaN, so plain comparisons stand for `f64::min` (which
             // handles NaN at a few instructions per call).
             let mut take = f64::INFINITY;
@@ -123,7 +118,7 @@ impl D3 {
             if !(take.is_finite() && take > 0.0) {
                 continue;
             }
-            rates[i as usize] = take;
+            rates[i] = take;
             for &l in path {
                 let l = l as usize;
                 let left = self.left[l] - take;

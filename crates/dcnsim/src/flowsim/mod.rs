@@ -494,6 +494,8 @@ pub struct FlowSimulation {
     /// Per subflow: the time it spent paused (rate 0) up to its flow's `last`, for PDQ's flow
     /// aging at `aging_rate` (α; 0 is off).
     sub_paused: Vec<Time>,
+    /// Per subflow: its flow's absolute deadline, or [`d3::NO_DEADLINE`] (for D3's solve).
+    sub_deadline: Vec<Time>,
     aging_rate: f64,
     graph: LinkFlows,
     capacity: Vec<f64>,
@@ -639,6 +641,7 @@ impl FlowSimulation {
         }
         let mut states = Vec::with_capacity(flows.len());
         let mut owner = Vec::with_capacity(route_range.len());
+        let mut sub_deadline = Vec::with_capacity(route_range.len());
         for (i, spec) in flows.into_iter().enumerate() {
             for e in first_sub[i]..first_sub[i + 1] {
                 let (a, b) = route_range[e as usize];
@@ -648,6 +651,7 @@ impl FlowSimulation {
                     .extend_from_slice(&routes[a as usize..b as usize]);
                 graph.range.push((start, graph.arena.len() as u32));
                 owner.push(i as u32);
+                sub_deadline.push(spec.deadline.map_or(d3::NO_DEADLINE, |d| spec.start + d));
             }
             let first = graph.range[first_sub[i] as usize];
             let path = &graph.arena[first.0 as usize..first.1 as usize];
@@ -694,6 +698,7 @@ impl FlowSimulation {
             sub_rate: vec![0.0; n_subs],
             sub_carried: vec![0.0; n_subs],
             sub_paused: vec![Time::ZERO; n_subs],
+            sub_deadline,
             aging_rate,
             graph,
             capacity,
