@@ -10,25 +10,27 @@
 //! every paused key, so with aging every key is computed at every pass. The result is always
 //! the one order of today's keys, ties by subflow id.
 //!
-//! **The pass** is [`super::priority`]'s strict-priority greedy pass. It looks at a subflow's
-//! first link (its source's NIC) before anything else: if that is full, the subflow is paused
-//! and takes nothing, as in the full pass, and the pass goes on without touching the
-//! subflow's state. With many flows per NIC (Fig. 8's flows, all started at once) most are
-//! skipped so. Only the subflows it does not skip, the last pass's senders and arrivals can
-//! have a new rate; the pass reports those.
+//! **The pass** is [`super::priority`]'s strict-priority greedy pass. It looks at two links
+//! of a subflow before anything else, its first (its source's NIC) and the one a pass last
+//! found it paused at: if either is full, the subflow is paused and takes nothing, as in the
+//! full pass, and the pass goes on without walking its path or touching its state. Most
+//! paused subflows wait where they waited at the last event, so most are skipped so. Only the
+//! subflows it does not skip, the last pass's senders and arrivals can have a new rate; the
+//! pass reports those.
 
 use super::priority::{cmp_keyed, Key};
 use super::LinkFlows;
 use std::cmp::Ordering;
 
-/// A subflow in the order: its key, id, and the first and last links of its path (the NICs
-/// at either end; [`NO_LINK`] for an empty path).
+/// A subflow in the order: its key, id, the first link of its path (its source's NIC;
+/// [`NO_LINK`] for an empty path), and the link a pass last found it paused at (the last link,
+/// the destination's NIC, until then).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Entry {
     key: Key,
     subflow: u32,
     first: u32,
-    last: u32,
+    block: u32,
 }
 
 /// The end links of a subflow with an empty path (which the full pass gives 0).
@@ -175,7 +177,7 @@ impl KeyedOrder {
                     key: key(e),
                     subflow: e,
                     first: path.first().map_or(NO_LINK, |&l| l),
-                    last: path.last().map_or(NO_LINK, |&l| l),
+                    block: path.last().map_or(NO_LINK, |&l| l),
                 });
             }
         }
@@ -211,7 +213,8 @@ impl KeyedOrder {
                 (None, None) => break,
             };
             self.merged.push(x);
-            self.greedy.visit(&x, net, capacity, out);
+            let x = self.merged.last_mut().expect("pushed");
+            self.greedy.visit(x, net, capacity, out);
         }
         for x in &self.moved {
             self.stale[x.subflow as usize] = false;
@@ -236,13 +239,20 @@ impl SkippingGreedy {
     }
 
     /// The greedy step of the next subflow in key order: the smallest residual along its
-    /// path. Ends of the path full: paused, as the full pass would find, and skipped.
+    /// path. A subflow whose first link, or the link it was last paused at, is full is paused,
+    /// as the full pass would find, and skipped; one found paused elsewhere remembers where.
     #[inline]
-    fn visit(&mut self, x: &Entry, net: &LinkFlows, capacity: &[f64], out: &mut Vec<(u32, f64)>) {
+    fn visit(
+        &mut self,
+        x: &mut Entry,
+        net: &LinkFlows,
+        capacity: &[f64],
+        out: &mut Vec<(u32, f64)>,
+    ) {
         let residual = &mut self.residual;
         if x.first == NO_LINK
             || residual[x.first as usize] <= 0.0
-            || residual[x.last as usize] <= 0.0
+            || residual[x.block as usize] <= 0.0
         {
             return;
         }
@@ -252,6 +262,7 @@ impl SkippingGreedy {
         for &l in path {
             r = r.min(residual[l as usize]);
             if r <= 0.0 {
+                x.block = l;
                 break;
             }
         }
@@ -384,7 +395,7 @@ mod tests {
                         x.key, keys[x.subflow as usize],
                         "round {round}: a stale key"
                     );
-                    assert_eq!((x.first, x.last), (x.subflow % 7, 7 + x.subflow % 5));
+                    assert_eq!(x.first, x.subflow % 7);
                     x.subflow
                 })
                 .collect();
