@@ -82,9 +82,7 @@ impl FlowSimulation {
             }
         }
     }
-}
 
-impl FlowSimulation {
     /// SRPT's and PDQ's allocation: the greedy pass in key order, kept from one pass to the
     /// next ([`super::keyed_order`]). Takes the subflows that arrived from `arrived`; writes
     /// the subflows whose rates may have changed to `comp_flows` and their rates to `rates`.

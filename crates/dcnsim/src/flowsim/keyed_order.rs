@@ -1,5 +1,6 @@
 //! SRPT's and PDQ's pass: the active subflows kept in key order with their keys from one pass
-//! to the next, and the greedy pass over them, which skips a subflow whose first link is full.
+//! to the next, and the greedy pass over them, which skips the subflows still paused where
+//! they were.
 //!
 //! **The order.** A key moves only if its flow sent since the last pass, or had its bits left
 //! settled at it (its rate changed there, and the settled sum may differ from the key's in
@@ -33,7 +34,7 @@ struct Entry {
     block: u32,
 }
 
-/// The end links of a subflow with an empty path (which the full pass gives 0).
+/// The links of a subflow with an empty path (which the full pass gives 0).
 const NO_LINK: u32 = u32::MAX;
 
 fn less(a: &Entry, b: &Entry) -> bool {
@@ -135,12 +136,12 @@ impl KeyedOrder {
     /// Marks stale every subflow of the flows the last two passes gave a positive rate:
     /// their keys may have moved since. `siblings(e)`: the subflows of e's flow.
     pub fn restale_recent_senders(&mut self, siblings: impl Fn(u32) -> std::ops::Range<u32>) {
-        let g = &self.greedy;
-        for i in 0..g.sending.len() + g.sent_before.len() {
+        for k in 0..self.greedy.sending.len() + self.greedy.sent_before.len() {
             let g = &self.greedy;
-            let e = match g.sending.get(i) {
-                Some(&e) => e,
-                None => g.sent_before[i - g.sending.len()],
+            let e = if k < g.sending.len() {
+                g.sending[k]
+            } else {
+                g.sent_before[k - g.sending.len()]
             };
             for s in siblings(e) {
                 self.restale(s);
@@ -168,7 +169,8 @@ impl KeyedOrder {
                 self.restale(e);
             }
         }
-        // The keyed entries, in their last order (arrivals last): nearly sorted.
+        // The keyed entries, in the order they were marked (arrivals, then the senders in
+        // their last passes' key order): nearly sorted.
         self.moved.clear();
         for &e in &self.to_key {
             if self.alive[e as usize] {

@@ -229,13 +229,13 @@ impl Policy {
 
     /// Max-min policies: their allocation depends on the flows present only, so an event
     /// changes only what it can reach ([`incremental`]).
+    fn is_max_min(&self) -> bool {
+        matches!(self, Policy::MaxMin | Policy::WeightedMaxMin)
+    }
+
     /// SRPT and PDQ keep their subflows in key order between solves ([`keyed_order`]).
     fn keeps_its_order(&self) -> bool {
         matches!(self, Policy::Srpt | Policy::Pdq { .. })
-    }
-
-    fn is_max_min(&self) -> bool {
-        matches!(self, Policy::MaxMin | Policy::WeightedMaxMin)
     }
 
     pub fn name(&self) -> &'static str {
