@@ -77,10 +77,12 @@
 //! earlier — invalidated lazily by a generation number when its rate changes. All events at
 //! one time are handled before the rates are recomputed once, and only the flows whose rate
 //! changed are rescheduled. Max-min policies recompute only what the events can change
-//! ([`incremental`], exact). The others recompute every active flow: their keys move
-//! with time (bytes left, D3's desired rates), so a part of the network left alone would keep
-//! an order or a desire that is out of date, and the allocation would depend on which
-//! events happened to touch it. `workload.abort_at_deadline` ends a flow at its deadline
+//! ([`incremental`], exact). The others recompute the allocation of every active flow:
+//! their keys move with time (bytes left, D3's desired rates), so a part of the network left
+//! alone would keep an order or a desire that is out of date, and the allocation would
+//! depend on which events happened to touch it (SRPT and PDQ reuse only what provably did not
+//! change: keys of flows that did not send, and the pause of a flow whose link is still
+//! full; [`keyed_order`]). `workload.abort_at_deadline` ends a flow at its deadline
 //! as in the packet engine. The run is deterministic: same input, same output bytes.
 //!
 //! A flow carries its **wire bytes**: payload plus one header per segment
