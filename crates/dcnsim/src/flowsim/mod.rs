@@ -421,7 +421,7 @@ fn rate_changed(old: f64, new: f64) -> bool {
 /// The rate of a flow that has just arrived, before its first allocation.
 const UNALLOCATED: f64 = -1.0;
 
-/// Flows the flow-level engine takes: a flow id fits the 30 bits an [`Event`] has for it.
+/// Flows the flow-level engine takes: a flow id fits the 30 bits an event key has for it.
 pub const MAX_FLOWS: usize = 1 << 30;
 
 /// A heap event as one integer whose order is that of (time, flow, generation, kind): one
