@@ -68,14 +68,24 @@ fn sort_nearly_sorted(order: &mut [Entry]) {
     }
 }
 
+/// Where a subflow stands in a [`KeyedOrder`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Place {
+    /// Not active (not arrived yet, or ended).
+    Out,
+    /// In the order, with its current key.
+    Current,
+    /// Active, to be keyed (again) at the next pass: new, or its entry in the order is out of
+    /// date.
+    Stale,
+}
+
 /// The active subflows in key order, and the pass over them.
 #[derive(Default)]
 pub struct KeyedOrder {
     order: Vec<Entry>,
-    /// Per subflow: in the order (joined and not left).
-    alive: Vec<bool>,
-    /// Per subflow: its entry in `order` is out of date (its new one is in `moved`).
-    stale: Vec<bool>,
+    /// Per subflow: where it stands (one byte read per entry in a pass).
+    place: Vec<Place>,
     /// Subflows to key (again) at the next pass: arrivals and stale ones.
     to_key: Vec<u32>,
     /// Scratch of a pass: the keyed entries, and the new order.
@@ -103,8 +113,7 @@ impl KeyedOrder {
     /// Sizes the tables for `subflows` subflows.
     pub fn new(subflows: usize) -> KeyedOrder {
         KeyedOrder {
-            alive: vec![false; subflows],
-            stale: vec![false; subflows],
+            place: vec![Place::Out; subflows],
             greedy: SkippingGreedy {
                 reported: vec![0; subflows],
                 ..SkippingGreedy::default()
@@ -115,20 +124,19 @@ impl KeyedOrder {
 
     /// A subflow that has just arrived.
     pub fn join(&mut self, e: u32) {
-        self.alive[e as usize] = true;
-        self.stale[e as usize] = true; // not to be queued twice
+        self.place[e as usize] = Place::Stale; // keyed at the next pass, queued once
         self.to_key.push(e);
     }
 
     /// A subflow that ended.
     pub fn leave(&mut self, e: u32) {
-        self.alive[e as usize] = false;
+        self.place[e as usize] = Place::Out;
     }
 
     /// Subflow `e`'s key may have moved: it is keyed again at the next pass.
     pub fn restale(&mut self, e: u32) {
-        if self.alive[e as usize] && !self.stale[e as usize] {
-            self.stale[e as usize] = true;
+        if self.place[e as usize] == Place::Current {
+            self.place[e as usize] = Place::Stale;
             self.to_key.push(e);
         }
     }
@@ -173,7 +181,7 @@ impl KeyedOrder {
         // their last passes' key order): nearly sorted.
         self.moved.clear();
         for &e in &self.to_key {
-            if self.alive[e as usize] {
+            if self.place[e as usize] != Place::Out {
                 let path = net.path(e);
                 self.moved.push(Entry {
                     key: key(e),
@@ -194,9 +202,7 @@ impl KeyedOrder {
         loop {
             // The next entry of the new order: the smaller head of the old entries still
             // current and the keyed ones.
-            while i < old.len()
-                && (!self.alive[old[i].subflow as usize] || self.stale[old[i].subflow as usize])
-            {
+            while i < old.len() && self.place[old[i].subflow as usize] != Place::Current {
                 i += 1;
             }
             let x = match (old.get(i), new.get(j)) {
@@ -219,10 +225,10 @@ impl KeyedOrder {
             self.greedy.visit(x, net, capacity, out);
         }
         for x in &self.moved {
-            self.stale[x.subflow as usize] = false;
+            self.place[x.subflow as usize] = Place::Current;
         }
         std::mem::swap(&mut self.order, &mut self.merged);
-        self.greedy.finish(capacity, arrived, &self.alive, out);
+        self.greedy.finish(capacity, arrived, &self.place, out);
     }
 }
 
@@ -292,7 +298,7 @@ impl SkippingGreedy {
         &mut self,
         capacity: &[f64],
         arrived: &[u32],
-        alive: &[bool],
+        place: &[Place],
         out: &mut Vec<(u32, f64)>,
     ) {
         for &l in &self.used {
@@ -300,7 +306,7 @@ impl SkippingGreedy {
         }
         self.used.clear();
         for &e in self.sent_before.iter().chain(arrived) {
-            if self.reported[e as usize] != self.pass && alive[e as usize] {
+            if self.reported[e as usize] != self.pass && place[e as usize] != Place::Out {
                 self.reported[e as usize] = self.pass;
                 out.push((e, 0.0));
             }
