@@ -1123,7 +1123,8 @@ impl FlowSimulation {
                 Some(st.last)
             } else if st.rate < nic {
                 let tau = slack_bits / (nic - st.rate);
-                Some(st.last + Time((tau * 1e12).floor() as u64 + 1))
+                // τ ≥ 0 here, so the cast's truncation is `floor` (without its library call).
+                Some(st.last + Time((tau * 1e12) as u64 + 1))
             } else {
                 None
             };
