@@ -120,7 +120,7 @@ pub fn fluid_duration(bits: f64, rate_bps: f64) -> Option<Time> {
         return None;
     }
     let ps = bits * 1e12 / rate_bps;
-    if !(ps < Time::MAX.ps() as f64) {
+    if ps.is_nan() || ps >= Time::MAX.ps() as f64 {
         return None;
     }
     // `ceil` by hand: the library call is a function call on the baseline x86-64 target,
