@@ -127,13 +127,15 @@ here), and BCube's parallel paths for Fig. 11.
   - Flows faster under PDQ than under fair sharing: 77 % on the 3456-server fat-tree, 74 % on
     the 4096-server BCube, 87.5 % on the 4096-server Jellyfish (paper 85–95 %). The worst flow
     is 3.2×, 3.9× and 5.5× slower (paper 2.57).
-  - Time: 70 minutes with ``-j 1`` on a shared 2-core machine (the points' ``run.wall_s``
-    add up to 61 minutes: D3 26, PDQ 20, fair sharing 14), so about half that with ``-j 2``.
-    Its largest networks take most of it: a PDQ or D3 FCT point with 40 960 flows takes
-    1–2.5 minutes, fair sharing 1–1.3 (BCube(4,5) 75 s, was 20 minutes before the exact
-    pruning by level and by bottleneck of :mod:`flowsim::incremental`; about 41 s since the
-    later speed-ups of the max-min loop and the set-up, bench/RESULTS.md). D3 is now the
-    slowest, as every rate changes at every event.
+  - Time: 38 minutes with ``-j 1`` on a shared 2-core machine, other work on the second
+    core (the points' ``run.wall_s`` add up to 35 minutes: D3 22, fair sharing 8, PDQ 5; it
+    was 70 minutes before the session of bench/RESULTS.md's "SRPT, PDQ and D3 keep their work
+    to the flows that can change"), so about half that with ``-j 2``. Its largest networks
+    take most of it: an FCT point with 40 960 flows on BCube(4,5) takes about half a minute
+    under PDQ, one under D3, and 33–46 s under fair sharing (20 minutes before the exact
+    pruning by level and by bottleneck of :mod:`flowsim::incremental`). D3's deadline points are the slowest (4
+    minutes for 49 152 flows on BCube(4,5)): every rate changes at every event, and every
+    flow is rescheduled.
 """
 
 from ..figure import Paper
