@@ -36,9 +36,10 @@ pub fn cmp_keyed(a: (Key, u32), b: (Key, u32)) -> Ordering {
         .then(a.1.cmp(&b.1))
 }
 
-/// The greedy pass of a strict-priority allocation. Its residual capacities equal the links'
-/// capacities between passes: a pass puts back only the links it used, so its cost follows
-/// the flows, not the network's size.
+/// The greedy pass of a strict-priority allocation over every flow given (MERP's; SRPT and
+/// PDQ run [`super::keyed_order`]'s, which skips what cannot change). Its residual capacities
+/// equal the links' capacities between passes: a pass puts back only the links it used, so
+/// its cost follows the flows, not the network's size.
 #[derive(Default)]
 pub struct Greedy {
     residual: Vec<f64>,
