@@ -133,9 +133,9 @@ here), and BCube's parallel paths for Fig. 11.
     to the flows that can change"), so about half that with ``-j 2``. Its largest networks
     take most of it: an FCT point with 40 960 flows on BCube(4,5) takes about half a minute
     under PDQ, one under D3, and 33–46 s under fair sharing (20 minutes before the exact
-    pruning by level and by bottleneck of :mod:`flowsim::incremental`). D3's deadline points are the slowest (4
-    minutes for 49 152 flows on BCube(4,5)): every rate changes at every event, and every
-    flow is rescheduled.
+    pruning by level and by bottleneck of :mod:`flowsim::incremental`). D3's deadline
+    points are the slowest (4 minutes for 49 152 flows on BCube(4,5)): every rate changes
+    at every event, and every flow is rescheduled.
 """
 
 from ..figure import Paper
