@@ -127,7 +127,11 @@ pub fn fluid_duration(bits: f64, rate_bps: f64) -> Option<Time> {
     // at every reschedule. Same value: below 2^53 a fraction rounds up, above it every f64 is
     // a whole number.
     let whole = ps.max(0.0) as u64;
-    Some(Time(if (whole as f64) < ps { whole + 1 } else { whole }))
+    Some(Time(if (whole as f64) < ps {
+        whole + 1
+    } else {
+        whole
+    }))
 }
 
 /// The lowest rate along `path`, bit/s.
