@@ -3,7 +3,7 @@
 //! pass ([`super::priority`]) in MERP's order, or in SRPT's and PDQ's, kept from one pass to
 //! the next ([`super::keyed_order`]).
 
-use super::{priority, FlowSimulation, Policy};
+use super::{keyed_order, priority, FlowSimulation, Policy};
 use crate::units::Time;
 
 impl FlowSimulation {
@@ -137,12 +137,11 @@ impl FlowSimulation {
             &self.arrived,
             &self.graph,
             &self.capacity,
-            &mut self.solved,
+            keyed_order::Solved {
+                flows: &mut self.comp_flows,
+                rates: &mut self.rates,
+            },
         );
-        self.comp_flows.clear();
-        self.comp_flows.extend(self.solved.iter().map(|&(e, _)| e));
-        self.rates.clear();
-        self.rates.extend(self.solved.iter().map(|&(_, r)| r));
     }
 }
 

@@ -19,7 +19,7 @@
 //! subflows it does not skip, the last pass's senders and arrivals can have a new rate; the
 //! pass reports those.
 
-use super::priority::{cmp_keyed, Key};
+use super::priority::{cmp_keyed, Greedy, Key};
 use super::LinkFlows;
 use std::cmp::Ordering;
 
@@ -94,12 +94,11 @@ pub struct KeyedOrder {
     greedy: SkippingGreedy,
 }
 
-/// The greedy pass's state: residuals (the links' capacities between passes), and which
-/// subflows it gave a positive rate and reported.
+/// The greedy pass's state: its steps' residuals, and which subflows it gave a positive rate
+/// and reported.
 #[derive(Default)]
 struct SkippingGreedy {
-    residual: Vec<f64>,
-    used: Vec<u32>,
+    steps: Greedy,
     /// The subflows given a positive rate by this pass (the last, between passes), and by
     /// the one before.
     sending: Vec<u32>,
@@ -159,8 +158,7 @@ impl KeyedOrder {
 
     /// The pass. Keys the new and stale subflows (every subflow if `all_stale`) with `key`,
     /// merges them into the order, and gives the rates in that order, all in one walk.
-    /// Writes to `out` as (subflow, rate) every subflow whose rate may differ from its last
-    /// one: those the pass did not skip, and at rate 0 the last pass's senders still active
+    /// Writes to `out` every subflow whose rate may differ from its last one, with its rate: those the pass did not skip, and at rate 0 the last pass's senders still active
     /// and the `arrived` ones (whose first rate, 0 included, is a change).
     pub fn pass(
         &mut self,
@@ -169,7 +167,7 @@ impl KeyedOrder {
         arrived: &[u32],
         net: &LinkFlows,
         capacity: &[f64],
-        out: &mut Vec<(u32, f64)>,
+        mut out: Solved,
     ) {
         if all_stale {
             for i in 0..self.order.len() {
@@ -195,7 +193,8 @@ impl KeyedOrder {
         sort_nearly_sorted(&mut self.moved);
 
         self.greedy.start(capacity);
-        out.clear();
+        out.flows.clear();
+        out.rates.clear();
         self.merged.clear();
         let (old, new) = (&self.order, &self.moved);
         let (mut i, mut j) = (0, 0);
@@ -222,21 +221,19 @@ impl KeyedOrder {
             };
             self.merged.push(x);
             let x = self.merged.last_mut().expect("pushed");
-            self.greedy.visit(x, net, capacity, out);
+            self.greedy.visit(x, net, capacity, &mut out);
         }
         for x in &self.moved {
             self.place[x.subflow as usize] = Place::Current;
         }
         std::mem::swap(&mut self.order, &mut self.merged);
-        self.greedy.finish(capacity, arrived, &self.place, out);
+        self.greedy.finish(capacity, arrived, &self.place, &mut out);
     }
 }
 
 impl SkippingGreedy {
     fn start(&mut self, capacity: &[f64]) {
-        if self.residual.len() != capacity.len() {
-            self.residual = capacity.to_vec();
-        }
+        self.steps.start(capacity);
         self.pass = self.pass.wrapping_add(1);
         if self.pass == 0 {
             self.reported.fill(0);
@@ -246,71 +243,55 @@ impl SkippingGreedy {
         self.sending.clear();
     }
 
-    /// The greedy step of the next subflow in key order: the smallest residual along its
-    /// path. A subflow whose first link, or the link it was last paused at, is full is paused,
-    /// as the full pass would find, and skipped; one found paused elsewhere remembers where.
+    /// The greedy step of the next subflow in key order. A subflow whose first link, or the
+    /// link it was last paused at, is full is paused, as the full pass would find, and
+    /// skipped; one found paused elsewhere remembers where.
     #[inline]
-    fn visit(
-        &mut self,
-        x: &mut Entry,
-        net: &LinkFlows,
-        capacity: &[f64],
-        out: &mut Vec<(u32, f64)>,
-    ) {
-        let residual = &mut self.residual;
-        if x.first == NO_LINK
-            || residual[x.first as usize] <= 0.0
-            || residual[x.block as usize] <= 0.0
-        {
+    fn visit(&mut self, x: &mut Entry, net: &LinkFlows, capacity: &[f64], out: &mut Solved) {
+        if x.first == NO_LINK || self.steps.is_full(x.first) || self.steps.is_full(x.block) {
             return;
         }
         let e = x.subflow;
-        let path = net.path(e);
-        let mut r = f64::INFINITY;
-        for &l in path {
-            r = r.min(residual[l as usize]);
-            if r <= 0.0 {
-                x.block = l;
-                break;
+        let r = match self.steps.take(net.path(e), capacity) {
+            Ok(r) => {
+                self.sending.push(e);
+                r
             }
-        }
-        let r = if r.is_finite() && r > 0.0 { r } else { 0.0 };
-        if r > 0.0 {
-            for &l in path {
-                let left = residual[l as usize] - r;
-                // As in the full pass: what rounding leaves on a filled link is nothing.
-                residual[l as usize] = if left <= capacity[l as usize] * 1e-12 {
-                    0.0
-                } else {
-                    left
-                };
-                self.used.push(l);
+            Err(block) => {
+                if let Some(l) = block {
+                    x.block = l;
+                }
+                0.0
             }
-            self.sending.push(e);
-        }
-        out.push((e, r));
+        };
+        out.push(e, r);
         self.reported[e as usize] = self.pass;
     }
 
     /// Puts the residuals back and reports, at rate 0, the last pass's senders still active
     /// and the arrivals that the pass skipped.
-    fn finish(
-        &mut self,
-        capacity: &[f64],
-        arrived: &[u32],
-        place: &[Place],
-        out: &mut Vec<(u32, f64)>,
-    ) {
-        for &l in &self.used {
-            self.residual[l as usize] = capacity[l as usize];
-        }
-        self.used.clear();
+    fn finish(&mut self, capacity: &[f64], arrived: &[u32], place: &[Place], out: &mut Solved) {
+        self.steps.put_back(capacity);
         for &e in self.sent_before.iter().chain(arrived) {
             if self.reported[e as usize] != self.pass && place[e as usize] != Place::Out {
                 self.reported[e as usize] = self.pass;
-                out.push((e, 0.0));
+                out.push(e, 0.0);
             }
         }
+    }
+}
+
+/// What a pass reports: `rates[i]` of `flows[i]` (the simulation's re-solved subflows and
+/// their rates, which it reads as they are).
+pub struct Solved<'a> {
+    pub flows: &'a mut Vec<u32>,
+    pub rates: &'a mut Vec<f64>,
+}
+
+impl Solved<'_> {
+    fn push(&mut self, e: u32, r: f64) {
+        self.flows.push(e);
+        self.rates.push(r);
     }
 }
 
@@ -319,6 +300,60 @@ mod tests {
     use super::*;
     use crate::units::Time;
 
+    /// A seeded stream of random numbers.
+    fn rng(seed: u64) -> impl FnMut() -> u64 {
+        let mut state = seed;
+        move || {
+            state = crate::rng::mix(state);
+            state
+        }
+    }
+
+    /// Subflows coming and going over the rounds of a test, as the simulation has them: ids
+    /// are never used twice.
+    struct Churn {
+        active: Vec<u32>,
+        ever: Vec<bool>,
+    }
+
+    impl Churn {
+        fn new(n: u32) -> Churn {
+            Churn {
+                active: Vec::new(),
+                ever: vec![false; n as usize],
+            }
+        }
+
+        /// One round: each active subflow leaves with chance 1 in `leave`, then up to
+        /// `arrive - 1` new ones join. Returns the arrivals.
+        fn round(
+            &mut self,
+            next: &mut impl FnMut() -> u64,
+            order: &mut KeyedOrder,
+            leave: u64,
+            arrive: u64,
+        ) -> Vec<u32> {
+            self.active.retain(|&e| {
+                let stays = !next().is_multiple_of(leave);
+                if !stays {
+                    order.leave(e);
+                }
+                stays
+            });
+            let mut arrived = Vec::new();
+            for _ in 0..next() % arrive {
+                let e = (next() % self.ever.len() as u64) as u32;
+                if !self.ever[e as usize] {
+                    self.ever[e as usize] = true;
+                    self.active.push(e);
+                    arrived.push(e);
+                    order.join(e);
+                }
+            }
+            arrived
+        }
+    }
+
     /// Over random rounds of arrivals, departures and keys that move (most down, as bytes
     /// are sent, some up; the moved ones marked stale, as the caller does), the order is
     /// always the full sort of today's keys; and so it is when every key turns around at
@@ -326,17 +361,10 @@ mod tests {
     #[test]
     fn the_order_is_the_full_sort_of_the_keys() {
         let n = 2000u32;
-        let mut rng = 7u64;
-        let mut next = move || {
-            rng = crate::rng::mix(rng);
-            rng
-        };
-        let mut net = LinkFlows::default();
-        for e in 0..n {
-            let start = net.arena.len() as u32;
-            net.arena.extend_from_slice(&[e % 7, 7 + e % 5]);
-            net.range.push((start, net.arena.len() as u32));
-        }
+        let mut next = rng(7);
+        let paths: Vec<[u32; 2]> = (0..n).map(|e| [e % 7, 7 + e % 5]).collect();
+        let paths: Vec<&[u32]> = paths.iter().map(|p| &p[..]).collect();
+        let net = LinkFlows::with_paths(&paths);
         let capacity = [1.0; 12];
         let mut keys = vec![
             Key {
@@ -345,33 +373,18 @@ mod tests {
             };
             n as usize
         ];
-        let mut active: Vec<u32> = Vec::new();
-        let mut ever = vec![false; n as usize]; // subflow ids are never used twice
+        let mut churn = Churn::new(n);
         let mut order = KeyedOrder::new(n as usize);
-        let mut out = Vec::new();
+        let (mut flows, mut rates) = (Vec::new(), Vec::new());
         for round in 0..300 {
-            active.retain(|&e| {
-                let stays = next() % 10 != 0;
-                if !stays {
-                    order.leave(e);
-                }
-                stays
-            });
-            let mut arrived = Vec::new();
-            for _ in 0..next() % 8 {
-                let e = (next() % n as u64) as u32;
-                if !ever[e as usize] {
-                    ever[e as usize] = true;
-                    active.push(e);
-                    arrived.push(e);
-                    order.join(e);
-                    keys[e as usize] = Key {
-                        class: Time((next() % 3) * 1000),
-                        size: (next() % 1000) as f64,
-                    };
-                }
+            let arrived = churn.round(&mut next, &mut order, 10, 8);
+            for &e in &arrived {
+                keys[e as usize] = Key {
+                    class: Time((next() % 3) * 1000),
+                    size: (next() % 1000) as f64,
+                };
             }
-            for &e in &active {
+            for &e in &churn.active {
                 let moved = match next() % 8 {
                     0 | 1 => {
                         keys[e as usize].size *= 0.5;
@@ -389,12 +402,16 @@ mod tests {
             }
             let all_stale = round % 50 == 49;
             if all_stale {
-                for &e in &active {
+                for &e in &churn.active {
                     keys[e as usize].size = -keys[e as usize].size;
                 }
             }
             let key = |e: u32| keys[e as usize];
-            order.pass(key, all_stale, &arrived, &net, &capacity, &mut out);
+            let out = Solved {
+                flows: &mut flows,
+                rates: &mut rates,
+            };
+            order.pass(key, all_stale, &arrived, &net, &capacity, out);
             let got: Vec<u32> = order
                 .order
                 .iter()
@@ -407,37 +424,34 @@ mod tests {
                     x.subflow
                 })
                 .collect();
-            let mut want = active.clone();
+            let mut want = churn.active.clone();
             want.sort_by(|&a, &b| cmp_keyed((keys[a as usize], a), (keys[b as usize], b)));
             assert_eq!(got, want, "round {round}");
         }
     }
 
-    /// The pass gives the full greedy pass's rates ([`super::super::priority::Greedy`], which
-    /// looks at every subflow) and reports every subflow whose rate changed, over random
-    /// paths, capacities, arrivals, departures and keys.
+    /// The pass gives the full greedy pass's rates ([`Greedy::run`], which looks at every
+    /// subflow) and reports every subflow whose rate changed, over random paths, capacities,
+    /// arrivals, departures and keys.
     #[test]
     fn the_pass_gives_the_full_passs_rates() {
         let (n, links) = (1500u32, 24u32);
-        let mut rng = 11u64;
-        let mut next = move || {
-            rng = crate::rng::mix(rng);
-            rng
-        };
-        let mut net = LinkFlows::default();
-        for _ in 0..n {
-            // A NIC of 4 (links 0..8), then up to three of the other links.
-            let mut path = vec![(next() % 8) as u32];
-            for _ in 0..next() % 4 {
-                let l = 8 + (next() % (links as u64 - 8)) as u32;
-                if !path.contains(&l) {
-                    path.push(l);
+        let mut next = rng(11);
+        let paths: Vec<Vec<u32>> = (0..n)
+            .map(|_| {
+                // A NIC of 4 (links 0..8), then up to three of the other links.
+                let mut path = vec![(next() % 8) as u32];
+                for _ in 0..next() % 4 {
+                    let l = 8 + (next() % (links as u64 - 8)) as u32;
+                    if !path.contains(&l) {
+                        path.push(l);
+                    }
                 }
-            }
-            let start = net.arena.len() as u32;
-            net.arena.extend_from_slice(&path);
-            net.range.push((start, net.arena.len() as u32));
-        }
+                path
+            })
+            .collect();
+        let paths: Vec<&[u32]> = paths.iter().map(|p| &p[..]).collect();
+        let net = LinkFlows::with_paths(&paths);
         let capacity: Vec<f64> = (0..links)
             .map(|l| {
                 if l < 8 {
@@ -448,34 +462,18 @@ mod tests {
             })
             .collect();
         let mut keys = vec![0.0f64; n as usize];
-        let mut active: Vec<u32> = Vec::new();
-        let mut ever = vec![false; n as usize];
         let mut rate = vec![0.0f64; n as usize];
+        let mut churn = Churn::new(n);
         let mut order = KeyedOrder::new(n as usize);
-        let mut greedy = super::super::priority::Greedy::default();
-        let (mut out, mut full) = (Vec::new(), Vec::new());
+        let mut greedy = Greedy::default();
+        let (mut flows, mut rates, mut full) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..400 {
-            active.retain(|&e| {
-                let stays = next() % 12 != 0;
-                if !stays {
-                    order.leave(e);
-                    rate[e as usize] = 0.0;
-                }
-                stays
-            });
-            let mut arrived = Vec::new();
-            for _ in 0..next() % 6 {
-                let e = (next() % n as u64) as u32;
-                if !ever[e as usize] {
-                    ever[e as usize] = true;
-                    active.push(e);
-                    arrived.push(e);
-                    keys[e as usize] = (next() % 1000) as f64;
-                    order.join(e);
-                }
+            let arrived = churn.round(&mut next, &mut order, 12, 6);
+            for &e in &arrived {
+                keys[e as usize] = (next() % 1000) as f64;
             }
             // Senders' keys fall, as their bytes go.
-            for &e in &active {
+            for &e in &churn.active {
                 if rate[e as usize] > 0.0 {
                     keys[e as usize] -= (next() % 200) as f64;
                 }
@@ -485,17 +483,22 @@ mod tests {
                 class: Time::ZERO,
                 size: keys[e as usize],
             };
-            order.pass(key, false, &arrived, &net, &capacity, &mut out);
+            let out = Solved {
+                flows: &mut flows,
+                rates: &mut rates,
+            };
+            order.pass(key, false, &arrived, &net, &capacity, out);
             // The full pass over every active subflow, in key order.
+            let active = &mut churn.active;
             active.sort();
             let mut by_key: Vec<u32> = (0..active.len() as u32).collect();
             by_key.sort_by(|&a, &b| {
                 let (a, b) = (active[a as usize], active[b as usize]);
                 cmp_keyed((key(a), a), (key(b), b))
             });
-            greedy.run(&active, by_key.into_iter(), &net, &capacity, &mut full);
+            greedy.run(active, by_key.into_iter(), &net, &capacity, &mut full);
             for (i, &e) in active.iter().enumerate() {
-                let reported = out.iter().find(|&&(o, _)| o == e).map(|&(_, r)| r);
+                let reported = flows.iter().position(|&o| o == e).map(|k| rates[k]);
                 let want = full[i];
                 match reported {
                     Some(r) => assert_eq!(r, want, "round {round}, subflow {e}"),
@@ -509,7 +512,7 @@ mod tests {
                 }
                 rate[e as usize] = want;
             }
-            let mut ids: Vec<u32> = out.iter().map(|&(e, _)| e).collect();
+            let mut ids = flows.clone();
             ids.sort();
             assert!(
                 ids.windows(2).all(|w| w[0] < w[1]),

@@ -324,6 +324,18 @@ impl LinkFlows {
         &self.arena[a as usize..b as usize]
     }
 
+    /// A graph of flows 0, 1, … on these paths, none of them active (for tests).
+    #[cfg(test)]
+    pub(crate) fn with_paths(paths: &[&[PortIdx]]) -> LinkFlows {
+        let mut net = LinkFlows::default();
+        for path in paths {
+            let start = net.arena.len() as u32;
+            net.arena.extend_from_slice(path);
+            net.range.push((start, net.arena.len() as u32));
+        }
+        net
+    }
+
     fn insert(&mut self, f: u32) {
         let (a, b) = self.range[f as usize];
         for k in a as usize..b as usize {
@@ -553,10 +565,8 @@ pub struct FlowSimulation {
     order: Vec<u32>,
     greedy: priority::Greedy,
     merp_keys: Vec<Time>,
-    /// SRPT's and PDQ's subflows in key order, kept between solves, and what their pass
-    /// gives: (subflow, rate).
+    /// SRPT's and PDQ's subflows in key order, kept between solves.
     keyed_order: keyed_order::KeyedOrder,
-    solved: Vec<(u32, f64)>,
     merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
     maxmin: MaxMin,
     d3: d3::D3,
@@ -742,7 +752,6 @@ impl FlowSimulation {
             } else {
                 keyed_order::KeyedOrder::default()
             },
-            solved: Vec::new(),
             merp_table: Vec::new(),
             maxmin: MaxMin::default(),
             d3: d3::D3::default(),

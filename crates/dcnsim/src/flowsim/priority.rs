@@ -15,6 +15,7 @@
 //!   the key is that vdl.
 
 use super::LinkFlows;
+use crate::net::PortIdx;
 use crate::protocols::merp::schedule::{vdg, FlowEntry};
 use crate::units::Time;
 use std::cmp::Ordering;
@@ -36,10 +37,12 @@ pub fn cmp_keyed(a: (Key, u32), b: (Key, u32)) -> Ordering {
         .then(a.1.cmp(&b.1))
 }
 
-/// The greedy pass of a strict-priority allocation over every flow given (MERP's; SRPT and
-/// PDQ run [`super::keyed_order`]'s, which skips what cannot change). Its residual capacities
-/// equal the links' capacities between passes: a pass puts back only the links it used, so
-/// its cost follows the flows, not the network's size.
+/// The greedy pass of a strict-priority allocation: flows in order, each taking the smallest
+/// residual capacity along its path. [`Greedy::run`] is the pass over every flow given
+/// (MERP's); SRPT and PDQ run [`super::keyed_order`]'s, which skips what cannot change, on
+/// the same steps ([`Greedy::take`]). The residual capacities equal the links' capacities
+/// between passes: a pass puts back only the links it used, so its cost follows the flows,
+/// not the network's size.
 #[derive(Default)]
 pub struct Greedy {
     residual: Vec<f64>,
@@ -47,8 +50,7 @@ pub struct Greedy {
 }
 
 impl Greedy {
-    /// Gives `rates[i]` to `flows[i]` in the order of `order` (indices into `flows`): each
-    /// flow takes the smallest residual capacity along its path.
+    /// Gives `rates[i]` to `flows[i]` in the order of `order` (indices into `flows`).
     pub fn run(
         &mut self,
         flows: &[u32],
@@ -57,39 +59,64 @@ impl Greedy {
         capacity: &[f64],
         rates: &mut Vec<f64>,
     ) {
-        if self.residual.len() != capacity.len() {
-            self.residual = capacity.to_vec();
-        }
-        let residual = &mut self.residual;
+        self.start(capacity);
         rates.clear();
         rates.resize(flows.len(), 0.0);
         for i in order {
-            let path = net.path(flows[i as usize]);
-            let mut r = f64::INFINITY;
-            for &l in path {
-                r = r.min(residual[l as usize]);
-                if r <= 0.0 {
-                    break; // paused: no need to look further
-                }
-            }
-            if !(r.is_finite() && r > 0.0) {
-                continue;
-            }
-            rates[i as usize] = r;
-            for &l in path {
-                let left = residual[l as usize] - r;
-                // What rounding leaves on a link a flow filled is nothing, not a sliver that a
-                // lower flow would trickle at.
-                residual[l as usize] = if left <= capacity[l as usize] * 1e-12 {
-                    0.0
-                } else {
-                    left
-                };
-                self.used.push(l);
+            if let Ok(r) = self.take(net.path(flows[i as usize]), capacity) {
+                rates[i as usize] = r;
             }
         }
+        self.put_back(capacity);
+    }
+
+    /// Before a pass: every residual is its link's capacity.
+    pub fn start(&mut self, capacity: &[f64]) {
+        if self.residual.len() != capacity.len() {
+            self.residual = capacity.to_vec();
+        }
+    }
+
+    /// Whether link `l` has nothing left in this pass.
+    #[inline]
+    pub fn is_full(&self, l: u32) -> bool {
+        self.residual[l as usize] <= 0.0
+    }
+
+    /// The step of a flow on `path`: its rate, the smallest residual along the path, taken off
+    /// every link of it; or `Err` with the first link it finds full (`None` for an empty path,
+    /// which gets nothing either).
+    #[inline]
+    pub fn take(&mut self, path: &[PortIdx], capacity: &[f64]) -> Result<f64, Option<u32>> {
+        let residual = &mut self.residual;
+        let mut r = f64::INFINITY;
+        for &l in path {
+            r = r.min(residual[l as usize]);
+            if r <= 0.0 {
+                return Err(Some(l)); // paused: no need to look further
+            }
+        }
+        if !r.is_finite() {
+            return Err(None);
+        }
+        for &l in path {
+            let left = residual[l as usize] - r;
+            // What rounding leaves on a link a flow filled is nothing, not a sliver that a
+            // lower flow would trickle at.
+            residual[l as usize] = if left <= capacity[l as usize] * 1e-12 {
+                0.0
+            } else {
+                left
+            };
+            self.used.push(l);
+        }
+        Ok(r)
+    }
+
+    /// After a pass: the residuals it lowered are their links' capacities again.
+    pub fn put_back(&mut self, capacity: &[f64]) {
         for &l in &self.used {
-            residual[l as usize] = capacity[l as usize];
+            self.residual[l as usize] = capacity[l as usize];
         }
         self.used.clear();
     }
@@ -154,42 +181,25 @@ mod tests {
     #[test]
     fn greedy_serves_in_order_and_starts_each_pass_from_full_links() {
         // Links 0, 1, 2 of 10, 10, 4; flows a: 0-1, b: 1-2, c: 0, d: 2.
-        let mut net = LinkFlows::default();
-        for path in [&[0u32, 1][..], &[1, 2], &[0], &[2]] {
-            let start = net.arena.len() as u32;
-            net.arena.extend_from_slice(path);
-            net.range.push((start, net.arena.len() as u32));
-        }
+        let net = LinkFlows::with_paths(&[&[0, 1], &[1, 2], &[0], &[2]]);
         let capacity = [10.0, 10.0, 4.0];
-        let flows = [0, 1, 2, 3];
         let mut greedy = Greedy::default();
-        let mut rates = Vec::new();
+        let mut pass = |order: [u32; 4]| {
+            let mut rates = Vec::new();
+            greedy.run(
+                &[0, 1, 2, 3],
+                order.into_iter(),
+                &net,
+                &capacity,
+                &mut rates,
+            );
+            rates
+        };
         // a first fills 0 and 1; b is paused on 1; c finds 0 full; d takes 2 whole.
-        greedy.run(
-            &flows,
-            [0, 1, 2, 3].into_iter(),
-            &net,
-            &capacity,
-            &mut rates,
-        );
-        assert_eq!(rates, [10.0, 0.0, 0.0, 4.0]);
+        assert_eq!(pass([0, 1, 2, 3]), [10.0, 0.0, 0.0, 4.0]);
         // b first takes 4 (link 2) of 1, a the 6 left of 1, c the 4 left of 0, d nothing.
-        greedy.run(
-            &flows,
-            [1, 0, 2, 3].into_iter(),
-            &net,
-            &capacity,
-            &mut rates,
-        );
-        assert_eq!(rates, [6.0, 4.0, 4.0, 0.0]);
+        assert_eq!(pass([1, 0, 2, 3]), [6.0, 4.0, 4.0, 0.0]);
         // d first, then c: every link is full again at the start of the pass.
-        greedy.run(
-            &flows,
-            [3, 2, 1, 0].into_iter(),
-            &net,
-            &capacity,
-            &mut rates,
-        );
-        assert_eq!(rates, [0.0, 0.0, 10.0, 4.0]);
+        assert_eq!(pass([3, 2, 1, 0]), [0.0, 0.0, 10.0, 4.0]);
     }
 }
