@@ -253,6 +253,7 @@ fn pdq_flow_aging_lets_a_long_paused_flow_ahead() {
 /// * Fair sharing: every link of the four flows fills at C/2, so each flow gets C/2 until
 ///   its link frees: w ends at 2T, y at 3T, x at 4T; h0's link never idles, so L ends when
 ///   h0's 6W are sent, at 6T. L's waits at h0 and h1 overlap.
+///
 /// PDQ's mean is lower (3T against 3.75T), and L alone is slower (6.5T against 6T).
 #[test]
 fn pdq_adds_up_a_long_flows_waits_that_fair_sharing_overlaps() {
