@@ -531,7 +531,9 @@ pub struct FlowSimulation {
     ended_level: f64,
     /// Of the recomputation under way: flows below this level keep their rates.
     level_floor: f64,
-    /// Per link: the sum of the current rates of its flows (bit/s), kept as rates change.
+    /// Per link: the sum of the current rates of its flows (bit/s), kept as rates change
+    /// where something reads it: max-min's recomputation and the time series
+    /// ([`FlowSimulation::keeps_load`]).
     load: Vec<f64>,
     /// Re-solve whole components even under max-min (to test the pruning against).
     full_recompute: bool,
@@ -922,9 +924,11 @@ impl FlowSimulation {
             // A flow that ends before its first allocation (UNALLOCATED) counts as level 0.
             let r = self.sub_rate[e as usize].max(0.0);
             self.ended_level = self.ended_level.min(r / self.weight(e));
-            for k in 0..self.graph.path(e).len() {
-                let m = self.graph.path(e)[k] as usize;
-                self.add_load(m, -r);
+            if self.keeps_load() {
+                for k in 0..self.graph.path(e).len() {
+                    let m = self.graph.path(e)[k] as usize;
+                    self.add_load(m, -r);
+                }
             }
         }
         if let Some(s) = &mut self.sampler {
@@ -945,6 +949,13 @@ impl FlowSimulation {
                 self.keyed_order.leave(e);
             }
         }
+    }
+
+    /// Whether the links' loads are kept: max-min reads them, and so do the time series; the
+    /// other policies solve from capacities and would only pay for them (D3 with deadlines,
+    /// where every rate changes at every event: 15 % of its instructions).
+    fn keeps_load(&self) -> bool {
+        self.policy.is_max_min() || self.sampler.is_some()
     }
 
     /// Changes link `m`'s load by `delta` bit/s (the series integrate it first).
@@ -1059,10 +1070,12 @@ impl FlowSimulation {
                     self.settle(f);
                     self.touched.push(f);
                 }
-                let delta = r - old.max(0.0);
-                for k in 0..self.graph.path(e).len() {
-                    let m = self.graph.path(e)[k] as usize;
-                    self.add_load(m, delta);
+                if self.keeps_load() {
+                    let delta = r - old.max(0.0);
+                    for k in 0..self.graph.path(e).len() {
+                        let m = self.graph.path(e)[k] as usize;
+                        self.add_load(m, delta);
+                    }
                 }
                 self.sub_rate[e as usize] = r;
                 self.stats.rate_changes += 1;
