@@ -30,7 +30,6 @@ impl FlowSimulation {
                 let remaining = |e: u32| bits_left(flows, owner, first_sub, now, e);
                 self.d3.solve(
                     now,
-                    &self.comp_links,
                     &self.comp_flows,
                     &self.graph,
                     &self.capacity,

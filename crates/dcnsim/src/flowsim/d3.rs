@@ -27,26 +27,34 @@ use crate::units::Time;
 #[derive(Default)]
 pub struct D3 {
     desired: Vec<f64>,
-    /// Per global link: the sum of desired rates, then what is left.
-    demand: Vec<f64>,
-    left: Vec<f64>,
-    /// Per global link: the fair share of the spare, `max(0, C − D) / N`.
-    fair: Vec<f64>,
+    /// Per global link, one record: the passes read a hop's fields together.
+    links: Vec<LinkState>,
+}
+
+/// What a solve keeps of a link.
+#[derive(Clone, Copy, Default)]
+struct LinkState {
+    capacity: f64,
+    /// The sum of desired rates.
+    demand: f64,
+    /// The fair share of the spare, `max(0, C − D) / N`.
+    fair: f64,
+    /// What is left.
+    left: f64,
 }
 
 /// No deadline, in [`D3::solve`]'s `deadline`.
 pub const NO_DEADLINE: Time = Time::MAX;
 
 impl D3 {
-    /// Rates of `flows` (`rates[i]` for `flows[i]`), which must be every flow on `links` (N
-    /// of a link is the number of flows `net` has on it), first come first served: in start
+    /// Rates of `flows` (`rates[i]` for `flows[i]`), which must be every active flow (N of a
+    /// link is the number of flows `net` has on it), first come first served: in start
     /// order, ties by id (the order of the flows' ids). `deadline[f]`: f's absolute deadline,
     /// or [`NO_DEADLINE`]; `remaining(f)`: its bits left now (asked of deadline flows only).
     #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &mut self,
         now: Time,
-        links: &[u32],
         flows: &[u32],
         net: &LinkFlows,
         capacity: &[f64],
@@ -54,16 +62,14 @@ impl D3 {
         remaining: &dyn Fn(u32) -> f64,
         rates: &mut Vec<f64>,
     ) {
-        let n = capacity.len();
-        if self.demand.len() < n {
-            self.demand.resize(n, 0.0);
-            self.left.resize(n, 0.0);
-            self.fair.resize(n, 0.0);
-        }
-        for &l in links {
-            let l = l as usize;
-            self.demand[l] = 0.0;
-            self.left[l] = capacity[l];
+        // Every link, in slices (no index checks): D3 solves the whole network at once.
+        self.links.resize(capacity.len(), LinkState::default());
+        for (link, &c) in self.links.iter_mut().zip(capacity) {
+            *link = LinkState {
+                capacity: c,
+                left: c,
+                ..LinkState::default()
+            };
         }
         self.desired.clear();
         for &f in flows {
@@ -77,15 +83,14 @@ impl D3 {
             if r > 0.0 {
                 // (A desire of 0 adds nothing: the sums are those over every flow.)
                 for &l in net.path(f) {
-                    self.demand[l as usize] += r;
+                    self.links[l as usize].demand += r;
                 }
             }
         }
-        for &l in links {
-            let count = net.flows_on(l).len();
-            let l = l as usize;
+        for (l, link) in self.links.iter_mut().enumerate() {
+            let count = net.flows_on(l as u32).len();
             if count > 0 {
-                self.fair[l] = (capacity[l] - self.demand[l]).max(0.0) / count as f64;
+                link.fair = (link.capacity - link.demand).max(0.0) / count as f64;
             }
         }
         rates.clear();
@@ -96,7 +101,7 @@ impl D3 {
             // is below 0): paused, as the walk below would find.
             match (path.first(), path.last()) {
                 (Some(&a), Some(&b))
-                    if self.left[a as usize] > 0.0 && self.left[b as usize] > 0.0 => {}
+                    if self.links[a as usize].left > 0.0 && self.links[b as usize].left > 0.0 => {}
                 _ => continue,
             }
             let r = self.desired[i];
@@ -104,12 +109,11 @@ impl D3 {
             // handles NaN at a few instructions per call).
             let mut take = f64::INFINITY;
             for &l in path {
-                let l = l as usize;
-                let left = self.left[l];
-                let offer = if left > r && r + self.fair[l] < left {
-                    r + self.fair[l]
+                let link = &self.links[l as usize];
+                let offer = if link.left > r && r + link.fair < link.left {
+                    r + link.fair
                 } else {
-                    left
+                    link.left
                 };
                 if offer < take {
                     take = offer;
@@ -120,10 +124,10 @@ impl D3 {
             }
             rates[i] = take;
             for &l in path {
-                let l = l as usize;
-                let left = self.left[l] - take;
+                let link = &mut self.links[l as usize];
+                let left = link.left - take;
                 // Rounding left over on a link the flows filled is nothing.
-                self.left[l] = if left <= capacity[l] * 1e-12 {
+                link.left = if left <= link.capacity * 1e-12 {
                     0.0
                 } else {
                     left
