@@ -502,12 +502,13 @@ pub struct FlowSimulation {
     /// Per flow: its subflows, `first_sub[f]..first_sub[f + 1]` (one but for M-PDQ). The graph,
     /// the policies and `load` work on subflows; events, status and bytes left are per flow.
     first_sub: Vec<u32>,
-    /// Per subflow: its flow, its rate and the bits it has carried (settled with its flow).
+    /// Per subflow: its flow, its rate and the bits it has carried (settled with its flow,
+    /// for flows of several subflows).
     owner: Vec<u32>,
     sub_rate: Vec<f64>,
     sub_carried: Vec<f64>,
     /// Per subflow: the time it spent paused (rate 0) up to its flow's `last`, for PDQ's flow
-    /// aging at `aging_rate` (α; 0 is off).
+    /// aging at `aging_rate` (α; 0 is off, and then it is not kept).
     sub_paused: Vec<Time>,
     /// Per subflow: its flow's absolute deadline, or [`d3::NO_DEADLINE`] (for D3's solve).
     sub_deadline: Vec<Time>,
@@ -982,11 +983,16 @@ impl FlowSimulation {
             st.remaining = (st.remaining - st.rate.max(0.0) * ps * 1e-12).max(0.0);
             let since = now - st.last;
             st.last = now;
-            for e in self.first_sub[f as usize]..self.first_sub[f as usize + 1] {
-                let r = self.sub_rate[e as usize];
-                self.sub_carried[e as usize] += r.max(0.0) * ps * 1e-12;
-                if r <= 0.0 {
-                    self.sub_paused[e as usize] += since;
+            let subs = self.first_sub[f as usize]..self.first_sub[f as usize + 1];
+            // What each subflow carried splits a multipath flow's bytes among its paths, and
+            // its time paused ages PDQ's order: one path without aging needs neither.
+            if subs.len() > 1 || self.aging_rate != 0.0 {
+                for e in subs {
+                    let r = self.sub_rate[e as usize];
+                    self.sub_carried[e as usize] += r.max(0.0) * ps * 1e-12;
+                    if r <= 0.0 {
+                        self.sub_paused[e as usize] += since;
+                    }
                 }
             }
         }
