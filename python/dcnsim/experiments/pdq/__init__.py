@@ -140,15 +140,15 @@ here), and BCube's parallel paths for Fig. 11.
     far end; under fair sharing it moves at both ends at once and its waits overlap. That
     the share falls with size we take to be the same effect over more contended links per
     path (ECMP collisions in larger fabrics); that part is not measured on its own.
-  - Time: 38 minutes with ``-j 1`` on a shared 2-core machine, other work on the second
-    core (the points' ``run.wall_s`` add up to 35 minutes: D3 22, fair sharing 8, PDQ 5; it
+  - Time: 36 minutes with ``-j 1`` on a shared 2-core machine, other work on the second
+    core (the points' ``run.wall_s`` add up to 33 minutes: D3 20, fair sharing 8, PDQ 5; it
     was 70 minutes before the session of bench/RESULTS.md's "SRPT, PDQ and D3 keep their work
     to the flows that can change"), so about half that with ``-j 2``. Its largest networks
     take most of it: an FCT point with 40 960 flows on BCube(4,5) takes about half a minute
     under PDQ, one under D3, and 33–46 s under fair sharing (20 minutes before the exact
     pruning by level and by bottleneck of :mod:`flowsim::incremental`). D3's deadline
-    points are the slowest (4 minutes for 49 152 flows on BCube(4,5)): every rate changes
-    at every event, and every flow is rescheduled.
+    points are the slowest (about 3 minutes for 49 152 flows on BCube(4,5)): every rate
+    changes at every event, and every flow is rescheduled.
 """
 
 from ..figure import Paper
