@@ -131,15 +131,15 @@ here), and BCube's parallel paths for Fig. 11.
     at 128 servers and 78 % at 1024 (where the worst flow is 2.5–2.6× slower, the paper's
     2.57), on BCube 88–89 % at 64 servers and 79 % at 1024, on Jellyfish 94–96 % up to 256
     servers and 91 % at 1024; the paper does not say which size its Fig. 8e is (its §5 is
-    not in the seed), and the claim is read at the largest. The flows
-    slower under PDQ are the long ones: on the 3456-server fat-tree 60 % of the largest
-    quarter by size and 0.3 % of the smallest. Why (test
+    not in the seed), and the claim is read at the largest. The flows slower under PDQ are
+    the long ones: on the 3456-server fat-tree 60 % of the largest quarter by size and
+    0.3 % of the smallest. Why (test
     ``pdq_adds_up_a_long_flows_waits_that_fair_sharing_overlaps``, worked by hand): under
     PDQ a long flow waits for the shorter flows at its sender's link and then for others at
     its receiver's, one after the other, and its sender's link idles while it waits at the
     far end; under fair sharing it moves at both ends at once and its waits overlap. That
     the share falls with size we take to be the same effect over more contended links per
-    path (ECMP collisions in larger fabrics); that part is not measured on its own.
+    path (ECMP collisions in larger fat-trees, say); that part is not measured on its own.
   - Time: 36 minutes with ``-j 1`` on a shared 2-core machine, other work on the second
     core (the points' ``run.wall_s`` add up to 33 minutes: D3 20, fair sharing 8, PDQ 5; it
     was 70 minutes before the session of bench/RESULTS.md's "SRPT, PDQ and D3 keep their work
