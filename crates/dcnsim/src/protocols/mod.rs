@@ -21,6 +21,7 @@ pub(crate) mod paced;
 pub mod pdq;
 pub mod pfabric;
 pub mod rcp;
+pub(crate) mod segments;
 pub mod tcp;
 
 use crate::error::{ConfigError, ConfigResult};

@@ -5,34 +5,21 @@
 use super::header::{MerpHeader, MerpKind};
 use super::MerpParams;
 use crate::net::packet::Packet;
+use crate::protocols::segments::Segments;
 use crate::protocols::{EndpointEvent, FlowSetup};
 use crate::units::Time;
-use std::collections::VecDeque;
 
 pub struct MerpReceiver {
-    mss: u32,
     header: u32,
-    size: u64,
-    /// Segments received, in or out of order, and the complete prefix of them.
-    got: Vec<bool>,
-    in_order: u32,
-    out: VecDeque<Packet>,
-    events: VecDeque<EndpointEvent>,
-    completed: bool,
+    segments: Segments,
 }
 
 impl MerpReceiver {
     pub fn new(p: &MerpParams, f: &FlowSetup) -> MerpReceiver {
         let segments = f.size.div_ceil(p.mss as u64) as usize;
         MerpReceiver {
-            mss: p.mss,
             header: p.header,
-            size: f.size,
-            got: vec![false; segments],
-            in_order: 0,
-            out: VecDeque::new(),
-            events: VecDeque::new(),
-            completed: false,
+            segments: Segments::new(p.mss, f.size, segments),
         }
     }
 
@@ -44,13 +31,7 @@ impl MerpReceiver {
             MerpKind::Syn => MerpKind::SynAck,
             MerpKind::Data => {
                 if pkt.payload > 0 {
-                    let seg = (pkt.seq / self.mss as u64) as usize;
-                    if let Some(g) = self.got.get_mut(seg) {
-                        *g = true;
-                    }
-                    while self.got.get(self.in_order as usize) == Some(&true) {
-                        self.in_order += 1;
-                    }
+                    self.segments.receive(pkt.seq);
                 }
                 MerpKind::DataAck
             }
@@ -72,18 +53,14 @@ impl MerpReceiver {
             ..Default::default()
         };
         MerpHeader { kind, ..h }.write(&mut ack);
-        self.out.push_back(ack);
         // (An empty flow completes with its SYN.)
-        if !self.completed && self.in_order as usize == self.got.len() {
-            self.completed = true;
-            self.events.push_back(EndpointEvent::Completed);
-        }
+        self.segments.answer(ack);
     }
 
     pub fn handle_timeout(&mut self, _now: Time) {}
 
     pub fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
-        self.out.pop_front()
+        self.segments.poll_transmit()
     }
 
     pub fn poll_timeout(&self) -> Option<Time> {
@@ -91,10 +68,10 @@ impl MerpReceiver {
     }
 
     pub fn poll_event(&mut self) -> Option<EndpointEvent> {
-        self.events.pop_front()
+        self.segments.poll_event()
     }
 
     pub fn bytes_delivered(&self) -> u64 {
-        (self.in_order as u64 * self.mss as u64).min(self.size)
+        self.segments.bytes_delivered()
     }
 }

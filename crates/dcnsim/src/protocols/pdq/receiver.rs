@@ -6,35 +6,21 @@ use super::header::{PdqHeader, WIRE_BYTES};
 use super::sender::PROBE_SEQ;
 use super::PdqParams;
 use crate::net::packet::{Packet, PacketKind};
+use crate::protocols::segments::Segments;
 use crate::protocols::{EndpointEvent, FlowSetup};
 use crate::units::Time;
-use std::collections::VecDeque;
 
 pub struct PdqReceiver {
-    mss: u32,
     header: u32,
-    size: u64,
-    /// Segments received, in or out of order.
-    got: Vec<bool>,
-    /// Segments delivered in order (the prefix of `got` that is complete).
-    in_order: u32,
-    out: VecDeque<Packet>,
-    events: VecDeque<EndpointEvent>,
-    completed: bool,
+    segments: Segments,
 }
 
 impl PdqReceiver {
     pub fn new(p: &PdqParams, f: &FlowSetup) -> PdqReceiver {
         let segments = f.size.div_ceil(p.mss as u64).max(1) as usize;
         PdqReceiver {
-            mss: p.mss,
             header: p.header,
-            size: f.size,
-            got: vec![false; segments],
-            in_order: 0,
-            out: VecDeque::new(),
-            events: VecDeque::new(),
-            completed: false,
+            segments: Segments::new(p.mss, f.size, segments),
         }
     }
 
@@ -52,11 +38,7 @@ impl PdqReceiver {
             if pkt.payload == 0 {
                 seq = PROBE_SEQ; // its payload was stripped in a full queue: answer as a probe
             } else {
-                let seg = (pkt.seq / self.mss as u64) as usize;
-                self.got[seg] = true;
-                while self.got.get(self.in_order as usize) == Some(&true) {
-                    self.in_order += 1;
-                }
+                self.segments.receive(pkt.seq);
             }
         }
         let mut ack = Packet {
@@ -73,17 +55,13 @@ impl PdqReceiver {
             ..Default::default()
         };
         h.write(&mut ack);
-        self.out.push_back(ack);
-        if !self.completed && self.in_order as usize == self.got.len() {
-            self.completed = true;
-            self.events.push_back(EndpointEvent::Completed);
-        }
+        self.segments.answer(ack);
     }
 
     pub fn handle_timeout(&mut self, _now: Time) {}
 
     pub fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
-        self.out.pop_front()
+        self.segments.poll_transmit()
     }
 
     pub fn poll_timeout(&self) -> Option<Time> {
@@ -91,10 +69,10 @@ impl PdqReceiver {
     }
 
     pub fn poll_event(&mut self) -> Option<EndpointEvent> {
-        self.events.pop_front()
+        self.segments.poll_event()
     }
 
     pub fn bytes_delivered(&self) -> u64 {
-        (self.in_order as u64 * self.mss as u64).min(self.size)
+        self.segments.bytes_delivered()
     }
 }
