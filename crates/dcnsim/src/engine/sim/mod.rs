@@ -578,7 +578,7 @@ impl Simulation {
         if let Some(next) = p.pipe.front() {
             self.events.schedule(next.arrival, Event::Arrive(port));
         }
-        let pkt = self.pool.get(r);
+        let pkt = self.pool.get_mut(r);
         if !p.up || pkt.lost {
             self.drop_packet(r, Some(port));
             return;
@@ -588,7 +588,6 @@ impl Simulation {
         p.counters.tx_bytes += pkt.size as u64;
         self.counters.link_transmissions += 1;
         let node = p.peer;
-        let pkt = self.pool.get_mut(r);
         self.lb.on_arrive(port, pkt, &mut self.net.ports, self.now);
         let n = &self.net.nodes[node as usize];
         // A host that is not the destination relays (server-centric layouts such as BCube;
