@@ -68,6 +68,14 @@ fn sort_nearly_sorted(order: &mut [Entry]) {
     }
 }
 
+/// Marks `e` stale if it is current, and queues it to be keyed.
+fn restale(place: &mut [Place], to_key: &mut Vec<u32>, e: u32) {
+    if place[e as usize] == Place::Current {
+        place[e as usize] = Place::Stale;
+        to_key.push(e);
+    }
+}
+
 /// Where a subflow stands in a [`KeyedOrder`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Place {
@@ -134,32 +142,24 @@ impl KeyedOrder {
 
     /// Subflow `e`'s key may have moved: it is keyed again at the next pass.
     pub fn restale(&mut self, e: u32) {
-        if self.place[e as usize] == Place::Current {
-            self.place[e as usize] = Place::Stale;
-            self.to_key.push(e);
-        }
+        restale(&mut self.place, &mut self.to_key, e);
     }
 
     /// Marks stale every subflow of the flows the last two passes gave a positive rate:
     /// their keys may have moved since. `siblings(e)`: the subflows of e's flow.
     pub fn restale_recent_senders(&mut self, siblings: impl Fn(u32) -> std::ops::Range<u32>) {
-        for k in 0..self.greedy.sending.len() + self.greedy.sent_before.len() {
-            let g = &self.greedy;
-            let e = if k < g.sending.len() {
-                g.sending[k]
-            } else {
-                g.sent_before[k - g.sending.len()]
-            };
-            for s in siblings(e) {
-                self.restale(s);
-            }
-        }
+        let (place, to_key, g) = (&mut self.place, &mut self.to_key, &self.greedy);
+        let mut mark = |e: u32| siblings(e).for_each(|s| restale(place, to_key, s));
+        // Two loops: a chained iterator cost SRPT at load 0.5 1.8 % more instructions.
+        g.sending.iter().for_each(|&e| mark(e));
+        g.sent_before.iter().for_each(|&e| mark(e));
     }
 
     /// The pass. Keys the new and stale subflows (every subflow if `all_stale`) with `key`,
     /// merges them into the order, and gives the rates in that order, all in one walk.
-    /// Writes to `out` every subflow whose rate may differ from its last one, with its rate: those the pass did not skip, and at rate 0 the last pass's senders still active
-    /// and the `arrived` ones (whose first rate, 0 included, is a change).
+    /// Writes to `out` every subflow whose rate may differ from its last one, with its rate:
+    /// those the pass did not skip, and at rate 0 the last pass's senders still active and
+    /// the `arrived` ones (whose first rate, 0 included, is a change).
     pub fn pass(
         &mut self,
         key: impl Fn(u32) -> Key,
@@ -428,6 +428,38 @@ mod tests {
             want.sort_by(|&a, &b| cmp_keyed((keys[a as usize], a), (keys[b as usize], b)));
             assert_eq!(got, want, "round {round}");
         }
+    }
+
+    /// The senders of the pass before last are keyed again too: a flow paused at the last
+    /// pass was settled there, and its key may have moved since it was read. A and B share a
+    /// link: A sends at the first pass; B, keyed lower, sends at the second and A pauses;
+    /// then A's key drops below B's (as its settled bits left may), and A must send again.
+    #[test]
+    fn the_senders_of_the_pass_before_last_are_keyed_again() {
+        let net = LinkFlows::with_paths(&[&[0], &[0]]);
+        let capacity = [1.0];
+        let (a, b) = (0u32, 1u32);
+        let mut order = KeyedOrder::new(2);
+        let (mut flows, mut rates) = (Vec::new(), Vec::new());
+        let mut pass = |order: &mut KeyedOrder, sizes: [f64; 2], arrived: &[u32]| {
+            order.restale_recent_senders(|e| e..e + 1);
+            let key = |e: u32| Key {
+                class: Time::ZERO,
+                size: sizes[e as usize],
+            };
+            let out = Solved {
+                flows: &mut flows,
+                rates: &mut rates,
+            };
+            order.pass(key, false, arrived, &net, &capacity, out);
+            order.greedy.sending.clone()
+        };
+        order.join(a);
+        order.join(b);
+        assert_eq!(pass(&mut order, [1.0, 2.0], &[a, b]), [a]);
+        order.restale(b);
+        assert_eq!(pass(&mut order, [1.0, 0.5], &[]), [b]);
+        assert_eq!(pass(&mut order, [0.1, 0.5], &[]), [a]);
     }
 
     /// The pass gives the full greedy pass's rates ([`Greedy::run`], which looks at every

@@ -926,10 +926,7 @@ impl FlowSimulation {
             let r = self.sub_rate[e as usize].max(0.0);
             self.ended_level = self.ended_level.min(r / self.weight(e));
             if self.keeps_load() {
-                for k in 0..self.graph.path(e).len() {
-                    let m = self.graph.path(e)[k] as usize;
-                    self.add_load(m, -r);
-                }
+                self.add_path_load(e, -r);
             }
         }
         if let Some(s) = &mut self.sampler {
@@ -957,6 +954,16 @@ impl FlowSimulation {
     /// where every rate changes at every event: 15 % of its instructions).
     fn keeps_load(&self) -> bool {
         self.policy.is_max_min() || self.sampler.is_some()
+    }
+
+    /// Changes by `delta` bit/s the load of every link of subflow `e`'s path (callers ask
+    /// [`FlowSimulation::keeps_load`] first). Always inlined: as a call it cost D3 0.3 %.
+    #[inline(always)]
+    fn add_path_load(&mut self, e: u32, delta: f64) {
+        for k in 0..self.graph.path(e).len() {
+            let m = self.graph.path(e)[k] as usize;
+            self.add_load(m, delta);
+        }
     }
 
     /// Changes link `m`'s load by `delta` bit/s (the series integrate it first).
@@ -1077,11 +1084,7 @@ impl FlowSimulation {
                     self.touched.push(f);
                 }
                 if self.keeps_load() {
-                    let delta = r - old.max(0.0);
-                    for k in 0..self.graph.path(e).len() {
-                        let m = self.graph.path(e)[k] as usize;
-                        self.add_load(m, delta);
-                    }
+                    self.add_path_load(e, r - old.max(0.0));
                 }
                 self.sub_rate[e as usize] = r;
                 self.stats.rate_changes += 1;
