@@ -309,6 +309,25 @@ mod tests {
         }
     }
 
+    /// One pass as the simulation runs SRPT's: the last two passes' senders keyed again (one
+    /// subflow per flow), keys by `size`.
+    fn srpt_pass(
+        order: &mut KeyedOrder,
+        size: impl Fn(u32) -> f64,
+        arrived: &[u32],
+        net: &LinkFlows,
+        capacity: &[f64],
+        flows: &mut Vec<u32>,
+        rates: &mut Vec<f64>,
+    ) {
+        order.restale_recent_senders(|e| e..e + 1);
+        let key = |e: u32| Key {
+            class: Time::ZERO,
+            size: size(e),
+        };
+        order.pass(key, false, arrived, net, capacity, Solved { flows, rates });
+    }
+
     /// Subflows coming and going over the rounds of a test, as the simulation has them: ids
     /// are never used twice.
     struct Churn {
@@ -442,16 +461,10 @@ mod tests {
         let mut order = KeyedOrder::new(2);
         let (mut flows, mut rates) = (Vec::new(), Vec::new());
         let mut pass = |order: &mut KeyedOrder, sizes: [f64; 2], arrived: &[u32]| {
-            order.restale_recent_senders(|e| e..e + 1);
-            let key = |e: u32| Key {
-                class: Time::ZERO,
-                size: sizes[e as usize],
-            };
-            let out = Solved {
-                flows: &mut flows,
-                rates: &mut rates,
-            };
-            order.pass(key, false, arrived, &net, &capacity, out);
+            let size = |e: u32| sizes[e as usize];
+            srpt_pass(
+                order, size, arrived, &net, &capacity, &mut flows, &mut rates,
+            );
             order.greedy.sending.clone()
         };
         order.join(a);
@@ -510,16 +523,14 @@ mod tests {
                     keys[e as usize] -= (next() % 200) as f64;
                 }
             }
-            order.restale_recent_senders(|e| e..e + 1);
+            let size = |e: u32| keys[e as usize];
+            srpt_pass(
+                &mut order, size, &arrived, &net, &capacity, &mut flows, &mut rates,
+            );
             let key = |e: u32| Key {
                 class: Time::ZERO,
-                size: keys[e as usize],
+                size: size(e),
             };
-            let out = Solved {
-                flows: &mut flows,
-                rates: &mut rates,
-            };
-            order.pass(key, false, &arrived, &net, &capacity, out);
             // The full pass over every active subflow, in key order.
             let active = &mut churn.active;
             active.sort();
