@@ -789,3 +789,57 @@ protocol = "{protocol}"
         );
     }
 }
+
+/// SRPT and PDQ keep their order from one pass to the next and key again only the last
+/// pass's senders (`flowsim::keyed_order`): the same completion times, to the picosecond, as
+/// keying every subflow at every pass — under Poisson load with and without deadlines, over
+/// M-PDQ's several subflows, and with every flow started at once.
+#[test]
+fn kept_key_order_equals_keying_every_subflow() {
+    let mut csv = String::from("src,dst,size_bytes,start_s\n");
+    for i in 0..600u64 {
+        let src = dcnsim::rng::derive_u64(7, "src", i) % 54;
+        let dst = (src + 1 + dcnsim::rng::derive_u64(7, "dst", i) % 53) % 54;
+        let size = 2000 + dcnsim::rng::derive_u64(7, "size", i) % 400_000;
+        csv += &format!("{src},{dst},{size},0\n");
+    }
+    let dir = flow_dir("fs-keyed-at-once", &csv);
+    let poisson = |load: f64| format!("kind = \"poisson\"\nflows = 3000\nload = {load}");
+    let deadlines = "deadline = { dist = \"uniform\", min_ms = 1, max_ms = 20 }";
+    let at_once = "kind = \"flows\"\nfile = \"flows.csv\"".to_string();
+    for (transport, workload, label) in [
+        ("protocol = \"pfabric\"", poisson(0.8), "SRPT, load 0.8"),
+        ("protocol = \"pfabric\"", at_once.clone(), "SRPT, at once"),
+        ("protocol = \"pdq\"", poisson(0.8), "PDQ, load 0.8"),
+        (
+            "protocol = \"pdq\"",
+            format!("{}\n{deadlines}", poisson(0.8)),
+            "PDQ, deadlines",
+        ),
+        ("protocol = \"pdq\"", at_once.clone(), "PDQ, at once"),
+        (
+            "protocol = \"mpdq\"\nsubflows = 3",
+            poisson(0.6),
+            "M-PDQ, load 0.6",
+        ),
+    ] {
+        let text = format!(
+            "[topology]\nkind = \"fattree\"\nk = 6\n[transport]\n{transport}\n[workload]\n{workload}\n"
+        );
+        let run = |full: bool| {
+            let p =
+                dcnsim::prepare_text(&text, Format::Toml, &["engine=flow".into()], &dir).unwrap();
+            let mut sim = FlowSimulation::new(p);
+            sim.set_full_recompute(full);
+            sim.run_with_stats(&mut |_| true).unwrap().0
+        };
+        let (kept, every) = (run(false), run(true));
+        let ended = |o: &RunOutput| o.flows.iter().map(|f| (f.finish, f.terminated)).collect();
+        let (a, b): (Vec<_>, Vec<_>) = (ended(&kept), ended(&every));
+        assert_eq!(a.len(), b.len());
+        let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        assert_eq!(differ, 0, "{label}: {differ} flows end at another time");
+        let finished = a.iter().filter(|(f, _)| f.is_some()).count();
+        assert!(finished > a.len() / 2, "{label}: {finished} finished");
+    }
+}

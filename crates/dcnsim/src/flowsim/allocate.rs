@@ -94,13 +94,12 @@ impl FlowSimulation {
         }
         let aging_rate = self.aging_rate;
         if aging_rate == 0.0 {
-            // Keys that may have moved: every subflow of a flow that sent since the last
-            // pass or was settled at it.
+            // Keys that moved: every subflow of a flow that sent since the last pass.
             let siblings = |e: u32| {
                 let f = owner[e as usize] as usize;
                 first_sub[f]..first_sub[f + 1]
             };
-            order.restale_recent_senders(siblings);
+            order.restale_last_senders(siblings);
         }
         let srpt = self.policy == Policy::Srpt;
         let (sub_rate, sub_paused) = (&self.sub_rate, &self.sub_paused);
@@ -132,7 +131,7 @@ impl FlowSimulation {
         };
         order.pass(
             key,
-            aging_rate != 0.0,
+            aging_rate != 0.0 || self.full_recompute,
             &self.arrived,
             &self.graph,
             &self.capacity,
@@ -154,15 +153,6 @@ fn bits_left(
     e: u32,
 ) -> f64 {
     let f = owner[e as usize] as usize;
-    let st = &flows[f];
-    // Of a flow that has not sent since it was settled, its settled bits left (what the sum
-    // below gives at rate 0, without the time).
-    let left = if st.rate > 0.0 {
-        let dt = (now - st.last).ps() as f64 * 1e-12;
-        (st.remaining - st.rate * dt).max(0.0)
-    } else {
-        st.remaining.max(0.0)
-    };
     let n = first_sub[f + 1] - first_sub[f];
-    left / n as f64
+    flows[f].bits_left_at(now) / n as f64
 }

@@ -2,10 +2,11 @@
 //! to the next, and the greedy pass over them, which skips the subflows still paused where
 //! they were.
 //!
-//! **The order.** A key moves only if its flow sent since the last pass, or had its bits left
-//! settled at it (its rate changed there, and the settled sum may differ from the key's in
-//! the last bit). The caller marks those subflows stale
-//! ([`KeyedOrder::restale_recent_senders`]). A pass takes the stale and the new subflows out,
+//! **The order.** A key moves only if its flow sent since the last pass: a paused flow's bits
+//! left stand still, and settling them when its rate changes gives the very number its key
+//! was read as (one expression for both, `FlowState::bits_left_at`). The caller marks the
+//! last pass's senders stale ([`KeyedOrder::restale_last_senders`]). A pass takes the stale
+//! and the new subflows out,
 //! computes their keys, sorts them (they come out nearly sorted, by their last keys) and
 //! merges them back: the others keep their keys and their order. PDQ's flow aging moves
 //! every paused key, so with aging every key is computed at every pass. The result is always
@@ -145,14 +146,13 @@ impl KeyedOrder {
         restale(&mut self.place, &mut self.to_key, e);
     }
 
-    /// Marks stale every subflow of the flows the last two passes gave a positive rate:
-    /// their keys may have moved since. `siblings(e)`: the subflows of e's flow.
-    pub fn restale_recent_senders(&mut self, siblings: impl Fn(u32) -> std::ops::Range<u32>) {
-        let (place, to_key, g) = (&mut self.place, &mut self.to_key, &self.greedy);
-        let mut mark = |e: u32| siblings(e).for_each(|s| restale(place, to_key, s));
-        // Two loops: a chained iterator cost SRPT at load 0.5 1.8 % more instructions.
-        g.sending.iter().for_each(|&e| mark(e));
-        g.sent_before.iter().for_each(|&e| mark(e));
+    /// Marks stale every subflow of the flows the last pass gave a positive rate: their keys
+    /// have moved since. `siblings(e)`: the subflows of e's flow.
+    pub fn restale_last_senders(&mut self, siblings: impl Fn(u32) -> std::ops::Range<u32>) {
+        let (place, to_key) = (&mut self.place, &mut self.to_key);
+        for &e in &self.greedy.sending {
+            siblings(e).for_each(|s| restale(place, to_key, s));
+        }
     }
 
     /// The pass. Keys the new and stale subflows (every subflow if `all_stale`) with `key`,
@@ -309,7 +309,7 @@ mod tests {
         }
     }
 
-    /// One pass as the simulation runs SRPT's: the last two passes' senders keyed again (one
+    /// One pass as the simulation runs SRPT's: the last pass's senders keyed again (one
     /// subflow per flow), keys by `size`.
     fn srpt_pass(
         order: &mut KeyedOrder,
@@ -320,7 +320,7 @@ mod tests {
         flows: &mut Vec<u32>,
         rates: &mut Vec<f64>,
     ) {
-        order.restale_recent_senders(|e| e..e + 1);
+        order.restale_last_senders(|e| e..e + 1);
         let key = |e: u32| Key {
             class: Time::ZERO,
             size: size(e),
@@ -447,32 +447,6 @@ mod tests {
             want.sort_by(|&a, &b| cmp_keyed((keys[a as usize], a), (keys[b as usize], b)));
             assert_eq!(got, want, "round {round}");
         }
-    }
-
-    /// The senders of the pass before last are keyed again too: a flow paused at the last
-    /// pass was settled there, and its key may have moved since it was read. A and B share a
-    /// link: A sends at the first pass; B, keyed lower, sends at the second and A pauses;
-    /// then A's key drops below B's (as its settled bits left may), and A must send again.
-    #[test]
-    fn the_senders_of_the_pass_before_last_are_keyed_again() {
-        let net = LinkFlows::with_paths(&[&[0], &[0]]);
-        let capacity = [1.0];
-        let (a, b) = (0u32, 1u32);
-        let mut order = KeyedOrder::new(2);
-        let (mut flows, mut rates) = (Vec::new(), Vec::new());
-        let mut pass = |order: &mut KeyedOrder, sizes: [f64; 2], arrived: &[u32]| {
-            let size = |e: u32| sizes[e as usize];
-            srpt_pass(
-                order, size, arrived, &net, &capacity, &mut flows, &mut rates,
-            );
-            order.greedy.sending.clone()
-        };
-        order.join(a);
-        order.join(b);
-        assert_eq!(pass(&mut order, [1.0, 2.0], &[a, b]), [a]);
-        order.restale(b);
-        assert_eq!(pass(&mut order, [1.0, 0.5], &[]), [b]);
-        assert_eq!(pass(&mut order, [0.1, 0.5], &[]), [a]);
     }
 
     /// The pass gives the full greedy pass's rates ([`Greedy::run`], which looks at every

@@ -398,6 +398,15 @@ impl FlowState {
     fn is_live(&self, generation: u32, kind: Kind) -> bool {
         self.status == Status::Active && (kind == Kind::Abort || generation == self.generation)
     }
+
+    /// Its bits left at `now` at its current rate. The one expression for both settling the
+    /// flow and reading its bits left between settlements: SRPT's and PDQ's kept order
+    /// relies on a paused flow's key, read just before it was settled, being its settled
+    /// bits left to the last bit.
+    fn bits_left_at(&self, now: Time) -> f64 {
+        let ps = now.saturating_sub(self.last).ps() as f64;
+        (self.remaining - self.rate.max(0.0) * ps * 1e-12).max(0.0)
+    }
 }
 
 /// What the rate recomputations cost over a run (for benchmarks and profiles).
@@ -536,7 +545,8 @@ pub struct FlowSimulation {
     /// where something reads it: max-min's recomputation and the time series
     /// ([`FlowSimulation::keeps_load`]).
     load: Vec<f64>,
-    /// Re-solve whole components even under max-min (to test the pruning against).
+    /// Re-solve whole components under max-min, and key every subflow again at every pass
+    /// under SRPT and PDQ (to test the pruning and the kept order against).
     full_recompute: bool,
     /// Per entry of [`LAZY_BUDGETS`], the flows solved per recomputation (over all its solves),
     /// smoothed (a spike capped at 4× the estimate); infinite until tried. `forced_budget`
@@ -773,8 +783,10 @@ impl FlowSimulation {
         }
     }
 
-    /// Re-solve whole connected components under max-min too, instead of the part joined
-    /// through saturated links: slower, the same allocation (for tests of that claim).
+    /// Re-solve whole connected components under max-min, instead of the part joined
+    /// through saturated links, and key every subflow again at every pass under SRPT and
+    /// PDQ, instead of the last pass's senders: slower, the same allocation (for tests of
+    /// that claim).
     pub fn set_full_recompute(&mut self, on: bool) {
         self.full_recompute = on;
     }
@@ -986,9 +998,9 @@ impl FlowSimulation {
         let now = self.now;
         let st = &mut self.flows[f as usize];
         if now > st.last {
-            let ps = (now - st.last).ps() as f64;
-            st.remaining = (st.remaining - st.rate.max(0.0) * ps * 1e-12).max(0.0);
+            st.remaining = st.bits_left_at(now);
             let since = now - st.last;
+            let ps = since.ps() as f64;
             st.last = now;
             let subs = self.first_sub[f as usize]..self.first_sub[f as usize + 1];
             // What each subflow carried splits a multipath flow's bytes among its paths, and
