@@ -790,12 +790,12 @@ protocol = "{protocol}"
     }
 }
 
-/// SRPT and PDQ keep their order from one pass to the next and key again only the last
-/// pass's senders (`flowsim::keyed_order`): the same completion times, to the picosecond, as
-/// keying every subflow at every pass — under Poisson load with and without deadlines, over
-/// M-PDQ's several subflows, and with every flow started at once.
+/// SRPT and PDQ repair their last priority pass from what changed (`flowsim::priority_repair`):
+/// the same completion times, to the picosecond, as the full pass over every subflow at every
+/// event — under Poisson load with and without deadlines, over M-PDQ's several subflows, and
+/// with every flow started at once.
 #[test]
-fn kept_key_order_equals_keying_every_subflow() {
+fn repaired_priority_pass_equals_the_full_pass() {
     let mut csv = String::from("src,dst,size_bytes,start_s\n");
     for i in 0..600u64 {
         let src = dcnsim::rng::derive_u64(7, "src", i) % 54;

@@ -1,9 +1,9 @@
 //! The policies' allocations of the re-solved flows (`comp_flows` → `rates`): water-filling
 //! for max-min ([`super::maxmin`]), D3's routers ([`super::d3`]), the strict-priority greedy
-//! pass ([`super::priority`]) in MERP's order, or in SRPT's and PDQ's, kept from one pass to
-//! the next ([`super::keyed_order`]).
+//! pass ([`super::priority`]) in MERP's order, or in SRPT's and PDQ's, repaired from what
+//! changed since the last pass ([`super::priority_repair`]).
 
-use super::{keyed_order, priority, FlowSimulation, Policy};
+use super::{priority, priority_repair, FlowSimulation, Policy};
 use crate::units::Time;
 
 impl FlowSimulation {
@@ -38,7 +38,7 @@ impl FlowSimulation {
                     &mut self.rates,
                 );
             }
-            Policy::Srpt | Policy::Pdq { .. } => self.allocate_by_keyed_order(),
+            Policy::Srpt | Policy::Pdq { .. } => self.allocate_by_priority(),
             Policy::Merp => {
                 let (flows, owner, first_sub) = (&self.flows, &self.owner, &self.first_sub);
                 let comp = &self.comp_flows;
@@ -82,29 +82,25 @@ impl FlowSimulation {
         }
     }
 
-    /// SRPT's and PDQ's allocation: the greedy pass in key order, kept from one pass to the
-    /// next ([`super::keyed_order`]). Takes the subflows that arrived from `arrived`; writes
+    /// SRPT's and PDQ's allocation: the strict-priority greedy pass, repaired from what
+    /// changed since the last pass ([`super::priority_repair`]), or run in full under PDQ's
+    /// aging (which moves every key). Takes the subflows that arrived from `arrived`; writes
     /// the subflows whose rates may have changed to `comp_flows` and their rates to `rates`.
-    pub(super) fn allocate_by_keyed_order(&mut self) {
+    pub(super) fn allocate_by_priority(&mut self) {
         let now = self.now;
-        let (flows, owner, first_sub) = (&self.flows, &self.owner, &self.first_sub);
-        let order = &mut self.keyed_order;
-        for &e in &self.arrived {
-            order.join(e);
-        }
         let aging_rate = self.aging_rate;
-        if aging_rate == 0.0 {
-            // Keys that moved: every subflow of a flow that sent since the last pass.
-            let siblings = |e: u32| {
-                let f = owner[e as usize] as usize;
-                first_sub[f]..first_sub[f + 1]
-            };
-            order.restale_last_senders(siblings);
+        let full = aging_rate != 0.0 || self.full_recompute;
+        if full {
+            self.prune_active();
         }
+        for &e in &self.arrived {
+            self.repair.join(e);
+        }
+        let (flows, owner, first_sub) = (&self.flows, &self.owner, &self.first_sub);
         let srpt = self.policy == Policy::Srpt;
         let (sub_rate, sub_paused) = (&self.sub_rate, &self.sub_paused);
-        let key = |e: u32| {
-            let size = bits_left(flows, owner, first_sub, now, e);
+        let key_at = |e: u32, t: Time| {
+            let size = bits_left(flows, owner, first_sub, t, e);
             if srpt {
                 return priority::Key {
                     class: Time::ZERO,
@@ -117,7 +113,7 @@ impl FlowSimulation {
                 size
             } else {
                 let paused_now = if sub_rate[e as usize] <= 0.0 {
-                    now - st.last
+                    t - st.last
                 } else {
                     Time::ZERO
                 };
@@ -129,17 +125,29 @@ impl FlowSimulation {
                 size,
             }
         };
-        order.pass(
-            key,
-            aging_rate != 0.0 || self.full_recompute,
-            &self.arrived,
-            &self.graph,
-            &self.capacity,
-            keyed_order::Solved {
-                flows: &mut self.comp_flows,
-                rates: &mut self.rates,
-            },
-        );
+        let out = priority_repair::Solved {
+            flows: &mut self.comp_flows,
+            rates: &mut self.rates,
+        };
+        if full {
+            let now_key = |e: u32| key_at(e, now);
+            self.repair
+                .full_pass(&self.active, now_key, &self.graph, &self.capacity, out);
+        } else {
+            let then = self.repair.last_pass();
+            let siblings = |e: u32| {
+                let f = owner[e as usize] as usize;
+                first_sub[f]..first_sub[f + 1]
+            };
+            let keys = priority_repair::Keys {
+                then: |e: u32| key_at(e, then),
+                now: |e: u32| key_at(e, now),
+                siblings,
+            };
+            self.repair
+                .pass(&keys, &self.arrived, &self.graph, &self.capacity, out);
+        }
+        self.repair.set_last_pass(now);
     }
 }
 

@@ -80,9 +80,9 @@
 //! ([`incremental`], exact). The others recompute the allocation of every active flow:
 //! their keys move with time (bytes left, D3's desired rates), so a part of the network left
 //! alone would keep an order or a desire that is out of date, and the allocation would
-//! depend on which events happened to touch it (SRPT and PDQ reuse only what provably did not
-//! change: keys of flows that did not send, and the pause of a flow whose link is still
-//! full; [`keyed_order`]). `workload.abort_at_deadline` ends a flow at its deadline
+//! depend on which events happened to touch it (SRPT and PDQ re-evaluate only the subflows
+//! whose place in the priority pass provably changed, and get its result bit for bit;
+//! [`priority_repair`]). `workload.abort_at_deadline` ends a flow at its deadline
 //! as in the packet engine. The run is deterministic: same input, same output bytes.
 //!
 //! A flow carries its **wire bytes**: payload plus one header per segment
@@ -151,23 +151,25 @@
 //! 4 394-host fat-tree at load 0.3 take 17 s. With every flow started at once (PDQ's Fig. 8:
 //! 10 240 flows on BCube(4,4)) a run takes 2 s, and 40 960 flows on BCube(4,5) 41 s.
 //!
-//! The other policies re-solve every active flow at every event, with no component to find.
-//! SRPT and PDQ keep their subflows in key order, with their keys, from one solve to the
-//! next: only the subflows whose flows sent since are keyed again and merged back in, and the
-//! greedy pass skips, without touching its state, a subflow whose first link or the link it
-//! last waited at is full ([`keyed_order`]). SRPT at 1024 hosts: about 24 000 / 17 000 /
-//! 15 000 flows/s at loads 0.3 / 0.5 / 0.7 over 10 000 flows; PDQ with 10 240 flows started
-//! at once on BCube(4,4) in 1.3–1.6 s, 34 560 on the 3456-host fat-tree in 20 s. D3 skips the
-//! same way, and computes desires only for deadline flows. Figures, profiles and what is
-//! left: bench/RESULTS.md ("Flow-level model").
+//! SRPT and PDQ repair the last strict-priority pass from what changed since: an arrival, a
+//! sending subflow's end, two sending subflows that changed order on a link, and what those
+//! change in turn, in key order ([`priority_repair`]): about 5 subflows evaluated per event
+//! where the full pass walked 270. SRPT and PDQ at 1024 hosts: about 270 000 / 220 000 /
+//! 200 000 flows/s at loads 0.3 / 0.5 / 0.7 over 10 000 flows; 10⁶ PDQ flows on the
+//! 4 394-host fat-tree at load 0.3 in 9 s; PDQ with 10 240 flows started at once on
+//! BCube(4,4) in 0.3 s, 34 560 on the 3456-host fat-tree in 0.8 s, 40 960 on BCube(4,5) in
+//! 2.4 s. D3 re-solves every active flow at every event (with deadlines every rate moves with
+//! time); it skips a flow whose first or last link is full, and computes desires only for
+//! deadline flows. Figures, profiles and what is left: bench/RESULTS.md ("Flow-level
+//! model").
 
 mod allocate;
 pub mod d3;
 pub mod incremental;
-pub mod keyed_order;
 pub mod maxmin;
 pub mod paths;
 pub mod priority;
+pub mod priority_repair;
 mod report;
 mod series;
 
@@ -235,7 +237,7 @@ impl Policy {
         matches!(self, Policy::MaxMin | Policy::WeightedMaxMin)
     }
 
-    /// SRPT and PDQ keep their subflows in key order between solves ([`keyed_order`]).
+    /// SRPT and PDQ repair their last pass ([`priority_repair`]).
     fn keeps_its_order(&self) -> bool {
         matches!(self, Policy::Srpt | Policy::Pdq { .. })
     }
@@ -333,6 +335,9 @@ impl LinkFlows {
             net.arena.extend_from_slice(path);
             net.range.push((start, net.arena.len() as u32));
         }
+        let links = net.arena.iter().max().map_or(0, |&l| l as usize + 1);
+        net.on = vec![Vec::new(); links];
+        net.slot = vec![0; net.arena.len()];
         net
     }
 
@@ -400,9 +405,9 @@ impl FlowState {
     }
 
     /// Its bits left at `now` at its current rate. The one expression for both settling the
-    /// flow and reading its bits left between settlements: SRPT's and PDQ's kept order
-    /// relies on a paused flow's key, read just before it was settled, being its settled
-    /// bits left to the last bit.
+    /// flow and reading its bits left between settlements: SRPT's and PDQ's repair reads a
+    /// subflow's key at the last pass's time again, and relies on getting the number that
+    /// pass read, whether the flow was settled there or not.
     fn bits_left_at(&self, now: Time) -> f64 {
         let ps = now.saturating_sub(self.last).ps() as f64;
         (self.remaining - self.rate.max(0.0) * ps * 1e-12).max(0.0)
@@ -545,8 +550,8 @@ pub struct FlowSimulation {
     /// where something reads it: max-min's recomputation and the time series
     /// ([`FlowSimulation::keeps_load`]).
     load: Vec<f64>,
-    /// Re-solve whole components under max-min, and key every subflow again at every pass
-    /// under SRPT and PDQ (to test the pruning and the kept order against).
+    /// Re-solve whole components under max-min, and run the full priority pass under SRPT
+    /// and PDQ (to test the pruning and the repaired pass against).
     full_recompute: bool,
     /// Per entry of [`LAZY_BUDGETS`], the flows solved per recomputation (over all its solves),
     /// smoothed (a spike capped at 4× the estimate); infinite until tried. `forced_budget`
@@ -579,7 +584,7 @@ pub struct FlowSimulation {
     greedy: priority::Greedy,
     merp_keys: Vec<Time>,
     /// SRPT's and PDQ's subflows in key order, kept between solves.
-    keyed_order: keyed_order::KeyedOrder,
+    repair: priority_repair::PriorityRepair,
     merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
     maxmin: MaxMin,
     d3: d3::D3,
@@ -760,10 +765,10 @@ impl FlowSimulation {
             order: Vec::new(),
             greedy: priority::Greedy::default(),
             merp_keys: Vec::new(),
-            keyed_order: if policy.keeps_its_order() {
-                keyed_order::KeyedOrder::new(n_subs)
+            repair: if policy.keeps_its_order() {
+                priority_repair::PriorityRepair::new(n_subs, n_links, n_subs > n_flows)
             } else {
-                keyed_order::KeyedOrder::default()
+                priority_repair::PriorityRepair::default()
             },
             merp_table: Vec::new(),
             maxmin: MaxMin::default(),
@@ -784,8 +789,8 @@ impl FlowSimulation {
     }
 
     /// Re-solve whole connected components under max-min, instead of the part joined
-    /// through saturated links, and key every subflow again at every pass under SRPT and
-    /// PDQ, instead of the last pass's senders: slower, the same allocation (for tests of
+    /// through saturated links, and run SRPT's and PDQ's priority pass over every active
+    /// subflow instead of repairing the last one: slower, the same allocation (for tests of
     /// that claim).
     pub fn set_full_recompute(&mut self, on: bool) {
         self.full_recompute = on;
@@ -956,7 +961,7 @@ impl FlowSimulation {
             self.graph.remove(e);
             self.dirty.extend_from_slice(self.graph.path(e));
             if self.policy.keeps_its_order() {
-                self.keyed_order.leave(e);
+                self.repair.leave(e, &self.graph);
             }
         }
     }

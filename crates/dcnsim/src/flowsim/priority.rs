@@ -39,8 +39,9 @@ pub fn cmp_keyed(a: (Key, u32), b: (Key, u32)) -> Ordering {
 
 /// The greedy pass of a strict-priority allocation: flows in order, each taking the smallest
 /// residual capacity along its path. [`Greedy::run`] is the pass over every flow given
-/// (MERP's); SRPT and PDQ run [`super::keyed_order`]'s, which skips what cannot change, on
-/// the same steps ([`Greedy::take`]). The residual capacities equal the links' capacities
+/// (MERP's; SRPT's and PDQ's under PDQ's aging); otherwise SRPT and PDQ repair the last
+/// pass's result from what changed ([`super::priority_repair`]), with the same arithmetic
+/// ([`Greedy::taken`]). The residual capacities equal the links' capacities
 /// between passes: a pass puts back only the links it used, so its cost follows the flows,
 /// not the network's size.
 #[derive(Default)]
@@ -100,17 +101,23 @@ impl Greedy {
             return Err(None);
         }
         for &l in path {
-            let left = residual[l as usize] - r;
-            // What rounding leaves on a link a flow filled is nothing, not a sliver that a
-            // lower flow would trickle at.
-            residual[l as usize] = if left <= capacity[l as usize] * 1e-12 {
-                0.0
-            } else {
-                left
-            };
+            residual[l as usize] = Greedy::taken(residual[l as usize], r, capacity[l as usize]);
             self.used.push(l);
         }
         Ok(r)
+    }
+
+    /// What a link of `capacity` has left of `residual` once a flow takes `rate` of it. What
+    /// rounding leaves on a link a flow filled is nothing, not a sliver that a lower flow would
+    /// trickle at.
+    #[inline]
+    pub fn taken(residual: f64, rate: f64, capacity: f64) -> f64 {
+        let left = residual - rate;
+        if left <= capacity * 1e-12 {
+            0.0
+        } else {
+            left
+        }
     }
 
     /// After a pass: the residuals it lowered are their links' capacities again.
