@@ -9,13 +9,19 @@
 //! it. A subflow can get another rate than at the last pass only where such a sequence
 //! changed:
 //! 1. a subflow arrived: it is evaluated;
-//! 2. a subflow with a rate ended: every subflow of its links is evaluated;
+//! 2. a subflow with a rate ended: the subflows of its links are evaluated;
 //! 3. two subflows with rates on one link changed order (their keys fall as they send, each at
-//!    its own rate): every subflow of that link is evaluated;
+//!    its own rate): the subflows of that link are evaluated;
 //! 4. a paused subflow's key moved (M-PDQ: its flow's bits left are shared by its subflows,
 //!    so it moves with a sending sibling): it is evaluated, unless the subflows with rates
 //!    before it on the link it was paused at are still the same ones;
-//! 5. an evaluated subflow's rate changed: the subflows after it on its links are evaluated.
+//! 5. an evaluated subflow's rate changed: the subflows after it on its links are evaluated
+//!    (if it takes more, only those with rates: a paused one finds its full link still full).
+//!
+//! Of a link's subflows, only those with rates and those paused *at that link* are evaluated:
+//! a subflow is paused because the first link of its path that is full at its place is, and
+//! what another link leaves it does not change that. Each subflow remembers where its last
+//! evaluation paused it.
 //!
 //! Nothing else moves a sequence. A subflow that sends and overtakes a paused one changes
 //! neither: the paused one took nothing, so the sender's sequences are the same, and the
@@ -276,17 +282,27 @@ impl PriorityRepair {
         KeyMemo::read(&mut memo.then, e, pass, &k.then)
     }
 
-    /// Queues every subflow on link `l`.
+    /// Queues the subflows on link `l` that a change of its sequence can reach (after
+    /// `after`, if given): those with rates, and the paused ones that were paused at `l`
+    /// (a subflow paused at another link stays paused whatever `l` leaves it).
     fn queue_link<T, N: Fn(u32) -> Key, S>(
         &mut self,
         l: u32,
         net: &LinkFlows,
         keys: &Keys<T, N, S>,
+        after: Option<(Key, u32)>,
     ) {
         let pass = self.pending.pass;
-        for &e in net.flows_on(l) {
-            let key = Self::now(&mut self.memo, pass, keys, e);
-            self.pending.queue(e, key, &self.live);
+        for &g in net.flows_on(l) {
+            let b = self.block[g as usize];
+            if self.rate[g as usize] <= 0.0 && b != l && b != NO_LINK {
+                continue;
+            }
+            let key = Self::now(&mut self.memo, pass, keys, g);
+            if after.is_some_and(|a| cmp_keyed((key, g), a) != Ordering::Greater) {
+                continue;
+            }
+            self.pending.queue(g, key, &self.live);
         }
     }
 
@@ -318,7 +334,7 @@ impl PriorityRepair {
         for k in 0..self.ended.len() {
             let e = self.ended[k];
             for &l in net.path(e) {
-                self.queue_link(l, net, keys);
+                self.queue_link(l, net, keys, None);
             }
         }
         self.ended.clear();
@@ -332,19 +348,18 @@ impl PriorityRepair {
             if r != old {
                 self.set_rate(e, r, net);
                 // Taking more leaves the paused subflows after it paused (a full link stays
-                // full): only the sending ones may change. Taking less may start any.
-                let senders_only = r > old;
+                // full): only the sending ones may change. Taking less may also start those
+                // paused at a link of its path.
                 for &l in net.path(e) {
-                    let after = if senders_only {
-                        &self.senders_on[l as usize]
-                    } else {
-                        net.flows_on(l)
-                    };
-                    for &g in after {
-                        let kg = Self::now(&mut self.memo, pass, keys, g);
-                        if cmp_keyed((kg, g), (key, e)) == Ordering::Greater {
-                            self.pending.queue(g, kg, &self.live);
+                    if r > old {
+                        for &g in &self.senders_on[l as usize] {
+                            let kg = Self::now(&mut self.memo, pass, keys, g);
+                            if cmp_keyed((kg, g), (key, e)) == Ordering::Greater {
+                                self.pending.queue(g, kg, &self.live);
+                            }
                         }
+                    } else {
+                        self.queue_link(l, net, keys, Some((key, e)));
                     }
                 }
             }
@@ -384,7 +399,7 @@ impl PriorityRepair {
                 .all(|w| cmp_keyed((w[0].1, w[0].2), (w[1].1, w[1].2)) == Ordering::Less);
             self.then_now = pairs;
             if !kept {
-                self.queue_link(l, net, keys);
+                self.queue_link(l, net, keys, None);
             }
         }
     }
