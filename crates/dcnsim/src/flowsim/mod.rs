@@ -153,15 +153,15 @@
 //!
 //! SRPT and PDQ repair the last strict-priority pass from what changed since: an arrival, a
 //! sending subflow's end, two sending subflows that changed order on a link, and what those
-//! change in turn, in key order ([`priority_repair`]): about 5 subflows evaluated per event
-//! where the full pass walked 270. SRPT and PDQ at 1024 hosts: about 270 000 / 220 000 /
-//! 200 000 flows/s at loads 0.3 / 0.5 / 0.7 over 10 000 flows; 10⁶ PDQ flows on the
-//! 4 394-host fat-tree at load 0.3 in 9 s; PDQ with 10 240 flows started at once on
-//! BCube(4,4) in 0.3 s, 34 560 on the 3456-host fat-tree in 0.8 s, 40 960 on BCube(4,5) in
-//! 2.4 s. D3 re-solves every active flow at every event (with deadlines every rate moves with
-//! time); it skips a flow whose first or last link is full, and computes desires only for
-//! deadline flows. Figures, profiles and what is left: bench/RESULTS.md ("Flow-level
-//! model").
+//! change in turn, in key order ([`priority_repair`]): about 4 subflows evaluated per event
+//! where the full pass walked 270 (1024 hosts, load 0.5, 10 000 flows). SRPT and PDQ at
+//! 1024 hosts: about 180 000 / 80 000 / 75 000 flows/s at loads 0.3 / 0.5 / 0.7 over 100 000
+//! flows; 10⁶ PDQ flows on the 4 394-host fat-tree at load 0.3 in 7 s; PDQ with 10 240 flows
+//! started at once on BCube(4,4) in 0.3 s, 34 560 on the 3456-host fat-tree in 0.8 s, 40 960
+//! on BCube(4,5) in 2.4 s. D3 re-solves every active flow at every event (with deadlines
+//! every rate moves with time); it skips a flow whose first or last link is full, and
+//! computes desires only for deadline flows. Figures, profiles and what is left:
+//! bench/RESULTS.md ("Flow-level model").
 
 mod allocate;
 pub mod d3;
