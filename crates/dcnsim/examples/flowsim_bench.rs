@@ -6,8 +6,8 @@
 //! max-min and SRPT at loads 0.3, 0.5 and 0.7)
 //!
 //! Prints, per run: flows, wall time, flows/s, events/s, the mean number of flows and links
-//! re-solved per recomputation (for SRPT and PDQ, the subflows their pass did not skip), the
-//! rate changes per event and the solves per recomputation.
+//! re-solved per recomputation (for SRPT and PDQ, the subflows their repaired pass
+//! evaluated), the rate changes per event and the solves per recomputation.
 //! Results: bench/RESULTS.md ("Flow-level model").
 
 use dcnsim::flowsim::FlowSimulation;

@@ -420,7 +420,7 @@ pub struct FlowStats {
     /// Recomputations (one per distinct event time with a change).
     pub recomputations: u64,
     /// Flows and links re-solved (a max-min component, or all; for SRPT and PDQ the subflows
-    /// their pass did not skip, and no links), summed over recomputations.
+    /// their repaired pass evaluated, and no links), summed over recomputations.
     pub component_flows: u64,
     pub component_links: u64,
     /// Flows whose rate changed (each is rescheduled), summed.
