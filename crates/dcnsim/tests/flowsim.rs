@@ -803,7 +803,7 @@ fn repaired_priority_pass_equals_the_full_pass() {
         let size = 2000 + dcnsim::rng::derive_u64(7, "size", i) % 400_000;
         csv += &format!("{src},{dst},{size},0\n");
     }
-    let dir = flow_dir("fs-keyed-at-once", &csv);
+    let dir = flow_dir("fs-priority-at-once", &csv);
     let poisson = |load: f64| format!("kind = \"poisson\"\nflows = 3000\nload = {load}");
     let deadlines = "deadline = { dist = \"uniform\", min_ms = 1, max_ms = 20 }";
     let at_once = "kind = \"flows\"\nfile = \"flows.csv\"".to_string();
@@ -833,9 +833,9 @@ fn repaired_priority_pass_equals_the_full_pass() {
             sim.set_full_recompute(full);
             sim.run_with_stats(&mut |_| true).unwrap().0
         };
-        let (kept, every) = (run(false), run(true));
+        let (repaired, full) = (run(false), run(true));
         let ended = |o: &RunOutput| o.flows.iter().map(|f| (f.finish, f.terminated)).collect();
-        let (a, b): (Vec<_>, Vec<_>) = (ended(&kept), ended(&every));
+        let (a, b): (Vec<_>, Vec<_>) = (ended(&repaired), ended(&full));
         assert_eq!(a.len(), b.len());
         let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
         assert_eq!(differ, 0, "{label}: {differ} flows end at another time");

@@ -238,7 +238,7 @@ impl Policy {
     }
 
     /// SRPT and PDQ repair their last pass ([`priority_repair`]).
-    fn keeps_its_order(&self) -> bool {
+    fn repairs_its_pass(&self) -> bool {
         matches!(self, Policy::Srpt | Policy::Pdq { .. })
     }
 
@@ -583,7 +583,7 @@ pub struct FlowSimulation {
     order: Vec<u32>,
     greedy: priority::Greedy,
     merp_keys: Vec<Time>,
-    /// SRPT's and PDQ's subflows in key order, kept between solves.
+    /// SRPT's and PDQ's last priority pass, repaired at each event.
     repair: priority_repair::PriorityRepair,
     merp_table: Vec<crate::protocols::merp::schedule::FlowEntry>,
     maxmin: MaxMin,
@@ -765,7 +765,7 @@ impl FlowSimulation {
             order: Vec::new(),
             greedy: priority::Greedy::default(),
             merp_keys: Vec::new(),
-            repair: if policy.keeps_its_order() {
+            repair: if policy.repairs_its_pass() {
                 priority_repair::PriorityRepair::new(n_subs, n_links, n_subs > n_flows)
             } else {
                 priority_repair::PriorityRepair::default()
@@ -960,7 +960,7 @@ impl FlowSimulation {
         for e in self.subflows(f) {
             self.graph.remove(e);
             self.dirty.extend_from_slice(self.graph.path(e));
-            if self.policy.keeps_its_order() {
+            if self.policy.repairs_its_pass() {
                 self.repair.leave(e, &self.graph);
             }
         }
@@ -1070,7 +1070,7 @@ impl FlowSimulation {
             self.recompute_max_min();
         } else {
             self.ended_level = f64::INFINITY;
-            if !self.policy.keeps_its_order() {
+            if !self.policy.repairs_its_pass() {
                 self.take_every_active_flow();
             }
             self.allocate();
