@@ -792,8 +792,9 @@ protocol = "{protocol}"
 
 /// SRPT and PDQ repair their last priority pass from what changed (`flowsim::priority_repair`):
 /// the same completion times, to the picosecond, as the full pass over every subflow at every
-/// event — under Poisson load with and without deadlines, over M-PDQ's several subflows, and
-/// with every flow started at once.
+/// event — under Poisson load with and without deadlines (and flows aborted at them), over
+/// M-PDQ's several subflows (ECMP on a fat-tree, BCube's parallel paths), and with every flow
+/// started at once on a fat-tree, BCube and Jellyfish.
 #[test]
 fn repaired_priority_pass_equals_the_full_pass() {
     let mut csv = String::from("src,dst,size_bytes,start_s\n");
@@ -806,25 +807,32 @@ fn repaired_priority_pass_equals_the_full_pass() {
     let dir = flow_dir("fs-priority-at-once", &csv);
     let poisson = |load: f64| format!("kind = \"poisson\"\nflows = 3000\nload = {load}");
     let deadlines = "deadline = { dist = \"uniform\", min_ms = 1, max_ms = 20 }";
-    let at_once = "kind = \"flows\"\nfile = \"flows.csv\"".to_string();
-    for (transport, workload, label) in [
-        ("protocol = \"pfabric\"", poisson(0.8), "SRPT, load 0.8"),
-        ("protocol = \"pfabric\"", at_once.clone(), "SRPT, at once"),
-        ("protocol = \"pdq\"", poisson(0.8), "PDQ, load 0.8"),
+    let with_deadlines = format!("{}\n{deadlines}", poisson(0.8));
+    let aborted = format!("{with_deadlines}\nabort_at_deadline = true");
+    let at_once = "kind = \"flows\"\nfile = \"flows.csv\"";
+    let fattree = "kind = \"fattree\"\nk = 6";
+    let bcube = "kind = \"bcube\"\nn = 4\nk = 2\n[routing]\nlb = \"bcube_paths\"";
+    let jellyfish =
+        "kind = \"jellyfish\"\nswitches = 16\nports_per_switch = 8\nhosts_per_switch = 4";
+    let (srpt, pdq, mpdq) = ("\"pfabric\"", "\"pdq\"", "\"mpdq\"\nsubflows = 3");
+    for (topology, protocol, workload, label) in [
+        (fattree, srpt, poisson(0.8), "SRPT, load 0.8"),
+        (fattree, srpt, at_once.to_string(), "SRPT, at once"),
+        (fattree, pdq, poisson(0.8), "PDQ, load 0.8"),
+        (fattree, pdq, with_deadlines, "PDQ, deadlines"),
+        (fattree, pdq, aborted, "PDQ, aborted at deadlines"),
+        (fattree, pdq, at_once.to_string(), "PDQ, at once"),
         (
-            "protocol = \"pdq\"",
-            format!("{}\n{deadlines}", poisson(0.8)),
-            "PDQ, deadlines",
+            jellyfish,
+            pdq,
+            at_once.to_string(),
+            "PDQ, Jellyfish, at once",
         ),
-        ("protocol = \"pdq\"", at_once.clone(), "PDQ, at once"),
-        (
-            "protocol = \"mpdq\"\nsubflows = 3",
-            poisson(0.6),
-            "M-PDQ, load 0.6",
-        ),
+        (fattree, mpdq, poisson(0.6), "M-PDQ, load 0.6"),
+        (bcube, mpdq, at_once.to_string(), "M-PDQ, BCube, at once"),
     ] {
         let text = format!(
-            "[topology]\nkind = \"fattree\"\nk = 6\n[transport]\n{transport}\n[workload]\n{workload}\n"
+            "[topology]\n{topology}\n[transport]\nprotocol = {protocol}\n[workload]\n{workload}\n"
         );
         let run = |full: bool| {
             let p =
