@@ -104,7 +104,7 @@ here), and BCube's parallel paths for Fig. 11.
   (paper 85–95 %; Jellyfish reproduced), 96–98 % against the published law; the worst flow is
   2.9–3.0× slower than under RCP-PS on fat-tree and BCube (paper 2.57, reproduced), 7.9× on
   Jellyfish.
-* **fig8-flow** (flow level, :mod:`.scale_flow`; every point, run of 2026-11-26). 5 of its
+* **fig8-flow** (flow level, :mod:`.scale_flow`; every point, run of 2026-11-27). 5 of its
   13 claims are reproduced:
 
   - Mean FCT: PDQ's is 30 % below D3 on the 3456-server fat-tree (6.09 vs 8.73 ms; paper
@@ -125,8 +125,12 @@ here), and BCube's parallel paths for Fig. 11.
     PDQ meets 1.5 and 1. With the packet level's grid, which stops at 6 per server, PDQ met
     every count and the ratio read exactly 3×: the flow level also tries 8 and 12.
   - Flows faster under PDQ than under fair sharing: 77 % on the 3456-server fat-tree, 74 % on
-    the 4096-server BCube, 87.5 % on the 4096-server Jellyfish (paper 85–95 %). The worst flow
-    is 3.2×, 3.9× and 5.5× slower (paper 2.57). The share falls with the network's size: on
+    the 4096-server BCube, 87.4 % on the 4096-server Jellyfish (paper 85–95 %). The worst flow
+    is 3.2×, 3.9× and 7.3× slower (paper 2.57). That maximum over one flow is fragile: a
+    change in the last bit of how a flow's bits left are computed (bench/RESULTS.md, "one
+    expression for a flow's bits left") reorders a few near-equal keys in one Jellyfish
+    list, and the schedule there diverges from it: its mean FCT moves by 0.1 %, the share by
+    0.03 points, and the worst flow from 5.5× to 7.3×. The share falls with the network's size: on
     the 16-server networks it is 87–92 % (within the paper's range), on the fat-trees 80–81 %
     at 128 servers and 78 % at 1024 (where the worst flow is 2.5–2.6× slower, the paper's
     2.57), on BCube 88–89 % at 64 servers and 79 % at 1024, on Jellyfish 94–96 % up to 256
@@ -140,15 +144,14 @@ here), and BCube's parallel paths for Fig. 11.
     far end; under fair sharing it moves at both ends at once and its waits overlap. That
     the share falls with size we take to be the same effect over more contended links per
     path (ECMP collisions in larger fat-trees, say); that part is not measured on its own.
-  - Time: 36 minutes with ``-j 1`` on a shared 2-core machine, other work on the second
-    core (the points' ``run.wall_s`` add up to 33 minutes: D3 20, fair sharing 8, PDQ 5; it
-    was 70 minutes before the session of bench/RESULTS.md's "SRPT, PDQ and D3 keep their work
-    to the flows that can change"), so about half that with ``-j 2``. Its largest networks
-    take most of it: an FCT point with 40 960 flows on BCube(4,5) takes about half a minute
-    under PDQ, one under D3, and 33–46 s under fair sharing (20 minutes before the exact
-    pruning by level and by bottleneck of :mod:`flowsim::incremental`). D3's deadline
-    points are the slowest (about 3 minutes for 49 152 flows on BCube(4,5)): every rate
-    changes at every event, and every flow is rescheduled.
+  - Time: 32 minutes with ``-j 1`` on a shared 2-core machine, other work on the second
+    core at times (the points' ``run.wall_s`` add up to 29 minutes: D3 20, fair sharing 8,
+    PDQ 0.5; 70 minutes two sessions before), so about half that with ``-j 2``. D3 takes
+    most of it: every rate changes at every event, and every flow is rescheduled (about 3
+    minutes for a deadline point of 49 152 flows on BCube(4,5), one for an FCT point of
+    40 960). An FCT point of 40 960 flows on BCube(4,5) takes 33–46 s under fair sharing and
+    2–3 s under PDQ, whose priority pass is repaired from what each event changed
+    (``flowsim::priority_repair``).
 """
 
 from ..figure import Paper
