@@ -792,7 +792,8 @@ protocol = "{protocol}"
 
 /// SRPT and PDQ repair their last priority pass from what changed (`flowsim::priority_repair`):
 /// the same completion times, to the picosecond, as the full pass over every subflow at every
-/// event — under Poisson load with and without deadlines (and flows aborted at them), over
+/// event — under Poisson load with and without deadlines (and flows aborted at them) and with
+/// PDQ's flow aging, over
 /// M-PDQ's several subflows (ECMP on a fat-tree, BCube's parallel paths), and with every flow
 /// started at once on a fat-tree, BCube and Jellyfish.
 #[test]
@@ -815,6 +816,7 @@ fn repaired_priority_pass_equals_the_full_pass() {
     let jellyfish =
         "kind = \"jellyfish\"\nswitches = 16\nports_per_switch = 8\nhosts_per_switch = 4";
     let (srpt, pdq, mpdq) = ("\"pfabric\"", "\"pdq\"", "\"mpdq\"\nsubflows = 3");
+    let aging = "\"pdq\"\npdq_aging_rate = 4";
     for (topology, protocol, workload, label) in [
         (fattree, srpt, poisson(0.8), "SRPT, load 0.8"),
         (fattree, srpt, at_once.to_string(), "SRPT, at once"),
@@ -822,6 +824,7 @@ fn repaired_priority_pass_equals_the_full_pass() {
         (fattree, pdq, with_deadlines, "PDQ, deadlines"),
         (fattree, pdq, aborted, "PDQ, aborted at deadlines"),
         (fattree, pdq, at_once.to_string(), "PDQ, at once"),
+        (fattree, aging, poisson(0.8), "PDQ with aging, load 0.8"),
         (
             jellyfish,
             pdq,

@@ -83,13 +83,13 @@ impl FlowSimulation {
     }
 
     /// SRPT's and PDQ's allocation: the strict-priority greedy pass, repaired from what
-    /// changed since the last pass ([`super::priority_repair`]), or run in full under PDQ's
-    /// aging (which moves every key). Takes the subflows that arrived from `arrived`; writes
-    /// the subflows whose rates may have changed to `comp_flows` and their rates to `rates`.
+    /// changed since the last pass ([`super::priority_repair`]). Takes the subflows that
+    /// arrived from `arrived`; writes the subflows whose rates may have changed to
+    /// `comp_flows` and their rates to `rates`.
     pub(super) fn allocate_by_priority(&mut self) {
         let now = self.now;
         let aging_rate = self.aging_rate;
-        let full = aging_rate != 0.0 || self.full_recompute;
+        let full = self.full_recompute;
         if full {
             self.prune_active();
         }
@@ -144,8 +144,10 @@ impl FlowSimulation {
                 now: |e: u32| key_at(e, now),
                 siblings,
             };
-            self.repair
-                .pass(&keys, &self.arrived, &self.graph, &self.capacity, out);
+            // Under aging every paused key falls as it waits.
+            let aged: &[u32] = if aging_rate != 0.0 { &self.active } else { &[] };
+            let (arrived, net, capacity) = (&self.arrived, &self.graph, &self.capacity);
+            self.repair.pass(&keys, arrived, aged, net, capacity, out);
         }
         self.repair.set_last_pass(now);
     }

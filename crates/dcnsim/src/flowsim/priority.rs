@@ -39,9 +39,8 @@ pub fn cmp_keyed(a: (Key, u32), b: (Key, u32)) -> Ordering {
 
 /// The greedy pass of a strict-priority allocation: flows in order, each taking the smallest
 /// residual capacity along its path. [`Greedy::run`] is the pass over every flow given
-/// (MERP's; SRPT's and PDQ's under PDQ's aging); otherwise SRPT and PDQ repair the last
-/// pass's result from what changed ([`super::priority_repair`]), with the same arithmetic
-/// ([`Greedy::taken`]). The residual capacities equal the links' capacities between passes: a
+/// (MERP's); SRPT and PDQ repair the last pass's result from what changed
+/// ([`super::priority_repair`]), with the same arithmetic ([`Greedy::taken`]). The residual capacities equal the links' capacities between passes: a
 /// pass puts back only the links it used, so its cost follows the flows, not the network's
 /// size.
 #[derive(Default)]

@@ -13,8 +13,9 @@
 //! 3. two subflows with rates on one link changed order (their keys fall as they send, each at
 //!    its own rate): the subflows of that link are evaluated;
 //! 4. a paused subflow's key moved (M-PDQ: its flow's bits left are shared by its subflows,
-//!    so it moves with a sending sibling): it is evaluated, unless the subflows with rates
-//!    before it on the link it was paused at are still the same ones;
+//!    so it moves with a sending sibling; PDQ's aging: every paused key falls as it waits):
+//!    it is evaluated, unless the subflows with rates before it on the link it was paused at
+//!    are still the same ones;
 //! 5. an evaluated subflow's rate changed: the subflows after it on its links are evaluated
 //!    (if it takes more, only those with rates: a paused one finds its full link still full).
 //!
@@ -27,8 +28,8 @@
 //! neither: the paused one took nothing, so the sender's sequences are the same, and the
 //! paused one finds one more rate taken before it, so a link that was full for it still is
 //! (float subtraction and the greedy's clamp to 0 are monotone). Keys never rise between
-//! passes (bits left only fall), so no sender falls behind a paused subflow. PDQ's flow
-//! aging moves every paused key; it runs the full pass ([`PriorityRepair::full_pass`]).
+//! passes (bits left only fall, and aging only divides them more), so no sender falls
+//! behind a paused subflow.
 //!
 //! The evaluation follows the full pass's arithmetic exactly: the pending subflows are taken
 //! in key order, so every subflow before one has its final rate, and a link's residual is
@@ -308,11 +309,13 @@ impl PriorityRepair {
 
     /// The pass: queues what changed (rules 1–4), evaluates in key order, queueing after each
     /// subflow whose rate changed the subflows after it on its links (rule 5), and reports the
-    /// evaluated subflows with their rates.
+    /// evaluated subflows with their rates. `aged`: subflows whose keys move while they are
+    /// paused (every active subflow under PDQ's aging; none otherwise), for rule 4.
     pub fn pass<Then, Now, Siblings>(
         &mut self,
         keys: &Keys<Then, Now, Siblings>,
         arrived: &[u32],
+        aged: &[u32],
         net: &LinkFlows,
         capacity: &[f64],
         mut out: Solved,
@@ -340,6 +343,13 @@ impl PriorityRepair {
         self.ended.clear();
         self.queue_reordered_links(keys, net);
         self.queue_moved_siblings(keys);
+        for &y in aged {
+            if self.live[y as usize] && self.rate[y as usize] <= 0.0 && !self.still_blocked(y, keys)
+            {
+                let key = Self::now(&mut self.memo, pass, keys, y);
+                self.pending.queue(y, key, &self.live);
+            }
+        }
         while let Some(Reverse((_, _, e))) = self.pending.heap.pop() {
             let key = Self::now(&mut self.memo, pass, keys, e);
             let r = self.evaluate(e, key, net, capacity, keys);
@@ -508,8 +518,8 @@ impl PriorityRepair {
         }
     }
 
-    /// The full pass over `active` (every active subflow) in key order, for PDQ's aging,
-    /// which moves every key, and to test the repair against: reports every active subflow.
+    /// The full pass over `active` (every active subflow) in key order, to test the repair
+    /// against: reports every active subflow.
     pub fn full_pass(
         &mut self,
         active: &[u32],
@@ -623,7 +633,8 @@ mod tests {
                 rates: &mut out,
             };
             let (net, capacity) = (&self.net, &self.capacity);
-            self.repair.pass(&keys, &arrived, net, capacity, solved);
+            self.repair
+                .pass(&keys, &arrived, &[], net, capacity, solved);
             for (&e, &r) in flows.iter().zip(&out) {
                 self.rates[e as usize] = r;
             }
@@ -659,7 +670,14 @@ mod tests {
     /// and reports every subflow whose rate changed and every arrival.
     #[test]
     fn repaired_pass_equals_the_full_pass() {
-        for (seed, per_flow) in [(11u64, 1u32), (12, 1), (13, 3)] {
+        // (seed, subflows per flow, whether paused keys fall too, as under PDQ's aging)
+        for (seed, per_flow, aging) in [
+            (11u64, 1u32, false),
+            (12, 1, false),
+            (13, 3, false),
+            (14, 1, true),
+            (15, 3, true),
+        ] {
             let flows = 500u32;
             let n = flows * per_flow;
             let mut next = rng(seed);
@@ -712,6 +730,8 @@ mod tests {
                 for f in 0..flows as usize {
                     if sent[f] > 0.0 {
                         flow_key[f] = (flow_key[f] - sent[f] * (next() % 4) as f64).max(0.0);
+                    } else if aging {
+                        flow_key[f] *= 1.0 - (next() % 3) as f64 * 0.05;
                     }
                 }
                 // Departures: whole flows, with chance 1 in 8.
@@ -760,7 +780,8 @@ mod tests {
                         flows: &mut got_flows,
                         rates: &mut got_rates,
                     };
-                    repair.pass(&keys, &arrived, &net, &capacity, solved);
+                    let aged: &[u32] = if aging { &active } else { &[] };
+                    repair.pass(&keys, &arrived, aged, &net, &capacity, solved);
                 }
                 for (&e, &r) in got_flows.iter().zip(&got_rates) {
                     rates[e as usize] = r;
