@@ -34,13 +34,13 @@
 //! The evaluation follows the full pass's arithmetic exactly: the pending subflows are taken
 //! in key order, so every subflow before one has its final rate, and a link's residual is
 //! its capacity less the rates of the subflows with rates before it, taken off in key order
-//! with the greedy's clamp ([`Greedy::take`]). The rates are therefore the full pass's, bit
+//! with the greedy's clamp ([`Greedy::taken`]). The rates are therefore the full pass's, bit
 //! for bit (test `repaired_pass_equals_the_full_pass`, and
 //! `repaired_priority_pass_equals_the_full_pass` on whole runs).
 //!
-//! Keys are read when needed, at the last pass's time (for rule 3) or now, from the flows'
-//! state: the caller's key functions must give the key the last pass saw for the first, and
-//! the same expression at both times.
+//! Keys are read when needed, at the last pass's time (for rules 3 and 4) or now, from the
+//! flows' state, each at most once per pass: the caller's key functions must give, for the
+//! first, the key the last pass saw.
 
 use super::priority::{cmp_keyed, Greedy, Key};
 use super::LinkFlows;
