@@ -125,31 +125,29 @@ impl FlowSimulation {
                 size,
             }
         };
+        let siblings = |e: u32| {
+            let f = owner[e as usize] as usize;
+            first_sub[f]..first_sub[f + 1]
+        };
+        let keys = priority_repair::Keys {
+            key: key_at,
+            now,
+            siblings,
+        };
         let out = priority_repair::Solved {
             flows: &mut self.comp_flows,
             rates: &mut self.rates,
         };
+        let (net, capacity) = (&self.graph, &self.capacity);
         if full {
-            let now_key = |e: u32| key_at(e, now);
             self.repair
-                .full_pass(&self.active, now_key, &self.graph, &self.capacity, out);
+                .full_pass(&self.active, &keys, net, capacity, out);
         } else {
-            let then = self.repair.last_pass();
-            let siblings = |e: u32| {
-                let f = owner[e as usize] as usize;
-                first_sub[f]..first_sub[f + 1]
-            };
-            let keys = priority_repair::Keys {
-                then: |e: u32| key_at(e, then),
-                now: |e: u32| key_at(e, now),
-                siblings,
-            };
             // Under aging every paused key falls as it waits.
             let aged: &[u32] = if aging_rate != 0.0 { &self.active } else { &[] };
-            let (arrived, net, capacity) = (&self.arrived, &self.graph, &self.capacity);
-            self.repair.pass(&keys, arrived, aged, net, capacity, out);
+            self.repair
+                .pass(&keys, &self.arrived, aged, net, capacity, out);
         }
-        self.repair.set_last_pass(now);
     }
 }
 

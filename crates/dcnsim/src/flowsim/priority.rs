@@ -40,9 +40,9 @@ pub fn cmp_keyed(a: (Key, u32), b: (Key, u32)) -> Ordering {
 /// The greedy pass of a strict-priority allocation: flows in order, each taking the smallest
 /// residual capacity along its path. [`Greedy::run`] is the pass over every flow given
 /// (MERP's); SRPT and PDQ repair the last pass's result from what changed
-/// ([`super::priority_repair`]), with the same arithmetic ([`Greedy::taken`]). The residual capacities equal the links' capacities between passes: a
-/// pass puts back only the links it used, so its cost follows the flows, not the network's
-/// size.
+/// ([`super::priority_repair`]), with the same arithmetic ([`Greedy::taken`]). The residual
+/// capacities equal the links' capacities between passes: a pass puts back only the links it
+/// used, so its cost follows the flows, not the network's size.
 #[derive(Default)]
 pub struct Greedy {
     residual: Vec<f64>,
@@ -59,51 +59,41 @@ impl Greedy {
         capacity: &[f64],
         rates: &mut Vec<f64>,
     ) {
-        self.start(capacity);
-        rates.clear();
-        rates.resize(flows.len(), 0.0);
-        for i in order {
-            if let Ok(r) = self.take(net.path(flows[i as usize]), capacity) {
-                rates[i as usize] = r;
-            }
-        }
-        self.put_back(capacity);
-    }
-
-    /// Before a pass: every residual is its link's capacity.
-    pub fn start(&mut self, capacity: &[f64]) {
         if self.residual.len() != capacity.len() {
             self.residual = capacity.to_vec();
         }
-    }
-
-    /// Whether link `l` has nothing left in this pass.
-    #[inline]
-    pub fn is_full(&self, l: u32) -> bool {
-        self.residual[l as usize] <= 0.0
+        rates.clear();
+        rates.resize(flows.len(), 0.0);
+        for i in order {
+            if let Some(r) = self.take(net.path(flows[i as usize]), capacity) {
+                rates[i as usize] = r;
+            }
+        }
+        for &l in &self.used {
+            self.residual[l as usize] = capacity[l as usize];
+        }
+        self.used.clear();
     }
 
     /// The step of a flow on `path`: its rate, the smallest residual along the path, taken off
-    /// every link of it; or `Err` with the first link it finds full (`None` for an empty path,
-    /// which gets nothing either).
-    #[inline]
-    pub fn take(&mut self, path: &[PortIdx], capacity: &[f64]) -> Result<f64, Option<u32>> {
+    /// every link of it; `None` if a link of it is full (or the path is empty).
+    fn take(&mut self, path: &[PortIdx], capacity: &[f64]) -> Option<f64> {
         let residual = &mut self.residual;
         let mut r = f64::INFINITY;
         for &l in path {
             r = r.min(residual[l as usize]);
             if r <= 0.0 {
-                return Err(Some(l)); // paused: no need to look further
+                return None; // paused: no need to look further
             }
         }
         if !r.is_finite() {
-            return Err(None);
+            return None;
         }
         for &l in path {
             residual[l as usize] = Greedy::taken(residual[l as usize], r, capacity[l as usize]);
             self.used.push(l);
         }
-        Ok(r)
+        Some(r)
     }
 
     /// What a link of `capacity` has left of `residual` once a flow takes `rate` of it. What
@@ -117,14 +107,6 @@ impl Greedy {
         } else {
             left
         }
-    }
-
-    /// After a pass: the residuals it lowered are their links' capacities again.
-    pub fn put_back(&mut self, capacity: &[f64]) {
-        for &l in &self.used {
-            self.residual[l as usize] = capacity[l as usize];
-        }
-        self.used.clear();
     }
 }
 

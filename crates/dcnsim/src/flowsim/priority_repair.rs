@@ -38,9 +38,9 @@
 //! for bit (test `repaired_pass_equals_the_full_pass`, and
 //! `repaired_priority_pass_equals_the_full_pass` on whole runs).
 //!
-//! Keys are read when needed, at the last pass's time (for rules 3 and 4) or now, from the
-//! flows' state, each at most once per pass: the caller's key functions must give, for the
-//! first, the key the last pass saw.
+//! Keys are read when needed, now or at the last pass's time (for rules 3 and 4), from the
+//! flows' state, each at most once per pass: the caller's key function must give, for the
+//! last pass's time, the key that pass read.
 
 use super::priority::{cmp_keyed, Greedy, Key};
 use super::LinkFlows;
@@ -180,10 +180,11 @@ impl Solved<'_> {
 }
 
 /// What a repair needs to know of the subflows besides the links.
-pub struct Keys<Then, Now, Siblings> {
-    /// A subflow's key at the last pass, and now.
-    pub then: Then,
-    pub now: Now,
+pub struct Keys<K, Siblings> {
+    /// A subflow's key at a time: asked for now and for the last pass's time, where it must
+    /// give the key that pass read.
+    pub key: K,
+    pub now: Time,
     /// The subflows of a subflow's flow (asked only if the repair was made `multipath`).
     pub siblings: Siblings,
 }
@@ -210,16 +211,6 @@ impl PriorityRepair {
             listed: vec![false; links],
             ..PriorityRepair::default()
         }
-    }
-
-    /// When the last pass ran (the time of the keys `Keys::then` must give).
-    pub fn last_pass(&self) -> Time {
-        self.last_pass
-    }
-
-    /// Notes when the pass just run ran.
-    pub fn set_last_pass(&mut self, t: Time) {
-        self.last_pass = t;
     }
 
     /// A subflow that has just arrived (evaluated at the next pass: the caller lists it in
@@ -264,33 +255,34 @@ impl PriorityRepair {
         }
     }
 
-    /// `e`'s key now and at the last pass, each read once per pass.
-    fn now<T, N: Fn(u32) -> Key, S>(
+    /// `e`'s key now, and at the last pass (`then`), each read once per pass.
+    fn now<K: Fn(u32, Time) -> Key, S>(
         memo: &mut KeyMemo,
         pass: u32,
-        k: &Keys<T, N, S>,
+        k: &Keys<K, S>,
         e: u32,
     ) -> Key {
-        KeyMemo::read(&mut memo.now, e, pass, &k.now)
+        KeyMemo::read(&mut memo.now, e, pass, &|e| (k.key)(e, k.now))
     }
 
-    fn then<T: Fn(u32) -> Key, N, S>(
+    fn then<K: Fn(u32, Time) -> Key, S>(
         memo: &mut KeyMemo,
         pass: u32,
-        k: &Keys<T, N, S>,
+        k: &Keys<K, S>,
+        then: Time,
         e: u32,
     ) -> Key {
-        KeyMemo::read(&mut memo.then, e, pass, &k.then)
+        KeyMemo::read(&mut memo.then, e, pass, &|e| (k.key)(e, then))
     }
 
     /// Queues the subflows on link `l` that a change of its sequence can reach (after
     /// `after`, if given): those with rates, and the paused ones that were paused at `l`
     /// (a subflow paused at another link stays paused whatever `l` leaves it).
-    fn queue_link<T, N: Fn(u32) -> Key, S>(
+    fn queue_link<K: Fn(u32, Time) -> Key, S>(
         &mut self,
         l: u32,
         net: &LinkFlows,
-        keys: &Keys<T, N, S>,
+        keys: &Keys<K, S>,
         after: Option<(Key, u32)>,
     ) {
         let pass = self.pending.pass;
@@ -311,17 +303,16 @@ impl PriorityRepair {
     /// subflow whose rate changed the subflows after it on its links (rule 5), and reports the
     /// evaluated subflows with their rates. `aged`: subflows whose keys move while they are
     /// paused (every active subflow under PDQ's aging; none otherwise), for rule 4.
-    pub fn pass<Then, Now, Siblings>(
+    pub fn pass<K, Siblings>(
         &mut self,
-        keys: &Keys<Then, Now, Siblings>,
+        keys: &Keys<K, Siblings>,
         arrived: &[u32],
         aged: &[u32],
         net: &LinkFlows,
         capacity: &[f64],
         mut out: Solved,
     ) where
-        Then: Fn(u32) -> Key,
-        Now: Fn(u32) -> Key,
+        K: Fn(u32, Time) -> Key,
         Siblings: Fn(u32) -> std::ops::Range<u32>,
     {
         out.flows.clear();
@@ -342,14 +333,7 @@ impl PriorityRepair {
         }
         self.ended.clear();
         self.queue_reordered_links(keys, net);
-        self.queue_moved_siblings(keys);
-        for &y in aged {
-            if self.live[y as usize] && self.rate[y as usize] <= 0.0 && !self.still_blocked(y, keys)
-            {
-                let key = Self::now(&mut self.memo, pass, keys, y);
-                self.pending.queue(y, key, &self.live);
-            }
-        }
+        self.queue_moved_paused(keys, aged);
         while let Some(Reverse((_, _, e))) = self.pending.heap.pop() {
             let key = Self::now(&mut self.memo, pass, keys, e);
             let r = self.evaluate(e, key, net, capacity, keys);
@@ -374,20 +358,17 @@ impl PriorityRepair {
                 }
             }
         }
+        self.last_pass = keys.now;
     }
 
     /// Rule 3: on every link with two or more subflows with rates, whether their order by
     /// the last pass's keys is still their order now; every subflow of a link where it is
     /// not is queued.
-    fn queue_reordered_links<Then, Now, Siblings>(
-        &mut self,
-        keys: &Keys<Then, Now, Siblings>,
-        net: &LinkFlows,
-    ) where
-        Then: Fn(u32) -> Key,
-        Now: Fn(u32) -> Key,
+    fn queue_reordered_links<K, Siblings>(&mut self, keys: &Keys<K, Siblings>, net: &LinkFlows)
+    where
+        K: Fn(u32, Time) -> Key,
     {
-        let pass = self.pending.pass;
+        let (pass, last) = (self.pending.pass, self.last_pass);
         let mut i = 0;
         while i < self.shared.len() {
             let l = self.shared[i];
@@ -400,7 +381,7 @@ impl PriorityRepair {
             let mut pairs = std::mem::take(&mut self.then_now);
             pairs.clear();
             for &e in &self.senders_on[l as usize] {
-                let then = Self::then(&mut self.memo, pass, keys, e);
+                let then = Self::then(&mut self.memo, pass, keys, last, e);
                 pairs.push((then, Self::now(&mut self.memo, pass, keys, e), e));
             }
             pairs.sort_unstable_by(|a, b| cmp_keyed((a.0, a.2), (b.0, b.2)));
@@ -414,20 +395,16 @@ impl PriorityRepair {
         }
     }
 
-    /// Rule 4: the paused subflows of flows with a sending subflow (their keys moved with
-    /// it), but those still behind the same senders on the link they were paused at.
-    fn queue_moved_siblings<Then, Now, Siblings>(&mut self, keys: &Keys<Then, Now, Siblings>)
+    /// Rule 4: the paused subflows whose keys moved, the paused subflows of flows with a
+    /// sending subflow (multipath) and those of `aged`, but those still behind the same
+    /// senders on the link they were paused at.
+    fn queue_moved_paused<K, Siblings>(&mut self, keys: &Keys<K, Siblings>, aged: &[u32])
     where
-        Then: Fn(u32) -> Key,
-        Now: Fn(u32) -> Key,
+        K: Fn(u32, Time) -> Key,
         Siblings: Fn(u32) -> std::ops::Range<u32>,
     {
-        if !self.multipath {
-            return;
-        }
-        let pass = self.pending.pass;
         let mut i = 0;
-        while i < self.senders.len() {
+        while self.multipath && i < self.senders.len() {
             let e = self.senders[i];
             if self.rate[e as usize] <= 0.0 {
                 self.is_sender_listed[e as usize] = false;
@@ -436,37 +413,41 @@ impl PriorityRepair {
             }
             i += 1;
             for s in (keys.siblings)(e) {
-                if self.rate[s as usize] <= 0.0 && !self.still_blocked(s, keys) {
-                    let key = Self::now(&mut self.memo, pass, keys, s);
-                    self.pending.queue(s, key, &self.live);
-                }
+                self.queue_if_moved_past(s, keys);
             }
+        }
+        for &y in aged {
+            self.queue_if_moved_past(y, keys);
+        }
+    }
+
+    /// Queues `y` if it is active, paused, and no longer behind the same senders at the link
+    /// it was paused at.
+    fn queue_if_moved_past<K: Fn(u32, Time) -> Key, S>(&mut self, y: u32, keys: &Keys<K, S>) {
+        if self.live[y as usize] && self.rate[y as usize] <= 0.0 && !self.still_blocked(y, keys) {
+            let key = Self::now(&mut self.memo, self.pending.pass, keys, y);
+            self.pending.queue(y, key, &self.live);
         }
     }
 
     /// Whether paused subflow `y`, whose key moved, is still paused at the link it was
     /// paused at: the subflows with rates there that were before it still are, and no other.
     /// (Their rates are the last pass's, which left that link full at `y`'s place.)
-    fn still_blocked<Then, Now, Siblings>(
-        &mut self,
-        y: u32,
-        keys: &Keys<Then, Now, Siblings>,
-    ) -> bool
+    fn still_blocked<K, Siblings>(&mut self, y: u32, keys: &Keys<K, Siblings>) -> bool
     where
-        Then: Fn(u32) -> Key,
-        Now: Fn(u32) -> Key,
+        K: Fn(u32, Time) -> Key,
     {
         let b = self.block[y as usize];
         if b == NO_LINK {
             return false;
         }
-        let (pass, memo) = (self.pending.pass, &mut self.memo);
+        let (pass, last, memo) = (self.pending.pass, self.last_pass, &mut self.memo);
         let (then_y, now_y) = (
-            Self::then(memo, pass, keys, y),
+            Self::then(memo, pass, keys, last, y),
             Self::now(memo, pass, keys, y),
         );
         self.senders_on[b as usize].iter().all(|&g| {
-            let then_g = Self::then(memo, pass, keys, g);
+            let then_g = Self::then(memo, pass, keys, last, g);
             let now_g = Self::now(memo, pass, keys, g);
             let was_before = cmp_keyed((then_g, g), (then_y, y)) == Ordering::Less;
             let is_before = cmp_keyed((now_g, g), (now_y, y)) == Ordering::Less;
@@ -476,13 +457,13 @@ impl PriorityRepair {
 
     /// `e`'s rate: the smallest residual along its path at its place (0 if a link there is
     /// full), as the full pass computes it.
-    fn evaluate<Then, Now: Fn(u32) -> Key, Siblings>(
+    fn evaluate<K: Fn(u32, Time) -> Key, Siblings>(
         &mut self,
         e: u32,
         key: Key,
         net: &LinkFlows,
         capacity: &[f64],
-        keys: &Keys<Then, Now, Siblings>,
+        keys: &Keys<K, Siblings>,
     ) -> f64 {
         let pass = self.pending.pass;
         let mut r = f64::INFINITY;
@@ -520,24 +501,25 @@ impl PriorityRepair {
 
     /// The full pass over `active` (every active subflow) in key order, to test the repair
     /// against: reports every active subflow.
-    pub fn full_pass(
+    pub fn full_pass<K: Fn(u32, Time) -> Key, S>(
         &mut self,
         active: &[u32],
-        now: impl Fn(u32) -> Key,
+        keys: &Keys<K, S>,
         net: &LinkFlows,
         capacity: &[f64],
         mut out: Solved,
     ) {
         self.ended.clear();
         self.keys.clear();
-        self.keys.extend(active.iter().map(|&e| now(e)));
+        self.keys
+            .extend(active.iter().map(|&e| (keys.key)(e, keys.now)));
         self.order.clear();
         self.order.extend(0..active.len() as u32);
-        let (keys, order) = (&self.keys, &mut self.order);
+        let (key_of, order) = (&self.keys, &mut self.order);
         order.sort_unstable_by(|&a, &b| {
             cmp_keyed(
-                (keys[a as usize], active[a as usize]),
-                (keys[b as usize], active[b as usize]),
+                (key_of[a as usize], active[a as usize]),
+                (key_of[b as usize], active[b as usize]),
             )
         });
         let mut rates = std::mem::take(&mut self.full_rates);
@@ -556,6 +538,7 @@ impl PriorityRepair {
             out.push(e, rates[i]);
         }
         self.full_rates = rates;
+        self.last_pass = keys.now;
     }
 }
 
@@ -588,6 +571,7 @@ mod tests {
         repair: PriorityRepair,
         /// Per subflow, its rate as the passes reported it.
         rates: Vec<f64>,
+        passes: u64,
     }
 
     impl Case {
@@ -605,6 +589,7 @@ mod tests {
                 flow_of,
                 repair,
                 rates: vec![f64::NAN; paths.len()],
+                passes: 0,
             }
         }
 
@@ -617,9 +602,15 @@ mod tests {
                 let first = flow_of.iter().position(mine).expect("its own") as u32;
                 first..first + flow_of.iter().filter(|g| mine(g)).count() as u32
             };
+            // The passes run at times 1, 2, …: a key is asked for now or the last pass's time.
+            let t = Time(self.passes + 1);
+            self.passes += 1;
             let keys = Keys {
-                then: |e: u32| key(then[e as usize]),
-                now: |e: u32| key(now[e as usize]),
+                key: |e: u32, at: Time| {
+                    assert!(at == t || at.0 + 1 == t.0, "a key at {at:?}");
+                    key(if at == t { now } else { then }[e as usize])
+                },
+                now: t,
                 siblings,
             };
             let arrived: Vec<u32> = if self.rates[0].is_nan() {
@@ -771,9 +762,15 @@ mod tests {
                         let f = flow_of[e as usize];
                         f * per_flow..(f + 1) * per_flow
                     };
+                    // Round r's pass runs at time r + 1; its last pass, at r.
+                    let t = Time(round + 1);
                     let keys = Keys {
-                        then: |e: u32| then[e as usize],
-                        now: |e: u32| now[e as usize],
+                        key: |e: u32, at: Time| {
+                            assert!(at == t || at.0 + 1 == t.0, "a key at {at:?}");
+                            let keys = if at == t { &now } else { &then };
+                            keys[e as usize]
+                        },
+                        now: t,
                         siblings,
                     };
                     let solved = Solved {
