@@ -452,6 +452,26 @@ fn processor_sharing_mean_slowdown_is_one_over_one_minus_rho() {
     }
 }
 
+/// The same at ρ = 0.9 (about 0.925 on the wire), where the mean converges slowly: busy
+/// periods last ~1/(1 − ρ)² services, and web search's heavy tail adds to that. A million
+/// flows bring both distributions within the 3 % (seed 1: −0.9 % and +1.3 %; seed 2,
+/// not run here: −2.4 % and −2.8 %; 300 000 flows gave up to −6.3 %).
+#[test]
+fn processor_sharing_holds_at_rho_0_9() {
+    for sizes in ["{ dist = \"exponential\", mean_kb = 100 }", "\"websearch\""] {
+        let (out, rho_wire) = one_link("dctcp", sizes, 0.9, 1_000_000, 1);
+        assert!(out.flows.iter().all(|f| f.finish.is_some()));
+        assert!(rho_wire > 0.9, "realised load {rho_wire}");
+        let got = mean_slowdown(&out);
+        let want = 1.0 / (1.0 - rho_wire);
+        eprintln!("PS {sizes} rho {rho_wire:.4}: slowdown {got:.4} vs {want:.4}");
+        assert!(
+            (got / want - 1.0).abs() < 0.03,
+            "PS {sizes} ρ = {rho_wire}: mean slowdown {got}, theory {want}"
+        );
+    }
+}
+
 /// M/G/1 under preemptive SRPT (Schrage & Miller 1966): the mean response time of a job of
 /// size x is
 /// `[λ∫₀ˣ t² dF + λx²(1 − F(x))] / (2(1 − ρ(x))²) + ∫₀ˣ dt / (1 − ρ(t))`, ρ(x) = λ∫₀ˣ t dF,
