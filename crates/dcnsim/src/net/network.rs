@@ -24,8 +24,10 @@ pub struct Node {
     pub ports: Vec<PortIdx>,
 }
 
-/// Counters of one port since the start of the run.
+/// Counters of one port since the start of the run (the two every hop updates first: see
+/// [`Port`]'s layout).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub struct PortCounters {
     pub tx_packets: u64,
     pub tx_bytes: u64,
@@ -53,17 +55,17 @@ pub struct InFlight {
 /// queue; `backlog_*` count them, and [`Port::settle`] retires those that have started. Other
 /// disciplines (priority, rank) choose at dequeue time, so they keep a [`Queue`] and serialise
 /// one packet at a time with a `TxDone` event.
+///
+/// **Layout.** Every hop reads two ports, and the port records do not stay in the L1 cache
+/// between hops, so the fields are in declaration order (`repr(C)`), aligned to a cache line:
+/// the pipe and the backlog fill the first line, the rest of what an eager hop reads fills
+/// the second (counters included), and the queue's limit and marking threshold open the
+/// third; what only set-up, reports and the non-eager path read comes last (test
+/// `a_hop_reads_the_first_three_lines`; bench/RESULTS.md, "Cache lines, again").
+#[repr(C, align(64))]
 pub struct Port {
-    pub node: NodeIdx,
-    pub peer: NodeIdx,
-    pub reverse: PortIdx,
-    pub link: u32,
-    pub rate: Rate,
-    pub delay: Time,
-    /// Buffer limit and marking threshold for every discipline; holds the packets only for
-    /// non-eager ports.
-    pub queue: Queue,
-    pub eager: bool,
+    /// Packets on the wire (eager: and scheduled onto it), oldest first.
+    pub pipe: Ring<InFlight>,
     /// Eager: when the last accepted packet finishes serialising.
     pub busy_until: Time,
     /// Eager: packets (and bytes) accepted but not yet started, and the pipe index of the
@@ -71,16 +73,24 @@ pub struct Port {
     pub backlog_pkts: u64,
     pub backlog_bytes: u64,
     backlog_from: usize,
-    /// Non-eager: the packet being serialised, if any.
-    pub transmitting: Option<PacketRef>,
-    /// Packets on the wire (eager: and scheduled onto it), oldest first.
-    pub pipe: Ring<InFlight>,
     /// Serialisation time of one byte when it is a whole number of picoseconds.
     ps_per_byte: Option<u64>,
+    pub delay: Time,
+    pub peer: NodeIdx,
+    pub eager: bool,
     pub up: bool,
     /// The port is a switch's egress (not a host NIC): queueing delay is measured here.
     pub at_switch: bool,
     pub counters: PortCounters,
+    /// Buffer limit and marking threshold for every discipline; holds the packets only for
+    /// non-eager ports.
+    pub queue: Queue,
+    pub node: NodeIdx,
+    pub reverse: PortIdx,
+    pub link: u32,
+    pub rate: Rate,
+    /// Non-eager: the packet being serialised, if any.
+    pub transmitting: Option<PacketRef>,
     /// `counters.tx_bytes` at the previous series sample.
     pub sampled_tx_bytes: u64,
 }
@@ -342,4 +352,48 @@ pub(crate) fn test_network(layout: &str) -> Network {
     let cfg: crate::topo::TopologyConfig = toml::from_str(layout).expect("valid layout");
     let spec = crate::topo::build(&cfg, std::path::Path::new("."), 7).expect("builds");
     Network::build(&spec, Discipline::Fifo, &|_| None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topo::BufferSize;
+    use std::mem::offset_of;
+
+    /// Which cache line of a port a field starts in, and that it does not straddle two.
+    fn line(offset: usize, size: usize) -> usize {
+        assert_eq!(
+            offset / 64,
+            (offset + size - 1) / 64,
+            "field at {offset} straddles"
+        );
+        offset / 64
+    }
+
+    #[test]
+    fn a_hop_reads_the_first_three_lines() {
+        assert_eq!(std::mem::align_of::<Port>(), 64);
+        // First line: the pipe and the backlog (arrival and enqueue).
+        assert_eq!(line(offset_of!(Port, pipe), size_of::<Ring<InFlight>>()), 0);
+        assert_eq!(line(offset_of!(Port, busy_until), 8), 0);
+        assert_eq!(line(offset_of!(Port, backlog_pkts), 8), 0);
+        // Second: the rest of what an eager hop reads, the counters it updates included.
+        for (offset, size) in [
+            (offset_of!(Port, backlog_bytes), 8),
+            (offset_of!(Port, backlog_from), 8),
+            (offset_of!(Port, ps_per_byte), 16),
+            (offset_of!(Port, delay), 8),
+            (offset_of!(Port, peer), 4),
+            (offset_of!(Port, eager), 1),
+            (offset_of!(Port, up), 1),
+            (offset_of!(Port, at_switch), 1),
+            (offset_of!(Port, counters.tx_packets), 8),
+            (offset_of!(Port, counters.tx_bytes), 8),
+        ] {
+            assert_eq!(line(offset, size), 1, "offset {offset}");
+        }
+        // Third: the queue's limit and marking threshold (enqueue only).
+        let queue = offset_of!(Port, queue);
+        assert_eq!(line(queue, size_of::<BufferSize>() + 8), 2);
+    }
 }

@@ -47,10 +47,13 @@ pub enum Enqueued {
     Dropped(PacketRef),
 }
 
+/// The limit and the threshold first: an eager port's hop reads them and nothing else of its
+/// queue (see [`super::network::Port`]'s layout).
+#[repr(C)]
 pub struct Queue {
-    discipline: Discipline,
     limit: BufferSize,
     ecn_k_pkts: Option<u32>,
+    discipline: Discipline,
     bands: Vec<VecDeque<PacketRef>>,
     /// Rank queue: (rank, arrival number, packet), unsorted; scanned on dequeue and drop. Rank
     /// queues are small (a few BDP), so a scan beats keeping an order.

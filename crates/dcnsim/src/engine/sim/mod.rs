@@ -36,7 +36,6 @@ use crate::net::queue::{Discipline, Enqueued};
 use crate::net::{Network, NodeIdx, PortIdx};
 use crate::protocols::agent::{Admission, SwitchAgent};
 use crate::protocols::{EndpointEvent, FlowSetup, PathFacts, Receiver, Sender, Transport};
-use crate::topo::NodeKind;
 use crate::units::Time;
 use crate::workload::FlowSpec;
 use reorder::{DroppedSeqs, ReceiverInput, ReorderStats};
@@ -589,12 +588,13 @@ impl Simulation {
         self.counters.link_transmissions += 1;
         let node = p.peer;
         self.lb.on_arrive(port, pkt, &mut self.net.ports, self.now);
-        let n = &self.net.nodes[node as usize];
         // A host that is not the destination relays (server-centric layouts such as BCube;
-        // the routing tables send packets through hosts only there).
-        match n.kind {
-            NodeKind::Host if n.host == Some(pkt.dst) => self.deliver(r),
-            _ => self.forward(node, r),
+        // the routing tables send packets through hosts only there). The host table is small
+        // and stays in cache, where the node records would not.
+        if self.net.hosts[pkt.dst as usize] == node {
+            self.deliver(r)
+        } else {
+            self.forward(node, r)
         }
     }
 
