@@ -37,12 +37,15 @@ demo: build
 
 test: test-rust test-python
 
+# After the tests, the docs: a broken or ambiguous intra-doc link is a warning to rustdoc, made
+# an error here so that `make test` catches it.
 test-rust:
 	@if command -v cargo-nextest >/dev/null 2>&1; then \
 		cargo nextest run $(RUST_EXCLUDE) && cargo test $(RUST_EXCLUDE) --doc; \
 	else \
 		cargo test $(RUST_EXCLUDE); \
 	fi
+	RUSTDOCFLAGS="-D warnings" cargo doc -p dcnsim --no-deps --quiet
 
 test-python: build
 	$(BIN)/python -m pytest tests/python -q

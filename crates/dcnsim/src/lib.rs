@@ -1,7 +1,7 @@
 //! # dcnsim — a packet-level data center network simulator
 //!
 //! A scenario (topology, transport, path choice, workload) is parsed and checked
-//! ([`config::Scenario`], [`engine::prepare`]), then run by one single-threaded, deterministic
+//! ([`config::Scenario`], [`engine::prepare()`]), then run by one single-threaded, deterministic
 //! event loop ([`engine::Simulation`]) that produces per-flow records, counters, optional time
 //! series and a summary ([`metrics`]).
 //!

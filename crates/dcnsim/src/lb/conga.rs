@@ -15,7 +15,7 @@
 //!
 //! **Source leaf, per packet to another leaf.** If the flow's flowlet is alive (previous packet
 //! at most T_fl ago) the packet keeps its tag. Otherwise, for each path t the cost is
-//! max(local DRE metric of t's uplink, Congestion-To-Leaf[dst leaf][t]); the least cost wins,
+//! max(local DRE metric of t's uplink, Congestion-To-Leaf\[dst leaf\]\[t\]); the least cost wins,
 //! ties going to the flowlet's previous tag if it is among them, else at random. The leaf
 //! writes tag, CE = 0 and one feedback entry from its Congestion-From-Leaf table for the
 //! destination leaf — round-robin over the entries, an entry changed since it was last sent
@@ -24,8 +24,8 @@
 //! **Every switch on the path** (the source leaf's uplink included) sets CE ← max(CE, metric of
 //! the egress port it chose).
 //!
-//! **Destination leaf.** Stores CE in Congestion-From-Leaf[src leaf][tag] (marked changed),
-//! stores the piggybacked entry in Congestion-To-Leaf[src leaf][fb_tag], and strips the header.
+//! **Destination leaf.** Stores CE in Congestion-From-Leaf\[src leaf\]\[tag\] (marked changed),
+//! stores the piggybacked entry in Congestion-To-Leaf\[src leaf\]\[fb_tag\], and strips the header.
 //!
 //! **Aging.** A Congestion-To-Leaf entry not refreshed for `routing.conga_aging_us` (10 ms)
 //! reads as 0, so a path once seen congested is tried again.

@@ -7,14 +7,14 @@
 //! | `lb` | granularity | decides where | state | reorders? |
 //! |---|---|---|---|---|
 //! | `ecmp` (default) | flow | every switch | none (per-switch hash seed) | no |
-//! | [`rps`](rps) | packet | every switch | a random stream per switch | yes |
-//! | [`drb`](drb) | packet | sender's edge picks the bouncing switch | per-flow counter | yes, resequenced at the receiver |
-//! | [`presto`](presto) | 64 KB flowcell | sender's edge | per-flow cell counter | at cell boundaries, hidden by the receiver's buffer |
-//! | [`letflow`](letflow) | flowlet | source leaf | per-flow flowlet | rarely (gap > path skew) |
-//! | [`conga`](conga) | flowlet | source leaf, fed back by remote leaves | DRE per port, leaf tables, per-flow flowlet | rarely |
-//! | [`drill`](drill) | packet | every switch | memory per switch and destination | yes, little when queues are balanced |
-//! | [`tr`](tr) | packet | source leaf, spine queues fed back in reverse ACKs' TTL | per-flow bytes sent and last TNL, short flows per uplink | no, where its delay prediction holds (leaf-spine only) |
-//! | [`bcube_paths`](bcube_paths) | flow | hash at every node, forwarding from addresses (BCube only) | none | no |
+//! | [`rps`] | packet | every switch | a random stream per switch | yes |
+//! | [`drb`] | packet | sender's edge picks the bouncing switch | per-flow counter | yes, resequenced at the receiver |
+//! | [`presto`] | 64 KB flowcell | sender's edge | per-flow cell counter | at cell boundaries, hidden by the receiver's buffer |
+//! | [`letflow`] | flowlet | source leaf | per-flow flowlet | rarely (gap > path skew) |
+//! | [`conga`] | flowlet | source leaf, fed back by remote leaves | DRE per port, leaf tables, per-flow flowlet | rarely |
+//! | [`drill`] | packet | every switch | memory per switch and destination | yes, little when queues are balanced |
+//! | [`tr`] | packet | source leaf, spine queues fed back in reverse ACKs' TTL | per-flow bytes sent and last TNL, short flows per uplink | no, where its delay prediction holds (leaf-spine only) |
+//! | [`bcube_paths`] | flow | hash at every node, forwarding from addresses (BCube only) | none | no |
 //!
 //! ## Parameters (`[routing]` keys)
 //!

@@ -55,6 +55,8 @@
 //!
 //! Dispatch is by enum, as for endpoints. Like endpoints, an agent is sans-IO: time and
 //! packets in, rewritten fields and a verdict out; unit tests drive it with hand-built packets.
+//!
+//! [`Queue::push_forced`]: crate::net::queue::Queue::push_forced
 
 use crate::net::network::{Network, Port};
 use crate::net::packet::Packet;

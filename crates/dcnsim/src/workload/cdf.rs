@@ -113,7 +113,7 @@ impl EmpiricalCdf {
         m
     }
 
-    /// E[X²] of the piecewise-linear distribution (each segment is uniform on [x0, x1]).
+    /// E\[X²\] of the piecewise-linear distribution (each segment is uniform on [x0, x1]).
     /// The tests use it to pick sample counts that make their mean checks sound.
     pub fn second_moment(&self) -> f64 {
         let p = &self.points;

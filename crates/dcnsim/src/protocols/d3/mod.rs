@@ -46,7 +46,7 @@
 //! | key | default | source |
 //! |---|---|---|
 //! | `mss_bytes`, `header_bytes` | 1460, 40 | as TCP; D3 adds [`HEADER_BYTES`] = 22 to every packet |
-//! | `min_rto_us`, `initial_rto_us`, `max_rto_us` | as TCP | the paced core's loss recovery ([`crate::protocols::paced`]) |
+//! | `min_rto_us`, `initial_rto_us`, `max_rto_us` | as TCP | the paced core's loss recovery (`crate::protocols::paced`) |
 //! | `d3_quench` | true | §6.1.3 flow quenching (Aequitas `d3_flow.cpp` applies it too) |
 //!
 //! ## Choices where the sources are silent (or could not be checked)

@@ -5,7 +5,7 @@
 //! whose window is set once per RTT so that each flow sends at the rate its deadline needs —
 //! no faster, to keep queues short — by tracking how far it has fallen behind that rate. Loss
 //! recovery, the timer and the byte stream are TCP's (the TCP sender, with MCP as its
-//! congestion controller, [`controller`]).
+//! congestion controller, `controller`).
 //!
 //! ## The formulas as we read them (the seed's PDF text garbles every one)
 //!

@@ -21,10 +21,10 @@
 //!   detection capped at Q. The buffer is a priority queue: highest priority out first; when
 //!   full, the lowest-priority packet is dropped, the arriving one included
 //!   ([`Discipline::Rank`](crate::net::queue::Discipline::Rank) with rank = priority).
-//! * **Sender** ([`sender`]): SYN; then DATA while the asr its replies bring exceeds Q, DETs
+//! * **Sender** (`sender`): SYN; then DATA while the asr its replies bring exceeds Q, DETs
 //!   while it does not, paced at asr; a BOOST starts DATA at once; RTO from the TCP estimator
 //!   (EWMA RTT + 4 × deviation, §4.1).
-//! * **Receiver** ([`receiver`]): copies asr and esr into every ACK; a DET whose asr exceeds Q
+//! * **Receiver** (`receiver`): copies asr and esr into every ACK; a DET whose asr exceeds Q
 //!   gets a BOOST instead of a DETACK (§4.2).
 //!
 //! ## Parameters (`[transport]` keys)

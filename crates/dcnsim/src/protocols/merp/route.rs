@@ -11,7 +11,7 @@
 //!
 //! Choices where the paper is silent:
 //! * **A path is a next hop.** Algorithm 4 ranges over "paths" with "the flow state table
-//!   T[P] of P"; each switch decides its own next hop from the table of that egress link, so a
+//!   T\[P\] of P"; each switch decides its own next hop from the table of that egress link, so a
 //!   fat-tree path is chosen hop by hop (edge, then aggregation switch).
 //! * **Ties** after both stages (e.g. every link idle) are broken by a hash of the flow and
 //!   the node, as ECMP would, so that simultaneous flows do not all take the first link.

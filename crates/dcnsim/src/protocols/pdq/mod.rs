@@ -88,7 +88,7 @@
 //!   sender's own clocks use it (RTO, probing interval, Early Termination, M-PDQ shifts).
 //! * **RTT_H** carries the sender's *base* RTT: the least RTT sample of a data packet so far
 //!   (before the first one, RTT_S, i.e. the handshake's). The digest has RTT_H = "the
-//!   sender's measured RTT" [M] and what we have of the paper (footnote 11) says no more than
+//!   sender's measured RTT" \[M\] and what we have of the paper (footnote 11) says no more than
 //!   that the header carries RTT_S. Switches use it twice: Early Start's look-ahead
 //!   (T_i / RTT_i < K) and the rate controller's period and drain time. Both are meant to act
 //!   within a few round trips of the network; with a smoothed RTT, queueing included, the look-

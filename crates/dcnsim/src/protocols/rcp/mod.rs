@@ -29,7 +29,7 @@
 //! | `rcp_init_rate` | 1.0 | R(0) as a fraction of C; see below (ns-2 uses 0.05) |
 //! | `rcp_init_rtt_us` | the network's RTT | d0 before the first RTT sample reaches a link: the base RTT of the network's longest path ([`crate::net::scale`]; written into `scenario.json`); 10 µs where no network is known |
 //! | `mss_bytes`, `header_bytes` | 1460, 40 | as TCP; RCP adds its own 8 header bytes (R_p, RTT_p, 4 B each) to every packet |
-//! | `min_rto_us`, `initial_rto_us`, `max_rto_us` | as TCP | the paced core's loss recovery ([`crate::protocols::paced`]) |
+//! | `min_rto_us`, `initial_rto_us`, `max_rto_us` | as TCP | the paced core's loss recovery (`crate::protocols::paced`) |
 //!
 //! ## Choices where the papers are silent
 //!
