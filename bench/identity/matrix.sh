@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/identity/matrix.sh BINARY OUTROOT: examples/*.toml and transports x path choices on
 # matrix_base.toml (k = 4 fat-tree, 80-packet buffers, 150 flows at 80 % load), 20 s timeout
-# each (runs that time out leave no output and are not compared). Compare two OUTROOTs with
-# cmp_dirs.sh.
+# each (runs that time out leave no output and are not compared; d3, pdq, mpdq under the
+# path choices that move a flow are refused since 2026-11-27 and print "fail"). Compare two
+# OUTROOTs with cmp_dirs.sh.
 B=$1; O=$2; mkdir -p "$O"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"; REPO="$(cd "$HERE/../.." && pwd)"
 for f in "$REPO"/examples/*.toml; do n=$(basename "$f" .toml)

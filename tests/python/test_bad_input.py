@@ -37,6 +37,8 @@ CASES = {
     "bad flow line": ([], "src,dst,size_bytes,start_s\n0,1,1000,0\n1,2,lots,0\n", "line 3"),
     "host out of range": ([], "src,dst,size_bytes,start_s\n0,9,1000,0\n", "line 2"),
     "path choice for another topology": (["routing.lb=bcube_paths"], GOOD_FLOWS, "routing.lb:"),
+    "per-packet path choice under a transport with per-flow switch state": (
+        ["transport.protocol=pdq", "routing.lb=rps"], GOOD_FLOWS, "routing.lb: 'rps' moves"),
     "marking threshold above the buffer": (
         ["transport.protocol=dctcp", "topology.ecn_k_pkts=200"], GOOD_FLOWS, "topology.ecn_k_pkts:"),
     "marking threshold in its old place": (

@@ -80,10 +80,19 @@
 //!   request when `r > C`.
 //! * **Never-lost control packets**: SYN, FIN and every request are
 //!   [`Admission::Protected`](crate::protocols::agent::Admission::Protected) (a full queue
-//!   strips a request's payload, never its header; Aequitas does the same). Only a failed
+//!   strips a request's payload, never its header; Aequitas does the same), and so are the
+//!   replies that carry a request's allocations back (the SYN-ACK, and the ACK that echoes a
+//!   request): a sender that never learns an allocation can never return it. Only a failed
 //!   link can still lose one; the counters of the routers it already crossed then keep its
-//!   numbers (D3 has no per-flow state to repair them). The sender's RTO re-enables requests
-//!   so that the flow cannot hang.
+//!   numbers (D3 has no per-flow state to repair them).
+//! * **One request in flight, whatever the timer does**: a retransmission timeout with data
+//!   outstanding sends no new request (the one in flight was not lost). A second one would
+//!   stay in flight for good, each returning the allocations the other's reply brought, and
+//!   the FIN would return only one of them. A paused flow (base rate, nothing in flight)
+//!   whose header-only request goes unanswered for a whole RTO asks again, so that a request
+//!   lost with a failed link cannot hang it. (Before both rules, losses of SYN-ACKs and
+//!   timeouts on a lossy fat-tree left routers holding whole links for good, and the flows
+//!   behind them at the base rate for ever: test `no_flow_hangs_on_a_lossy_fat_tree`.)
 //! * **Every packet carries the D3 header** on the wire (22 B), requests or not, so that a
 //!   full data packet is 1522 B by default.
 

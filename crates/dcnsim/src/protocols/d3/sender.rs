@@ -156,11 +156,17 @@ impl D3Sender {
                 self.core.on_syn_timeout(now);
             }
             State::Established => {
-                // Whatever was lost, a request may have been among it: ask again.
-                self.request_ready = true;
                 if self.core.snd_max > self.core.snd_una {
+                    // Data was lost. A request in flight was not (requests and the replies
+                    // that carry their allocations back are protected), so none is added: a
+                    // second request would keep two in flight for good, each returning the
+                    // allocations the other's reply brought, and the routers would never get
+                    // one of them back.
                     self.core.on_rto(now);
                 } else {
+                    // Paused, and the reply to the header-only request has not come for a
+                    // whole RTO: only a failed link loses one. Ask again.
+                    self.request_ready = true;
                     self.core.rto_at = None;
                 }
             }

@@ -72,15 +72,22 @@ impl D3Switch {
         self.ports[port as usize]
     }
 
-    /// SYN, FIN and requests are served and protected; everything else passes untouched.
+    /// SYN, FIN and requests are served and protected, and so are the replies that carry
+    /// their allocations back (SYN-ACK, and the ACK echoing a request); everything else passes
+    /// untouched.
     pub fn on_enqueue(&mut self, port: PortIdx, pkt: &mut Packet) -> Admission {
-        if pkt.kind.is_reverse() {
-            return Admission::Normal;
-        }
         let kind = pkt.kind;
         let Header::D3(h) = &mut pkt.header else {
             return Admission::Normal;
         };
+        if kind.is_reverse() {
+            let reply = kind == PacketKind::SynAck || h.has(FLAG_REQUEST);
+            return if reply {
+                Admission::Protected
+            } else {
+                Admission::Normal
+            };
+        }
         let control = matches!(kind, PacketKind::Syn | PacketKind::Fin);
         if !control && !h.has(FLAG_REQUEST) {
             return Admission::Normal;

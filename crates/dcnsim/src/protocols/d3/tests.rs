@@ -1,5 +1,6 @@
 //! D3's router on hand-built request sequences: the counters N, D, A, greedy FCFS allocation,
-//! the fair share of spare capacity, returns by FIN, quench flag, and the 1 B/µs granularity.
+//! the fair share of spare capacity, returns by FIN, quench flag, and the 1 B/µs granularity;
+//! and the sender's requests across a retransmission timeout.
 
 use super::switch::Counters;
 use super::*;
@@ -141,8 +142,17 @@ fn data_without_a_request_and_acks_leave_the_counters_alone() {
     plain.header = Header::D3(D3Header::default());
     assert_eq!(s.on_enqueue(PORT, &mut plain), Admission::Normal);
     assert_eq!(header(&plain).hop, 0);
+    // A reply (the ACK that echoes a request, or the SYN-ACK) is protected, as the request
+    // was: losing it would leave the allocations it carries back unknown to the sender, which
+    // could then never return them. A plain ACK is not. Neither is served.
+    let mut reply = request(PacketKind::Ack, 999, 5, 5);
+    assert_eq!(s.on_enqueue(PORT, &mut reply), Admission::Protected);
+    let mut syn_ack = request(PacketKind::SynAck, 999, 5, 5);
+    assert_eq!(s.on_enqueue(PORT, &mut syn_ack), Admission::Protected);
     let mut ack = request(PacketKind::Ack, 999, 5, 5);
+    ack.header = Header::D3(D3Header::default());
     assert_eq!(s.on_enqueue(PORT, &mut ack), Admission::Normal);
+    assert_eq!((header(&reply).hop, header(&syn_ack).hop), (0, 0));
     assert_eq!(s.counters(PORT), before);
 }
 
@@ -227,4 +237,120 @@ fn granularity_limits_a_1g_link_to_125_flows() {
 fn header_fits_the_packet_budget() {
     assert_eq!(std::mem::size_of::<D3Header>(), HEADER_BYTES as usize);
     assert!(std::mem::size_of::<Header>() <= 24);
+}
+
+fn sender_of(size: u64) -> D3Sender {
+    let params = D3Params::from_config(&TransportConfig {
+        protocol: "d3".into(),
+        ..Default::default()
+    })
+    .unwrap();
+    let flow = crate::protocols::FlowSetup {
+        flow: 7,
+        src: 0,
+        dst: 1,
+        size,
+        start: Time::ZERO,
+        deadline: None,
+        weight: 1.0,
+        path_key: 42,
+        path: Default::default(),
+    };
+    let mut s = D3Sender::new(&params, &flow);
+    s.start(Time::ZERO);
+    s
+}
+
+/// The receiver's answer to `p`: the cumulative `ack`, `p`'s header echoed with one hop's
+/// allocation `alloc` written in (as the routers left it).
+fn answer(kind: PacketKind, p: &Packet, ack: u64, alloc: u16) -> Packet {
+    let mut h = header(p);
+    h.alloc[0] = alloc;
+    h.hop = 1;
+    Packet {
+        kind,
+        ack,
+        ts_echo: p.ts,
+        header: Header::D3(h),
+        ..Default::default()
+    }
+}
+
+/// Every packet the sender lets out up to `until`, as the engine's timer would wake it.
+fn sent_until(s: &mut D3Sender, from: Time, until: Time) -> Vec<Packet> {
+    let mut out = Vec::new();
+    let mut now = from;
+    loop {
+        while let Some(p) = s.poll_transmit(now) {
+            out.push(p);
+        }
+        match s.poll_timeout() {
+            Some(t) if t <= until => {
+                now = t.max(now);
+                s.handle_timeout(now);
+            }
+            _ => return out,
+        }
+    }
+}
+
+/// Data lost and the timer fired while a request was in flight: the request was not lost
+/// (requests and replies are protected), so the sender must not ask again before its reply.
+/// A second request in flight would stay for good: each reply re-enables a request while the
+/// other is still out, each request returns the allocation the *other's* reply brought, and
+/// the FIN returns only one of the two, so a router never gets the other back (it once held
+/// a whole link for ever, and every later flow through it sat at the base rate).
+#[test]
+fn a_retransmission_timeout_adds_no_second_request() {
+    let request_flag = |p: &Packet| header(p).has(FLAG_REQUEST);
+    let mut s = sender_of(1000 * 1460);
+    let syn = s.poll_transmit(Time::ZERO).expect("the SYN");
+    assert!(request_flag(&syn));
+    let t = Time::from_us(10);
+    s.handle_packet(t, &answer(PacketKind::SynAck, &syn, 0, 1250));
+    // Established at 10 Gb/s: the first data packet carries the next request.
+    let burst = sent_until(&mut s, t, t + Time::from_us(20));
+    assert!(burst.len() > 5, "{} packets", burst.len());
+    assert!(request_flag(&burst[0]));
+    assert!(burst[1..].iter().all(|p| !request_flag(p)));
+    // Its reply comes back, with the ACK of that packet alone; the next packet asks again.
+    let t2 = t + Time::from_us(25);
+    s.handle_packet(t2, &answer(PacketKind::Ack, &burst[0], 1460, 625));
+    let second = sent_until(&mut s, t2, t2 + Time::from_us(2));
+    assert!(request_flag(&second[0]), "a request after the reply");
+    // Nothing more is ACKed (the rest was lost), and the timer (1 ms) fires while that
+    // second request's reply is still on its way: the retransmissions carry no request.
+    let t3 = t2 + Time::from_us(1_500);
+    let after = sent_until(&mut s, t2, t3);
+    assert!(
+        after.iter().any(|p| p.retransmit),
+        "go-back after the timeout"
+    );
+    assert!(
+        after.iter().skip(second.len()).all(|p| !request_flag(p)),
+        "a second request while one is in flight"
+    );
+    // The reply arrives: the next request returns what it brought (625 → 300 here).
+    s.handle_packet(t3, &answer(PacketKind::Ack, &second[0], 2 * 1460, 300));
+    let next = sent_until(&mut s, t3, t3 + Time::from_us(100));
+    let asks: Vec<_> = next.iter().filter(|p| request_flag(p)).collect();
+    assert_eq!(asks.len(), 1, "{} packets", next.len());
+    assert_eq!(header(asks[0]).alloc[0], 300);
+}
+
+/// A paused flow (base rate) whose header-only request goes unanswered for a whole timeout
+/// (only a failed link loses one) asks again rather than waiting for ever.
+#[test]
+fn a_paused_flow_whose_request_is_lost_asks_again() {
+    let mut s = sender_of(10 * 1460);
+    let syn = s.poll_transmit(Time::ZERO).expect("the SYN");
+    let t = Time::from_us(10);
+    s.handle_packet(t, &answer(PacketKind::SynAck, &syn, 0, 0)); // the base rate
+    let first = s.poll_transmit(t).expect("a header-only request");
+    assert!(header(&first).has(FLAG_HEADER_ONLY) && header(&first).has(FLAG_REQUEST));
+    assert!(s.poll_transmit(t).is_none(), "one request per reply");
+    let rto = s.poll_timeout().expect("the request's timer");
+    let again = sent_until(&mut s, t, rto);
+    assert_eq!(again.len(), 1);
+    assert!(header(&again[0]).has(FLAG_REQUEST));
 }
