@@ -1,5 +1,5 @@
-//! Properties every run must have: packets are conserved, runs are deterministic, and the
-//! protocol does not change the flows a seed generates.
+//! Properties every run must have: packets are conserved, runs are deterministic, the
+//! protocol does not change the flows a seed generates, and no flow stalls.
 
 mod common;
 use common::{flow_dir, run_toml};
@@ -137,4 +137,93 @@ file = "flows.csv"
         "the port paths differ on the fat-tree"
     );
     assert_eq!(eager.counters, queued.counters);
+}
+
+/// Runs every transport on every kind of switched topology, small buffers (12 packets) at
+/// 95 % load, with `workload_extra` added to the workload, and returns, per run, the flows
+/// that neither finished nor were terminated by their protocol by the stop (0.5 s, long after
+/// the last flow started: these have stalled).
+fn stalled_flows(workload_extra: &str) -> Vec<(String, Vec<u32>)> {
+    let layouts = [
+        vec!["topology.kind=\"fattree\"", "topology.k=4"],
+        vec![
+            "topology.kind=\"leafspine\"",
+            "topology.leaves=4",
+            "topology.spines=2",
+            "topology.hosts_per_leaf=4",
+        ],
+        vec!["topology.kind=\"bcube\"", "topology.n=4", "topology.k=1"],
+        vec![
+            "topology.kind=\"jellyfish\"",
+            "topology.switches=8",
+            "topology.ports_per_switch=6",
+            "topology.hosts_per_switch=2",
+        ],
+    ];
+    let base = format!(
+        r#"
+seed = 21
+stop_s = 0.5
+[topology]
+buffer_pkts = 12
+ecn_k_pkts = 6
+[workload]
+kind = "poisson"
+sizes = "websearch"
+load = 0.95
+flows = 120
+{workload_extra}
+"#
+    );
+    let protocols = [
+        "tcp", "dctcp", "d2tcp", "mcp", "pfabric", "pdq", "mpdq", "rcp", "d3", "merp", "pace",
+    ];
+    let mut runs = Vec::new();
+    for protocol in protocols {
+        for layout in &layouts {
+            let transport = format!("transport.protocol=\"{protocol}\"");
+            let mut sets: Vec<&str> = layout.clone();
+            sets.push(&transport);
+            let out = run_toml(&base, &sets);
+            assert!(
+                out.counters.dropped_pkts > 0,
+                "{protocol}: the run must be lossy"
+            );
+            let stalled = out
+                .flows
+                .iter()
+                .filter(|f| f.finish.is_none() && f.terminated.is_none())
+                .map(|f| f.flow_id)
+                .collect();
+            runs.push((format!("{protocol} on {}", layout[0]), stalled));
+        }
+    }
+    runs
+}
+
+/// No flow stalls, whatever the transport and the topology: without deadlines every flow
+/// finishes. (D3's flows stalled here when its routers kept the allocations that lost replies
+/// carried; PDQ's and MERP's do when a path choice moves their flows: `protocols/d3`,
+/// `LbParams::check_transport`.)
+#[test]
+fn every_flow_ends_on_every_transport_and_topology() {
+    for (run, stalled) in stalled_flows("") {
+        assert!(
+            stalled.is_empty(),
+            "{run}: flows {stalled:?} never finished"
+        );
+    }
+}
+
+/// With deadlines, a flow finishes or its protocol gives up on it (D3, PDQ and MCP terminate
+/// the flows that cannot meet theirs): none is left running.
+#[test]
+fn every_deadline_flow_finishes_or_is_terminated() {
+    let deadlines = "deadline = { dist = \"uniform\", min_ms = 1, max_ms = 20 }";
+    for (run, stalled) in stalled_flows(deadlines) {
+        assert!(
+            stalled.is_empty(),
+            "{run}: flows {stalled:?} neither ended nor were terminated"
+        );
+    }
 }
