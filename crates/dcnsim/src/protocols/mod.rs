@@ -458,6 +458,25 @@ pub struct FlowSetup {
     pub path: PathFacts,
 }
 
+#[cfg(test)]
+impl FlowSetup {
+    /// A flow of `size` bytes from host 0 to host 1 at time 0, without deadline, for the
+    /// endpoints' unit tests (set what a test needs with `..FlowSetup::for_tests(size)`).
+    pub(crate) fn for_tests(size: u64) -> FlowSetup {
+        FlowSetup {
+            flow: 7,
+            src: 0,
+            dst: 1,
+            size,
+            start: Time::ZERO,
+            deadline: None,
+            weight: 1.0,
+            path_key: 42,
+            path: PathFacts::default(),
+        }
+    }
+}
+
 /// Facts of a flow's path (the best of its shortest paths, as the ideal FCT takes), known at
 /// the flow's start: what an end host learns from configuration (its link speed, the marking
 /// threshold of the fabric) rather than from packets.

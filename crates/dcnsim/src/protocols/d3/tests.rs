@@ -245,18 +245,7 @@ fn sender_of(size: u64) -> D3Sender {
         ..Default::default()
     })
     .unwrap();
-    let flow = crate::protocols::FlowSetup {
-        flow: 7,
-        src: 0,
-        dst: 1,
-        size,
-        start: Time::ZERO,
-        deadline: None,
-        weight: 1.0,
-        path_key: 42,
-        path: Default::default(),
-    };
-    let mut s = D3Sender::new(&params, &flow);
+    let mut s = D3Sender::new(&params, &crate::protocols::FlowSetup::for_tests(size));
     s.start(Time::ZERO);
     s
 }

@@ -179,14 +179,9 @@ fn esr_is_the_smaller_of_packet_and_table_both_ways() {
 fn setup(size: u64) -> FlowSetup {
     FlowSetup {
         flow: 0,
-        src: 0,
         dst: 3,
-        size,
-        start: Time::ZERO,
-        deadline: None,
-        weight: 1.0,
         path_key: 7,
-        path: Default::default(),
+        ..FlowSetup::for_tests(size)
     }
 }
 

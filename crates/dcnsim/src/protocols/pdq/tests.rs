@@ -19,15 +19,8 @@ fn params(protocol: &str, set: impl FnOnce(&mut TransportConfig)) -> PdqParams {
 
 fn flow(size: u64, deadline: Option<Time>) -> FlowSetup {
     FlowSetup {
-        flow: 7,
-        src: 0,
-        dst: 1,
-        size,
-        start: Time::ZERO,
         deadline,
-        weight: 1.0,
-        path_key: 42,
-        path: Default::default(),
+        ..FlowSetup::for_tests(size)
     }
 }
 

@@ -14,14 +14,8 @@ fn sender(size: u64) -> PfabricSender {
     .unwrap();
     let f = FlowSetup {
         flow: 1,
-        src: 0,
-        dst: 1,
-        size,
-        start: Time::ZERO,
-        deadline: None,
-        weight: 1.0,
         path_key: 5,
-        path: Default::default(),
+        ..FlowSetup::for_tests(size)
     };
     let mut s = PfabricSender::new(&p, &f);
     s.start(Time::ZERO);

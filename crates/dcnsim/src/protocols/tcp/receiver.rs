@@ -170,15 +170,10 @@ mod tests {
     fn rx(size: u64) -> TcpReceiver {
         let p = TcpParams::from_config(&TransportConfig::default()).unwrap();
         let f = FlowSetup {
-            flow: 7,
             src: 1,
             dst: 2,
-            size,
-            start: Time::ZERO,
-            deadline: None,
-            weight: 1.0,
             path_key: 99,
-            path: Default::default(),
+            ..FlowSetup::for_tests(size)
         };
         TcpReceiver::new(&p, &f)
     }

@@ -75,14 +75,7 @@ fn params(proto: &str, f: impl FnOnce(&mut TransportConfig)) -> TcpParams {
 fn flow(size: u64) -> FlowSetup {
     FlowSetup {
         flow: 3,
-        src: 0,
-        dst: 1,
-        size,
-        start: Time::ZERO,
-        deadline: None,
-        weight: 1.0,
-        path_key: 42,
-        path: Default::default(),
+        ..FlowSetup::for_tests(size)
     }
 }
 
