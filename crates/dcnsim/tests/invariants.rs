@@ -139,10 +139,10 @@ file = "flows.csv"
     assert_eq!(eager.counters, queued.counters);
 }
 
-/// Runs every transport on every kind of switched topology, small buffers (12 packets) at
-/// 95 % load, with `workload_extra` added to the workload, and returns, per run, the flows
-/// that neither finished nor were terminated by their protocol by the stop (0.5 s, long after
-/// the last flow started: these have stalled).
+/// Runs every transport on every kind of switched topology (and a leaf-spine with a slower
+/// link), small buffers (12 packets) at 95 % load, with `workload_extra` added to the
+/// workload, and returns, per run, the flows that neither finished nor were terminated by
+/// their protocol by the stop (0.5 s, long after the last flow started: these have stalled).
 fn stalled_flows(workload_extra: &str) -> Vec<(String, Vec<u32>)> {
     let layouts = [
         vec!["topology.kind=\"fattree\"", "topology.k=4"],
@@ -151,6 +151,15 @@ fn stalled_flows(workload_extra: &str) -> Vec<(String, Vec<u32>)> {
             "topology.leaves=4",
             "topology.spines=2",
             "topology.hosts_per_leaf=4",
+        ],
+        // A slower spine link: MERP's flows through it detected for ever before its links
+        // lowered the packet's Q (`protocols/merp`, "Q on a path of several rates").
+        vec![
+            "topology.kind=\"leafspine\"",
+            "topology.leaves=4",
+            "topology.spines=2",
+            "topology.hosts_per_leaf=4",
+            "topology.link_overrides=[{ between = [\"leaf0\", \"spine1\"], gbps = 3.3, delay_us = 5 }]",
         ],
         vec!["topology.kind=\"bcube\"", "topology.n=4", "topology.k=1"],
         vec![

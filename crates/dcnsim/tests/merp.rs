@@ -169,3 +169,40 @@ fn incast_keeps_the_link_busy_but_for_hand_overs() {
     assert!(long.finish.unwrap() > last_short, "preempted, then resumed");
     assert!(out.flows.iter().all(|f| f.retransmits == 0));
 }
+
+/// A path slower than the sender's NIC: a lone flow over a 2.5 Gb/s link between 10 Gb/s
+/// hosts. Q starts at 0.8 of the NIC (8 Gb/s), above anything the slow link can give (α·C =
+/// 2.4975 Gb/s); the slow link lowers the packet's Q to 0.8 of its own rate, so the flow sends
+/// DATA at α·C there and ends within 2 % of its ideal FCT. (With the sender's Q the flow
+/// detected for ever, in 40-byte DETs at 2.5 Gb/s.)
+#[test]
+fn a_slower_link_on_the_path_lowers_q() {
+    let text = r#"
+stop_s = 0.1
+[topology]
+kind = "dumbbell"
+senders = 1
+receivers = 1
+link_gbps = 10
+bottleneck_gbps = 2.5
+link_delay_us = 1
+[transport]
+protocol = "merp"
+[workload]
+kind = "flows"
+file = "flows.csv"
+"#;
+    let out = run_in(
+        text,
+        &[],
+        &flow_dir(
+            "merp-slow-path",
+            "src,dst,size_bytes,start_s\n0,1,1000000,0\n",
+        ),
+    );
+    let f = &out.flows[0];
+    let fct = f.fct().expect("the flow finishes").as_secs_f64();
+    let ideal = f.ideal_fct.as_secs_f64();
+    assert!(fct / ideal < 1.02, "FCT {fct} s, ideal {ideal} s");
+    assert_eq!(out.counters.dropped_pkts, 0);
+}

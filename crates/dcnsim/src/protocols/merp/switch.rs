@@ -44,8 +44,9 @@ impl Link {
 /// The MERP switch half of every port of the network.
 pub struct MerpSwitch {
     pub links: Vec<Link>,
-    /// α and the RTT that early start looks ahead by.
+    /// α, Q as a fraction of a link's capacity, and the RTT that early start looks ahead by.
     alpha: f64,
+    q: f64,
     rtt: Time,
     /// Flows whose FIN has passed a link, by flow id. A DET queued behind the FIN (it has the
     /// lowest priority, the FIN the middle one) or a late duplicate SYN must not bring such a
@@ -69,6 +70,7 @@ impl MerpSwitch {
                 })
                 .collect(),
             alpha: p.alpha,
+            q: p.q,
             rtt: p.rtt,
             ended: Vec::new(),
             memr: memr.then(Memr::default),
@@ -159,7 +161,8 @@ impl MerpSwitch {
     /// Algorithm 3 (RateAdj), when a SYN, DATA or DET packet leaves `port`: the first flow (the
     /// smallest vdl) may send at α·C; the second detects at (n − 1)·(1 − α)·C, or sends at α·C
     /// if the first will finish within an RTT (early start); the others detect at (1 − α)·C;
-    /// detection is capped at Q.
+    /// detection is capped at Q. The packet's Q comes down to this link's share of its own
+    /// capacity first, as asr does (see "Q on a path of several rates" in the module doc).
     pub fn on_dequeue(&mut self, port: PortIdx, pkt: &mut Packet) {
         let Some(mut h) = MerpHeader::read(pkt) else {
             return;
@@ -172,6 +175,7 @@ impl MerpSwitch {
             return;
         };
         let (alpha, c) = (self.alpha, link.capacity * 8.0);
+        h.q_kbps = h.q_kbps.min(kbps(self.q * c));
         let q = h.q_kbps as f64 * 1000.0;
         let n = link.table.len() as f64;
         let (first, second) = link.first_two();
