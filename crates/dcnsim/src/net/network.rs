@@ -61,7 +61,7 @@ pub struct InFlight {
 /// the pipe and the backlog fill the first line, the rest of what an eager hop reads fills
 /// the second (counters included), and the queue's limit and marking threshold open the
 /// third; what only set-up, reports and the non-eager path read comes last (test
-/// `a_hop_reads_the_first_three_lines`; bench/RESULTS.md, "Cache lines, again").
+/// `a_hop_reads_the_first_three_lines`; bench/RESULTS.md, "Packet level: cache lines, again").
 #[repr(C, align(64))]
 pub struct Port {
     /// Packets on the wire (eager: and scheduled onto it), oldest first.

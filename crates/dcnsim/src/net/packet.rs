@@ -41,8 +41,9 @@ pub enum Ecn {
 /// and rewrite ([`crate::protocols::agent`]). `None` for TCP, DCTCP, D2TCP and pFabric.
 ///
 /// **Size budget.** The packet must stay within two cache lines, with room to spare (a test
-/// checks it), which leaves this enum 24 bytes: a variant holds at most 20 bytes of 4-byte-aligned fields plus one `u16` (e.g. five
-/// `u32` and a `u16`), or 22 bytes of 2-byte-aligned fields. Fields are therefore compact
+/// checks it), which leaves this enum 24 bytes: a variant holds at most 20 bytes of
+/// 4-byte-aligned fields plus one `u16` (e.g. five `u32` and a `u16`), or 22 bytes of
+/// 2-byte-aligned fields. Fields are therefore compact
 /// fixed-point integers (a rate in kbit/s or bytes/µs, a time in ns), each protocol documenting
 /// its units. The bytes the header occupies *on the wire* are a separate matter: every protocol
 /// adds them to `Packet::size` itself.
