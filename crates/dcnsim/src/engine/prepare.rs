@@ -48,7 +48,7 @@ pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared
     check_marking_below_buffer(&scenario.topology, &topo, &transport)?;
     let lb = LbParams::from_config(&scenario.routing)?;
     lb.check_topology(&scenario.topology.kind)?;
-    lb.check_transport(transport.name())?;
+    lb.check_transport(&transport)?;
     if scenario.engine == crate::config::Engine::Flow {
         crate::flowsim::check_scenario(&scenario)?;
     }

@@ -76,6 +76,7 @@ use crate::net::network::Port;
 use crate::net::packet::Packet;
 use crate::net::routing::RoutingTable;
 use crate::net::{Network, NodeIdx, PortIdx};
+use crate::protocols::Transport;
 use crate::rng;
 use crate::units::Time;
 
@@ -322,17 +323,17 @@ impl LbParams {
     }
 
     /// Refuses a path choice that needs another transport (MEMR is MERP's route control), or
-    /// that a transport cannot work with: D3, PDQ, M-PDQ and MERP keep state for each flow
-    /// (or each request) at the switches of its path, so they need every packet of a
-    /// (sub)flow on that path. Moved between paths, a flow leaves its allocation or its place
-    /// at switches it no longer crosses and takes what it never held at others. On a k = 4
-    /// fat-tree at 80 % load (`bench/identity/matrix_base.toml`), where every flow of theirs
-    /// has ended by 0.1 s under ECMP, 38–80 % of PDQ's, M-PDQ's and MERP's flows were still
-    /// running after 0.5 s under RPS, Presto and DRILL, and under Presto and CONGA a few D3
-    /// flows never ended.
-    pub fn check_transport(&self, protocol: &str) -> ConfigResult<()> {
-        const PATH_STATE: [&str; 4] = ["d3", "pdq", "mpdq", "merp"];
-        if PATH_STATE.contains(&protocol) && !self.keeps_a_flow_on_one_path() {
+    /// that the transport cannot work with: one that keeps state for each flow at the switches
+    /// of its path ([`Transport::keeps_state_along_its_path`]: D3, PDQ, M-PDQ, MERP) needs
+    /// every packet of a (sub)flow on that path. Moved between paths, a flow leaves its
+    /// allocation or its place at switches it no longer crosses and takes what it never held
+    /// at others. On a k = 4 fat-tree at 80 % load (`bench/identity/matrix_base.toml`), where
+    /// every flow of theirs has ended by 0.1 s under ECMP, 38–80 % of PDQ's, M-PDQ's and
+    /// MERP's flows were still running after 0.5 s under RPS, Presto and DRILL, and under
+    /// Presto and CONGA a few D3 flows never ended.
+    pub fn check_transport(&self, transport: &Transport) -> ConfigResult<()> {
+        let protocol = transport.name();
+        if transport.keeps_state_along_its_path() && !self.keeps_a_flow_on_one_path() {
             return Err(ConfigError::new(
                 "routing.lb",
                 format!(
@@ -814,31 +815,40 @@ mod tests {
         assert_eq!(err.path, "routing.flowcell_bytes");
     }
 
+    /// The transport of `protocol` with its defaults.
+    fn transport(protocol: &str) -> Transport {
+        Transport::from_config(&crate::protocols::TransportConfig {
+            protocol: protocol.into(),
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
     #[test]
     fn transports_with_state_on_the_path_need_one_path_per_flow() {
         for lb in ["rps", "drb", "presto", "letflow", "conga", "drill", "tr"] {
             let p = params(lb, |_| {}).unwrap();
             assert!(!p.keeps_a_flow_on_one_path());
             for protocol in ["d3", "pdq", "mpdq", "merp"] {
-                let err = p.check_transport(protocol).unwrap_err();
+                let err = p.check_transport(&transport(protocol)).unwrap_err();
                 assert_eq!(err.path, "routing.lb");
                 assert!(err.message.contains(lb) && err.message.contains(protocol));
                 assert!(err.message.contains("use ecmp"), "{}", err.message);
             }
             for protocol in ["tcp", "dctcp", "d2tcp", "mcp", "rcp", "pfabric", "pace"] {
-                assert!(p.check_transport(protocol).is_ok(), "{lb} {protocol}");
+                let t = transport(protocol);
+                assert!(p.check_transport(&t).is_ok(), "{lb} {protocol}");
             }
         }
         for lb in ["ecmp", "bcube_paths"] {
             let p = params(lb, |_| {}).unwrap();
             for protocol in ["d3", "pdq", "mpdq", "merp"] {
-                assert!(p.check_transport(protocol).is_ok(), "{lb} {protocol}");
+                let t = transport(protocol);
+                assert!(p.check_transport(&t).is_ok(), "{lb} {protocol}");
             }
         }
-        assert!(params("memr", |_| {})
-            .unwrap()
-            .check_transport("merp")
-            .is_ok());
+        let memr = params("memr", |_| {}).unwrap();
+        assert!(memr.check_transport(&transport("merp")).is_ok());
     }
 
     #[test]

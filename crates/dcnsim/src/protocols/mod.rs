@@ -358,6 +358,17 @@ impl Transport {
         }
     }
 
+    /// Whether the protocol's switches keep state for each flow (or each request) at the ports
+    /// of its path: D3's allocations, PDQ's and M-PDQ's flow lists, MERP's flow tables. Such a
+    /// protocol needs every packet of a (sub)flow on one path
+    /// ([`crate::lb::LbParams::check_transport`]).
+    pub fn keeps_state_along_its_path(&self) -> bool {
+        matches!(
+            self,
+            Transport::D3(_) | Transport::Pdq(_) | Transport::Merp(_)
+        )
+    }
+
     /// Whether some `[transport]` defaults of the protocol are defined by its paper relative
     /// to the network (pFabric's window and RTO, RCP's initial RTT): then the network is
     /// measured before the run ([`crate::net::scale`]) and [`Self::network_defaults`] fills them.
