@@ -383,3 +383,46 @@ fn keys_are_checked_and_named() {
     assert_eq!((p.switch.early_start_k, p.switch.dampening), (None, None));
     assert_eq!(params("mpdq", |_| {}).subflows, DEFAULT_SUBFLOWS);
 }
+
+#[test]
+fn the_unsent_bytes_are_kept_through_sends_shifts_and_go_back() {
+    // 20 full segments and a 100-byte last one, over two subflows: the short segment sits at
+    // the tail of subflow 1's share, which load shifting hands to subflow 0.
+    let p = params("mpdq", |c| c.subflows = Some(2));
+    let mut s = sender(&p, &flow(20 * 1460 + 100, None));
+    let check = |s: &PdqSender, when: &str| {
+        for (k, (kept, walked)) in s.pending_bytes_kept_and_walked().into_iter().enumerate() {
+            assert_eq!(kept, walked, "subflow {k}, {when}");
+        }
+    };
+    check(&s, "at the start");
+    let syns = drain(&mut s, Time::ZERO);
+    let t = Time::from_us(10);
+    s.handle_packet(t, &answer(&syns[1], PacketKind::SynAck, 0, 9, 0));
+    s.handle_packet(t, &answer(&syns[0], PacketKind::SynAck, 10_000_000, 0, 0));
+    let mut now = t;
+    let mut sent = Vec::new();
+    while sent.len() < 4 {
+        sent.extend(drain(&mut s, now).into_iter().filter(|p| p.payload > 0));
+        now = s.poll_timeout().unwrap().max(now);
+    }
+    check(&s, "after four sends");
+    // The first ACK shifts load from the paused subflow 1 to subflow 0.
+    now += Time::from_us(10);
+    s.handle_packet(now, &answer(&sent[0], PacketKind::Ack, 10_000_000, 0, 0));
+    let walked = s.pending_bytes_kept_and_walked();
+    check(&s, "after a shift");
+    assert!(
+        walked[1].1 < 10 * 1460 + 100,
+        "the shift moved nothing: {walked:?}"
+    );
+    // A retransmission timeout puts the three unacknowledged segments back.
+    let before = walked[0].1;
+    s.handle_timeout(now + Time::from_ms(5));
+    check(&s, "after go-back");
+    assert_eq!(
+        s.pending_bytes_kept_and_walked()[0].1,
+        before + 3 * 1460,
+        "go-back returned the three unacknowledged segments"
+    );
+}
