@@ -147,6 +147,7 @@ pub fn merp_keys(
                 arrival: m.arrival,
                 vdl: Time::ZERO,
                 esr: 0.0,
+                last_seen: Time::ZERO, // no soft state at flow level
             }
         }));
         if table.is_empty() {

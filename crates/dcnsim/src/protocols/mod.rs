@@ -110,6 +110,7 @@ pub struct TransportConfig {
     pub pdq_rate_controller: Option<bool>,
     pub pdq_aging_rate: Option<f64>,
     pub pdq_syn_requests_rate: Option<bool>,
+    pub pdq_entry_timeout_us: Option<f64>,
     /// M-PDQ: subflows per flow.
     pub subflows: Option<u32>,
     /// RCP: gain α on spare capacity.
@@ -133,6 +134,7 @@ pub struct TransportConfig {
     pub merp_q: Option<f64>,
     /// MERP: the RTT switches' early start looks ahead by.
     pub merp_rtt_us: Option<f64>,
+    pub merp_entry_timeout_us: Option<f64>,
     /// PACE: the initial (and shortest) allocation period.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pace_period_us: Option<f64>,
@@ -170,6 +172,7 @@ impl Default for TransportConfig {
             pdq_probing_x: None,
             pdq_dampening: None,
             pdq_dampening_us: None,
+            pdq_entry_timeout_us: None,
             pdq_rate_controller: None,
             pdq_aging_rate: None,
             pdq_syn_requests_rate: None,
@@ -184,6 +187,7 @@ impl Default for TransportConfig {
             merp_alpha: None,
             merp_q: None,
             merp_rtt_us: None,
+            merp_entry_timeout_us: None,
             pace_period_us: None,
         }
     }

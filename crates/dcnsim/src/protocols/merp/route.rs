@@ -119,13 +119,18 @@ mod tests {
             arrival: Time::ZERO,
             vdl: Time::ZERO,
             esr,
+            last_seen: Time::ZERO,
         }
     }
 
     fn links(a: Vec<FlowEntry>, b: Vec<FlowEntry>) -> Vec<Link> {
         [a, b]
             .into_iter()
-            .map(|table| Link { capacity: C, table })
+            .map(|table| {
+                let mut link = Link::new(C);
+                link.table = table;
+                link
+            })
             .collect()
     }
 
@@ -179,10 +184,7 @@ mod tests {
             "one candidate"
         );
         let mut l3 = links(vec![], vec![]);
-        l3.push(Link {
-            capacity: C,
-            table: vec![],
-        });
+        l3.push(Link::new(C));
         assert!(m.route(Time::ZERO, 0, &data, &[0, 2], &l3).is_some());
         // ACKs are not MEMR's.
         let mut ack = packet(MerpKind::DataAck, 3, 500_000);

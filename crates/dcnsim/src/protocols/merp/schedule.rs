@@ -31,6 +31,8 @@ pub struct FlowEntry {
     /// Virtual deadline (vdl) and expected sending rate (esr, bytes/s) at this link.
     pub vdl: Time,
     pub esr: f64,
+    /// When the flow last sent a packet across the link (soft state, [`super::switch`]).
+    pub last_seen: Time,
 }
 
 impl FlowEntry {
@@ -158,6 +160,7 @@ mod tests {
             arrival: Time::from_secs_f64(arrival_s),
             vdl: Time::ZERO,
             esr: f64::INFINITY,
+            last_seen: Time::ZERO,
         }
     }
 

@@ -17,9 +17,32 @@ pub struct Link {
     /// C, bytes/s.
     pub capacity: f64,
     pub table: Vec<FlowEntry>,
+    /// When [`Self::forget_silent`] looks at the table again.
+    next_sweep: Time,
 }
 
 impl Link {
+    /// A link of `capacity` bytes/s with an empty table.
+    pub fn new(capacity: f64) -> Link {
+        Link {
+            capacity,
+            table: Vec::new(),
+            next_sweep: Time::ZERO,
+        }
+    }
+
+    /// Soft state: drops the entries of flows that sent nothing across the link for
+    /// `timeout` (a flow rerouted around a failed link sends its FIN the new way). Looks every
+    /// quarter of `timeout`, so an entry lives at most 1.25 `timeout` after its last packet.
+    fn forget_silent(&mut self, now: Time, timeout: Time) {
+        if now < self.next_sweep {
+            return;
+        }
+        self.table
+            .retain(|f| now.saturating_sub(f.last_seen) <= timeout);
+        self.next_sweep = now + Time::from_ps(timeout.ps() / 4);
+    }
+
     fn position(&self, flow: u32) -> Option<usize> {
         self.table.iter().position(|f| f.flow == flow)
     }
@@ -48,11 +71,17 @@ pub struct MerpSwitch {
     alpha: f64,
     q: f64,
     rtt: Time,
+    entry_timeout: Time,
     /// Flows whose FIN has passed a link, by flow id. A DET queued behind the FIN (it has the
     /// lowest priority, the FIN the middle one) or a late duplicate SYN must not bring such a
     /// flow back into a table: nothing would remove it again, and a stale first flow blocks
     /// its link for good.
     ended: Vec<bool>,
+    /// When each flow's sender sent its SYN (`Time::MAX`: not seen yet), by flow id: the aT of
+    /// a flow that enters a link without its SYN (a reroute, or an entry forgotten while it was
+    /// silent). It is what a header field carrying the SYN's send time would give each link;
+    /// the header's size budget has no room for one.
+    syn_sent: Vec<Time>,
     /// Route control, when `routing.lb = "memr"`.
     memr: Option<Memr>,
 }
@@ -64,15 +93,14 @@ impl MerpSwitch {
             links: net
                 .ports
                 .iter()
-                .map(|port| Link {
-                    capacity: port.rate.bits_per_sec() as f64 / 8.0,
-                    table: Vec::new(),
-                })
+                .map(|port| Link::new(port.rate.bits_per_sec() as f64 / 8.0))
                 .collect(),
             alpha: p.alpha,
             q: p.q,
             rtt: p.rtt,
+            entry_timeout: p.entry_timeout,
             ended: Vec::new(),
+            syn_sent: Vec::new(),
             memr: memr.then(Memr::default),
         }
     }
@@ -100,6 +128,13 @@ impl MerpSwitch {
             return;
         }
         let id = pkt.flow as usize;
+        if h.kind == MerpKind::Syn {
+            if id >= self.syn_sent.len() {
+                self.syn_sent.resize(id + 1, Time::MAX);
+            }
+            let sent = &mut self.syn_sent[id];
+            *sent = (*sent).min(pkt.ts.min(now));
+        }
         if h.kind == MerpKind::Fin {
             if id >= self.ended.len() {
                 self.ended.resize(id + 1, false);
@@ -107,6 +142,7 @@ impl MerpSwitch {
             self.ended[id] = true;
         }
         let link = &mut self.links[port as usize];
+        link.forget_silent(now, self.entry_timeout);
         let at = link.position(pkt.flow);
         if h.kind == MerpKind::Fin {
             if let Some(i) = at {
@@ -126,11 +162,10 @@ impl MerpSwitch {
                     // aT: when the sender sent the SYN (its timestamp), the same on every link
                     // of the path, rather than this link's own arrival time (module doc,
                     // "One arrival time per flow": per-link times let two links order two
-                    // flows oppositely, for good). Only a SYN knows it.
-                    let arrival = if h.kind == MerpKind::Syn {
-                        pkt.ts.min(now)
-                    } else {
-                        now
+                    // flows oppositely, for good).
+                    let arrival = match self.syn_sent.get(id) {
+                        Some(&t) if t != Time::MAX => t,
+                        _ => now,
                     };
                     link.table.push(FlowEntry {
                         flow: pkt.flow,
@@ -140,6 +175,7 @@ impl MerpSwitch {
                         arrival,
                         vdl: Time::ZERO,
                         esr: f64::INFINITY,
+                        last_seen: now,
                     });
                 }
                 vdg(&mut link.table, now, link.capacity);
@@ -147,6 +183,7 @@ impl MerpSwitch {
             }
         };
         let f = &mut link.table[i];
+        f.last_seen = now;
         // Lines 9–11: the smaller of the packet's and the table's esr, both ways; vdl follows.
         let esr = (h.esr as f64).min(f.esr);
         f.esr = esr;

@@ -308,6 +308,10 @@ fn keys_are_validated_and_network_values_filled() {
     };
     assert_eq!(bad(|c| c.merp_alpha = Some(1.5)), "transport.merp_alpha");
     assert_eq!(bad(|c| c.merp_q = Some(0.0)), "transport.merp_q");
+    assert_eq!(
+        bad(|c| c.merp_entry_timeout_us = Some(f64::NAN)),
+        "transport.merp_entry_timeout_us"
+    );
     assert_eq!(bad(|c| c.merp_rtt_us = Some(-1.0)), "transport.merp_rtt_us");
     assert_eq!(bad(|c| c.dctcp_g = Some(0.1)), "transport.dctcp_g");
     let mut c = TransportConfig::default();

@@ -10,7 +10,8 @@
 //! | `expected` (T_H) | expected transmission time (remaining bytes / NIC rate) | ns, saturating |
 //! | `rtt` (RTT_H) | the sender's RTT estimate, 0 before the first sample | ns, saturating |
 //! | `inter_probe` (I_H) | inter-probing time | hundredths of an RTT, 0 = ø |
-//! | `subflow` | M-PDQ subflow index (0 for PDQ) | — |
+//! | `subflow` | M-PDQ subflow index (0 for PDQ) | low 7 bits of a byte |
+//! | `pauser_crossed` | the link P_H names saw this packet (ours, not the paper's) | its top bit |
 //!
 //! On the wire the header costs [`WIRE_BYTES`] = 16 bytes (footnote 11: four 4-byte fields,
 //! RTT and I reusing D's and T's slots on the reverse path).
@@ -24,6 +25,8 @@ pub const WIRE_BYTES: u32 = 16;
 pub const NO_DEADLINE: u32 = u32::MAX;
 /// One deadline unit in picoseconds (100 ns): 2^32 units reach ~429 s.
 const DEADLINE_UNIT_PS: u64 = 100_000;
+/// The bit of the packed subflow byte that carries `pauser_crossed` (subflows are ≤ 64).
+const PAUSER_CROSSED: u8 = 0x80;
 
 /// The decoded scheduling header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -35,6 +38,10 @@ pub struct PdqHeader {
     pub rtt_ns: u32,
     pub inter_probe: u16,
     pub subflow: u8,
+    /// Set by the link P_H names when the packet crosses it on the forward path. A flow
+    /// rerouted off its pausing link would otherwise stay paused for good: only that link may
+    /// lift a pause (module doc, "A pausing link off the path").
+    pub pauser_crossed: bool,
 }
 
 impl PdqHeader {
@@ -55,7 +62,8 @@ impl PdqHeader {
                 expected_ns,
                 rtt_ns,
                 inter_probe,
-                subflow,
+                subflow: subflow & !PAUSER_CROSSED,
+                pauser_crossed: subflow & PAUSER_CROSSED != 0,
             }),
             _ => None,
         }
@@ -69,7 +77,12 @@ impl PdqHeader {
             expected_ns: self.expected_ns,
             rtt_ns: self.rtt_ns,
             inter_probe: self.inter_probe,
-            subflow: self.subflow,
+            subflow: self.subflow
+                | if self.pauser_crossed {
+                    PAUSER_CROSSED
+                } else {
+                    0
+                },
         };
     }
 }
@@ -112,9 +125,16 @@ mod tests {
             expected_ns: ns_field(Time::from_us(3)),
             rtt_ns: 12_000,
             inter_probe: 200,
-            subflow: 2,
+            subflow: 63,
+            pauser_crossed: true,
         };
         let mut p = Packet::default();
+        h.write(&mut p);
+        assert_eq!(PdqHeader::read(&p), Some(h));
+        let h = PdqHeader {
+            pauser_crossed: false,
+            ..h
+        };
         h.write(&mut p);
         assert_eq!(PdqHeader::read(&p), Some(h));
         assert_eq!(h.deadline, 2500);

@@ -30,6 +30,7 @@
 //! | `pdq_rate_controller` | true | C = max(0, r − q/(2·RTT)); off: C = line rate |
 //! | `pdq_aging_rate` | 0 | α of flow aging: T_H divided by 2^(α·t), t = paused time / 100 ms |
 //! | `pdq_syn_requests_rate` | true | SYN/SYN-ACK run Algorithms 1/3 (data can start after one RTT) |
+//! | `pdq_entry_timeout_us` | 100 000 | a link forgets a listed flow that sent nothing across it for this long |
 //! | `subflows` | 3 (`mpdq` only) | M-PDQ subflows per flow |
 //!
 //! # Choices where the paper (or what we have of it) is silent
@@ -79,10 +80,28 @@
 //! * **TERM** is sent once every byte is acknowledged (or on termination); switches drop the
 //!   flow from their lists. TERM, probes, SYN and ACKs are header-only and *protected* (never
 //!   dropped for lack of buffer), so no stale list entry can outlive its flow; data packets can
-//!   be dropped. A link failure is the exception: a flow rerouted around it sends its TERM
-//!   along the new path, and the switches of the old one keep its entry (there is no expiry
-//!   of entries here); such an entry can pause the flows behind it for good (4 of 200 flows
-//!   on `examples/leafspine_failure.toml` with web-search sizes).
+//!   be dropped. A link failure is the exception, handled by the next two rules.
+//! * **Entries expire** (`pdq_entry_timeout_us`, 100 ms). A flow rerouted around a failed
+//!   link sends its TERM the new way, and the links of its old path would keep its entry for
+//!   good, pausing the flows behind it. A link forgets a listed flow that sent no data packet,
+//!   probe or SYN across it for the timeout (it looks at its list every quarter of it, when a
+//!   packet passes). The paper (what we have of it) has no expiry. Live flows can be quiet
+//!   for a while: a paused flow probes every max(1, I_S) RTT_S, and RTT_S and the RTO grow with
+//!   the queues (at 1 Gb/s, milliseconds). With a 10 ms timeout, M-PDQ's subflows on
+//!   `examples/tree_pareto.toml` (1 Gb/s) lost entries they still needed and the outputs
+//!   changed; from 30 ms none did there or in the runs below, and 100 ms leaves a margin.
+//!   Without failures the outputs are those of the code before expiry (the PDQ and M-PDQ
+//!   runs of `bench/identity/matrix.sh`, with and without deadlines, a k = 8 fat-tree, an
+//!   incast and a leaf-spine of mixed rates).
+//! * **A pausing link off the path.** Only the link P_H names may lift a pause, so a flow paused
+//!   by a link it was then rerouted off would stay paused for good: its probes cross links that
+//!   all leave it to the pauser. The link P_H names marks the packet as it passes
+//!   ([`PdqHeader::pauser_crossed`](header::PdqHeader), a bit the paper's header does not
+//!   have); a receiver that gets a packet paused by a link it did not cross answers with
+//!   P_H = ø and R_H = 0, and the sender's next probe asks every link of its new path.
+//!   On `examples/leafspine_failure.toml` with web-search sizes, before these two rules 4 of
+//!   200 flows never finished (3 with expiry alone); now all do, on seeds 1–6, for PDQ and
+//!   M-PDQ (test `tests/failures.rs`).
 //! * **Loss recovery.** Cumulative bookkeeping per segment, one ACK per data packet; when the
 //!   oldest unacknowledged segment of a subflow is older than RTO = max(`min_rto_us`, 4·RTT_S),
 //!   every unacknowledged segment of the subflow is queued again (go-back-N). SYNs are resent
@@ -148,6 +167,7 @@ use crate::units::Time;
 pub const DEFAULT_EARLY_START_K: f64 = 2.0;
 pub const DEFAULT_PROBING_X: f64 = 0.2;
 pub const DEFAULT_DAMPENING_US: f64 = 10.0;
+pub const DEFAULT_ENTRY_TIMEOUT_US: f64 = 100_000.0;
 pub const DEFAULT_SUBFLOWS: u32 = 3;
 
 const KEYS: &[&str] = &[
@@ -164,6 +184,7 @@ const KEYS: &[&str] = &[
     "pdq_rate_controller",
     "pdq_aging_rate",
     "pdq_syn_requests_rate",
+    "pdq_entry_timeout_us",
     "subflows",
 ];
 
@@ -278,6 +299,15 @@ impl PdqParams {
             DEFAULT_DAMPENING_US,
             "default 10 µs",
         )?;
+        let entry_timeout_us = cfg.pdq_entry_timeout_us.unwrap_or(DEFAULT_ENTRY_TIMEOUT_US);
+        if !(entry_timeout_us.is_finite() && entry_timeout_us > 0.0) {
+            return Err(ConfigError::new(
+                "transport.pdq_entry_timeout_us",
+                format!(
+                    "must be a finite time > 0 µs (got {entry_timeout_us}); default {DEFAULT_ENTRY_TIMEOUT_US}"
+                ),
+            ));
+        }
         let aging_rate = non_negative(
             "pdq_aging_rate",
             cfg.pdq_aging_rate,
@@ -299,6 +329,7 @@ impl PdqParams {
                 dampening: on(cfg.pdq_dampening).then(|| Time::from_us_f64(damp)),
                 rate_controller: on(cfg.pdq_rate_controller),
                 syn_requests_rate: on(cfg.pdq_syn_requests_rate),
+                entry_timeout: Time::from_us_f64(entry_timeout_us),
             },
         })
     }

@@ -25,9 +25,15 @@ impl PdqReceiver {
     }
 
     pub fn handle_packet(&mut self, _now: Time, pkt: &Packet) {
-        let Some(h) = PdqHeader::read(pkt) else {
+        let Some(mut h) = PdqHeader::read(pkt) else {
             return;
         };
+        if h.pause_by != 0 && !h.pauser_crossed {
+            // The link that paused the flow is no longer on its path (a reroute): no link
+            // paused it this time, and none granted anything. Its next probe asks them all.
+            h.pause_by = 0;
+            h.rate_kbps = 0;
+        }
         let kind = match pkt.kind {
             PacketKind::Syn => PacketKind::SynAck,
             PacketKind::Data => PacketKind::Ack,

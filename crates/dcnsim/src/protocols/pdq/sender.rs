@@ -207,6 +207,7 @@ impl PdqSender {
             rtt_ns: s.base_rtt.or(s.rtt).map_or(0, ns_field),
             inter_probe: 0,
             subflow: s.index,
+            pauser_crossed: false,
         }
     }
 

@@ -22,6 +22,8 @@ pub struct SwitchConfig {
     pub rate_controller: bool,
     /// Whether SYN / SYN-ACK go through Algorithms 1 and 3 (request a rate).
     pub syn_requests_rate: bool,
+    /// A listed flow that sent nothing across the link for this long is forgotten.
+    pub entry_timeout: Time,
 }
 
 /// A flow's identity at the switch: flow index and subflow.
@@ -42,6 +44,8 @@ pub struct Entry {
     pub deadline: u32,
     pub expected_ns: u32,
     pub rtt_ns: u32,
+    /// When the flow last sent a data packet, probe or SYN across the link.
+    pub last_seen: Time,
 }
 
 impl Entry {
@@ -64,6 +68,8 @@ pub struct LinkState {
     /// When this link last accepted a paused flow, and which (Dampening).
     pub last_paused_accept: Option<(Time, PdqFlowId)>,
     next_rate_update: Time,
+    /// When [`Self::forget_silent`] looks at the list again.
+    next_sweep: Time,
 }
 
 impl LinkState {
@@ -75,6 +81,7 @@ impl LinkState {
             list: Vec::new(),
             last_paused_accept: None,
             next_rate_update: Time::ZERO,
+            next_sweep: Time::ZERO,
         }
     }
 
@@ -96,6 +103,19 @@ impl LinkState {
         if let Some(i) = self.position(id) {
             self.list.remove(i);
         }
+    }
+
+    /// Soft state: drops the entries of flows that sent nothing across the link for
+    /// `timeout` (a flow rerouted around a failed link sends its TERM the new way). Looks
+    /// every quarter of `timeout`, so an entry lives at most 1.25 `timeout` after its flow's
+    /// last packet.
+    fn forget_silent(&mut self, now: Time, timeout: Time) {
+        if now < self.next_sweep {
+            return;
+        }
+        self.list
+            .retain(|e| now.saturating_sub(e.last_seen) <= timeout);
+        self.next_sweep = now + Time::from_ps(timeout.ps() / 4);
     }
 
     fn insert_sorted(&mut self, e: Entry) -> usize {
@@ -153,12 +173,21 @@ impl LinkState {
 
     /// Algorithm 1: a data packet, probe or (rate-requesting) SYN of flow `id` leaves by this
     /// link. Proposes accept (R_H lowered to what is available) or pause (P_H = me, R_H = 0).
+    /// If the packet leaves paused by this link, it notes that it crossed its pauser.
     pub fn forward(&mut self, now: Time, cfg: &SwitchConfig, id: PdqFlowId, h: &mut PdqHeader) {
+        self.propose(now, cfg, id, h);
+        if h.pause_by == self.me {
+            h.pauser_crossed = true;
+        }
+    }
+
+    fn propose(&mut self, now: Time, cfg: &SwitchConfig, id: PdqFlowId, h: &mut PdqHeader) {
         if h.pause_by != 0 && h.pause_by != self.me {
             // Paused elsewhere: only the pausing link re-evaluates the flow.
             self.remove(id);
             return;
         }
+        self.forget_silent(now, cfg.entry_timeout);
         let fresh = Entry {
             id,
             rate_bps: 0,
@@ -166,6 +195,7 @@ impl LinkState {
             deadline: h.deadline,
             expected_ns: h.expected_ns,
             rtt_ns: h.rtt_ns,
+            last_seen: now,
         };
         let i = match self.position(id) {
             Some(i) => {
@@ -356,6 +386,7 @@ mod tests {
             dampening: Some(Time::from_us(10)),
             rate_controller: true,
             syn_requests_rate: true,
+            entry_timeout: Time::from_ms(10),
         }
     }
 
@@ -373,6 +404,7 @@ mod tests {
             rtt_ns: 10_000,
             inter_probe: 0,
             subflow: 0,
+            pauser_crossed: false,
         }
     }
 
@@ -521,6 +553,7 @@ mod tests {
             deadline: NO_DEADLINE,
             expected_ns: t_us * 1000,
             rtt_ns: 10_000,
+            last_seen: Time::ZERO,
         }
     }
 
@@ -607,5 +640,45 @@ mod tests {
         let mut h = hdr(NO_DEADLINE, 100);
         l.forward(Time::from_us(22), &c, 1, &mut h);
         assert_eq!(h.rate_kbps, 5_000_000);
+    }
+
+    #[test]
+    fn a_silent_entry_is_forgotten_and_frees_the_link() {
+        let mut l = link();
+        let c = cfg(); // entry timeout 10 ms
+                       // Flow 1 is granted the link, then goes quiet (rerouted elsewhere).
+        let h = round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
+        assert_eq!(h.pause_by, 0);
+        // Flow 2, less critical, is paused behind it while flow 1 is within its timeout.
+        let h = round(&mut l, 9_000, 2, hdr(NO_DEADLINE, 500), &c);
+        assert_eq!((h.pause_by, h.rate_kbps), (ME, 0));
+        assert_eq!(ids(&l), vec![1, 2]);
+        // Past 1.25 timeouts of silence flow 1's entry is gone and flow 2 gets the link.
+        let h = round(&mut l, 12_600, 2, hdr(NO_DEADLINE, 500), &c);
+        assert_eq!(ids(&l), vec![2]);
+        assert_eq!((h.pause_by, h.rate_kbps), (0, 10_000_000));
+    }
+
+    #[test]
+    fn a_packet_notes_that_it_crossed_its_pausing_link() {
+        let mut l = link();
+        let c = cfg();
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
+        // Paused here: the packet leaves marked.
+        let mut h = hdr(NO_DEADLINE, 500);
+        l.forward(Time::from_us(100), &c, 2, &mut h);
+        assert_eq!(h.pause_by, ME);
+        assert!(h.pauser_crossed);
+        // Paused by another link: this one leaves the mark alone.
+        let mut h = PdqHeader {
+            pause_by: ME + 1,
+            ..hdr(NO_DEADLINE, 500)
+        };
+        l.forward(Time::from_us(101), &c, 3, &mut h);
+        assert!(!h.pauser_crossed);
+        // Accepted: no pause, no mark needed.
+        let mut h = hdr(NO_DEADLINE, 50);
+        l.forward(Time::from_us(102), &c, 4, &mut h);
+        assert_eq!(h.pause_by, 0);
     }
 }

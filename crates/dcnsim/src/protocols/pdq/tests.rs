@@ -332,6 +332,7 @@ fn receiver_echoes_the_header_and_resequences_across_subflows() {
             rtt_ns: 1,
             inter_probe: 40,
             subflow,
+            pauser_crossed: false,
         }
         .write(&mut d);
         d
@@ -376,6 +377,16 @@ fn keys_are_checked_and_named() {
         "transport.pdq_probing_x"
     );
     assert_eq!(bad("pdq", |c| c.dctcp_g = Some(0.1)), "transport.dctcp_g");
+    assert_eq!(
+        bad("mpdq", |c| c.pdq_entry_timeout_us = Some(0.0)),
+        "transport.pdq_entry_timeout_us"
+    );
+    assert_eq!(
+        params("pdq", |c| c.pdq_entry_timeout_us = Some(2500.0))
+            .switch
+            .entry_timeout,
+        Time::from_us(2500)
+    );
     let p = params("pdq", |c| {
         c.pdq_early_start = Some(false);
         c.pdq_dampening = Some(false);
@@ -424,5 +435,44 @@ fn the_unsent_bytes_are_kept_through_sends_shifts_and_go_back() {
         s.pending_bytes_kept_and_walked()[0].1,
         before + 3 * 1460,
         "go-back returned the three unacknowledged segments"
+    );
+}
+
+#[test]
+fn a_pause_by_a_link_the_packet_did_not_cross_is_answered_as_no_grant() {
+    let p = params("pdq", |_| {});
+    let f = flow(10 * 1460, None);
+    let mut r = PdqReceiver::new(&p, &f);
+    let probe = |crossed: bool| {
+        let mut d = Packet {
+            flow: 0,
+            src: 0,
+            dst: 1,
+            kind: PacketKind::Data,
+            seq: PROBE_SEQ,
+            ..Default::default()
+        };
+        PdqHeader {
+            rate_kbps: 0,
+            pause_by: 7,
+            pauser_crossed: crossed,
+            ..Default::default()
+        }
+        .write(&mut d);
+        d
+    };
+    r.handle_packet(Time::ZERO, &probe(true));
+    let ack = hdr(&r.poll_transmit(Time::ZERO).unwrap());
+    assert_eq!(
+        (ack.pause_by, ack.rate_kbps),
+        (7, 0),
+        "its pauser is on the path"
+    );
+    r.handle_packet(Time::ZERO, &probe(false));
+    let ack = hdr(&r.poll_transmit(Time::ZERO).unwrap());
+    assert_eq!(
+        (ack.pause_by, ack.rate_kbps),
+        (0, 0),
+        "its pauser is off the path"
     );
 }
