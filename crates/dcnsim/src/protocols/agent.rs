@@ -72,6 +72,30 @@ pub enum Admission {
     Protected,
 }
 
+/// Soft state per port: when a port next looks for entries of flows gone silent (PDQ's flow
+/// list, MERP's flow table). It looks every quarter of the timeout, when a packet passes, so an
+/// entry outlives its flow's last packet by at most 1.25 timeouts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SilenceSweep {
+    next: Time,
+}
+
+impl SilenceSweep {
+    /// Whether to drop the entries silent for more than `timeout` now.
+    pub fn due(&mut self, now: Time, timeout: Time) -> bool {
+        if now < self.next {
+            return false;
+        }
+        self.next = now + Time::from_ps(timeout.ps() / 4);
+        true
+    }
+}
+
+/// Whether an entry last seen at `last_seen` has been silent for more than `timeout` at `now`.
+pub fn silent(now: Time, last_seen: Time, timeout: Time) -> bool {
+    now.saturating_sub(last_seen) > timeout
+}
+
 /// The switch halves of the protocols that have one, each holding the state of every port.
 pub enum SwitchAgent {
     Pdq(super::pdq::PdqAgent),

@@ -9,6 +9,7 @@ use super::MerpParams;
 use crate::net::network::Network;
 use crate::net::packet::Packet;
 use crate::net::{NodeIdx, PortIdx};
+use crate::protocols::agent::{silent, SilenceSweep};
 use crate::units::Time;
 
 /// One egress link: its capacity and flow state table.
@@ -17,8 +18,7 @@ pub struct Link {
     /// C, bytes/s.
     pub capacity: f64,
     pub table: Vec<FlowEntry>,
-    /// When [`Self::forget_silent`] looks at the table again.
-    next_sweep: Time,
+    sweep: SilenceSweep,
 }
 
 impl Link {
@@ -27,20 +27,16 @@ impl Link {
         Link {
             capacity,
             table: Vec::new(),
-            next_sweep: Time::ZERO,
+            sweep: SilenceSweep::default(),
         }
     }
 
     /// Soft state: drops the entries of flows that sent nothing across the link for
-    /// `timeout` (a flow rerouted around a failed link sends its FIN the new way). Looks every
-    /// quarter of `timeout`, so an entry lives at most 1.25 `timeout` after its last packet.
+    /// `timeout` (a flow rerouted around a failed link sends its FIN the new way).
     fn forget_silent(&mut self, now: Time, timeout: Time) {
-        if now < self.next_sweep {
-            return;
+        if self.sweep.due(now, timeout) {
+            self.table.retain(|f| !silent(now, f.last_seen, timeout));
         }
-        self.table
-            .retain(|f| now.saturating_sub(f.last_seen) <= timeout);
-        self.next_sweep = now + Time::from_ps(timeout.ps() / 4);
     }
 
     fn position(&self, flow: u32) -> Option<usize> {

@@ -6,7 +6,7 @@ use super::header::{kbps_to_bps, link_id, PdqHeader};
 use crate::net::network::{Network, Port};
 use crate::net::packet::{Packet, PacketKind};
 use crate::net::{NodeIdx, PortIdx};
-use crate::protocols::agent::Admission;
+use crate::protocols::agent::{silent, Admission, SilenceSweep};
 use crate::units::Time;
 
 /// The switch-side knobs (each optimisation can be turned off).
@@ -68,8 +68,7 @@ pub struct LinkState {
     /// When this link last accepted a paused flow, and which (Dampening).
     pub last_paused_accept: Option<(Time, PdqFlowId)>,
     next_rate_update: Time,
-    /// When [`Self::forget_silent`] looks at the list again.
-    next_sweep: Time,
+    sweep: SilenceSweep,
 }
 
 impl LinkState {
@@ -81,7 +80,7 @@ impl LinkState {
             list: Vec::new(),
             last_paused_accept: None,
             next_rate_update: Time::ZERO,
-            next_sweep: Time::ZERO,
+            sweep: SilenceSweep::default(),
         }
     }
 
@@ -106,16 +105,11 @@ impl LinkState {
     }
 
     /// Soft state: drops the entries of flows that sent nothing across the link for
-    /// `timeout` (a flow rerouted around a failed link sends its TERM the new way). Looks
-    /// every quarter of `timeout`, so an entry lives at most 1.25 `timeout` after its flow's
-    /// last packet.
+    /// `timeout` (a flow rerouted around a failed link sends its TERM the new way).
     fn forget_silent(&mut self, now: Time, timeout: Time) {
-        if now < self.next_sweep {
-            return;
+        if self.sweep.due(now, timeout) {
+            self.list.retain(|e| !silent(now, e.last_seen, timeout));
         }
-        self.list
-            .retain(|e| now.saturating_sub(e.last_seen) <= timeout);
-        self.next_sweep = now + Time::from_ps(timeout.ps() / 4);
     }
 
     fn insert_sorted(&mut self, e: Entry) -> usize {
