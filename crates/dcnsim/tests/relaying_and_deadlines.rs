@@ -119,3 +119,32 @@ file = "flows.csv"
     assert_eq!(row1[term_col], "", "not terminated: empty terminated_s");
     assert!(rows[2].contains(",false,"), "{}", rows[2]);
 }
+
+/// A flow the application aborts at its deadline closes as its protocol would on its own
+/// termination (PDQ's TERM, D3's FIN), so that switches holding state for it let it go. On a
+/// 10 Gb/s star, A (h0→h2, 10 MB, due at 1 ms, its protocol's own give-up turned off) holds
+/// h2's link — PDQ serves it first (earliest deadline), D3 gave it the link when its request
+/// came first — and B (h1→h2, 1 MB, no deadline, from 0.1 ms) waits. Once A is aborted, B has
+/// the link: it ends within 1 ms more (0.8 ms of transfer). Before, the routers kept A's rate
+/// (D3, for good) or A's entry (PDQ, until it expired 100 ms later).
+#[test]
+fn an_aborted_flow_releases_the_switch_state_it_held() {
+    let csv = "src,dst,size_bytes,start_s,deadline_s\n0,2,10000000,0,0.001\n1,2,1000000,0.0001,\n";
+    for (protocol, no_give_up) in [
+        ("pdq", "pdq_early_termination = false"),
+        ("d3", "d3_quench = false"),
+    ] {
+        let text =
+            common::star_with_flow_file(3, 10, protocol, no_give_up) + "abort_at_deadline = true\n";
+        let out = common::run_in(&text, &[], &flow_dir(&format!("abort-{protocol}"), csv));
+        let a = out.flows.iter().find(|f| f.src == 0).unwrap();
+        let b = out.flows.iter().find(|f| f.src == 1).unwrap();
+        assert_eq!(
+            a.terminated.map(|t| t.as_secs_f64()),
+            Some(0.001),
+            "{protocol}"
+        );
+        let b_end = b.finish.expect("B finishes").as_secs_f64();
+        assert!(b_end < 0.002, "{protocol}: B ends at {b_end} s");
+    }
+}

@@ -552,6 +552,18 @@ impl Sender {
     pub fn start(&mut self, now: Time) {
         dispatch_sender!(self, s => s.start(now))
     }
+    /// The application gives up on the flow (`workload.abort_at_deadline`): a protocol whose
+    /// switches keep state for the flow closes as on its own termination (PDQ's TERM, D3's and
+    /// MERP's FIN), so that they let it go. Returns whether it has such packets to send; the
+    /// others send nothing more.
+    pub fn abort(&mut self, now: Time) -> bool {
+        match self {
+            Self::Pdq(s) => s.abort(now),
+            Self::D3(s) => s.abort(),
+            Self::Merp(s) => s.abort(),
+            _ => false,
+        }
+    }
     pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
         dispatch_sender!(self, s => s.handle_packet(now, pkt))
     }

@@ -709,12 +709,22 @@ impl Simulation {
     }
 
     /// `workload.abort_at_deadline`: the application gives up on a flow still running at its
-    /// deadline; it ends as if its protocol had terminated it.
+    /// deadline; it ends as if its protocol had terminated it, close packets included (PDQ's
+    /// TERM, D3's and MERP's FIN), so that switches holding state for it let it go.
     fn abort_at_deadline(&mut self, i: u32) {
+        let now = self.now;
         let f = &mut self.flows[i as usize];
-        if f.endpoints.is_some() && f.finish.is_none() && f.terminated.is_none() {
-            f.terminated = Some(self.now);
-            self.flows_done += 1;
+        let Some(ep) = f.endpoints.as_mut() else {
+            return;
+        };
+        if f.finish.is_some() || f.terminated.is_some() {
+            return;
+        }
+        f.terminated = Some(now);
+        self.flows_done += 1;
+        if ep.sender.abort(now) {
+            self.after_endpoint(i, Side::Sender); // sends them, then frees the endpoints
+        } else {
             f.free_endpoints();
         }
     }

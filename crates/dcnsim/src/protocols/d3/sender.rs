@@ -83,6 +83,15 @@ impl D3Sender {
         self.quench && self.deadline.is_some_and(|d| now >= d)
     }
 
+    /// The application gives up: the FIN returns the flow's numbers, as quenching does.
+    pub fn abort(&mut self) -> bool {
+        if matches!(self.state, State::Idle | State::Done) {
+            return false;
+        }
+        self.quench_now();
+        true
+    }
+
     fn quench_now(&mut self) {
         self.quenched = true;
         self.state = State::Closing;

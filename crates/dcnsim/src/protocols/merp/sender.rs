@@ -140,6 +140,18 @@ impl MerpSender {
         }
     }
 
+    /// The application gives up: one FIN, so that the links of the path drop the flow.
+    pub fn abort(&mut self) -> bool {
+        if matches!(self.state, State::Idle | State::Done) {
+            return false;
+        }
+        self.state = State::Done;
+        self.control_pending = Some(MerpKind::Fin);
+        self.core.rto_at = None;
+        self.event = Some(EndpointEvent::Terminated);
+        true
+    }
+
     fn header(&self, kind: MerpKind) -> MerpHeader {
         MerpHeader {
             kind,

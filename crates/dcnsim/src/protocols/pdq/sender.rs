@@ -376,6 +376,15 @@ impl PdqSender {
     }
 
     /// Ends the flow: a TERM on every subflow still open, then `event`.
+    /// The application gives up: TERM on every open subflow, as Early Termination does.
+    pub fn abort(&mut self, now: Time) -> bool {
+        if self.finished {
+            return false;
+        }
+        self.finish(now, EndpointEvent::Terminated);
+        true
+    }
+
     fn finish(&mut self, now: Time, event: EndpointEvent) {
         for k in 0..self.subs.len() {
             self.close(k, now);
