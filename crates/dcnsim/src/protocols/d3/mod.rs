@@ -85,6 +85,9 @@
 //!   request): a sender that never learns an allocation can never return it. Only a failed
 //!   link can still lose one; the counters of the routers it already crossed then keep its
 //!   numbers (D3 has no per-flow state to repair them).
+//! * **An aborted flow** (`workload.abort_at_deadline`) closes as a quenched one: its FIN
+//!   returns the numbers of its last answered request. One aborted before its SYN-ACK came
+//!   back cannot return the allocation that SYN-ACK carries: the routers keep it.
 //! * **One request in flight, whatever the timer does**: a retransmission timeout with data
 //!   outstanding sends no new request (the one in flight was not lost). A second one would
 //!   stay in flight for good, each returning the allocations the other's reply brought, and

@@ -92,7 +92,8 @@
 //!   never finished on seed 1 (36 on seed 3); now all do on seeds 1–6 (test
 //!   `tests/failures.rs`).
 //! * **DET and FIN.** A DET is header only (40 B). The FIN goes out when every byte is
-//!   acknowledged, is resent on timeout until its FINACK, and the sender is done then.
+//!   acknowledged, is resent on timeout until its FINACK, and the sender is done then. A flow
+//!   the application aborts (`workload.abort_at_deadline`) sends one FIN and is done.
 //!   DET round trips are not RTT samples (they queue behind everything).
 //! * **Q on a path of several rates.** The paper sets Q for links of one rate ("80 percent of
 //!   the link capacity", §6.1) and asks α²C ≤ Q ≤ αC (§4.3). The sender starts the packet's Q

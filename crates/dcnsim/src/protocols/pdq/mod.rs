@@ -77,7 +77,8 @@
 //!   start): the deadline has passed, now + remaining > deadline, or every subflow is paused
 //!   and less than one RTT_S is left. The sender then sends TERM on every subflow and reports
 //!   [`EndpointEvent::Terminated`](crate::protocols::EndpointEvent::Terminated).
-//! * **TERM** is sent once every byte is acknowledged (or on termination); switches drop the
+//! * **TERM** is sent once every byte is acknowledged (or on termination, or when the
+//!   application aborts the flow: `workload.abort_at_deadline`); switches drop the
 //!   flow from their lists. TERM, probes, SYN and ACKs are header-only and *protected* (never
 //!   dropped for lack of buffer), so no stale list entry can outlive its flow; data packets can
 //!   be dropped. A link failure is the exception, handled by the next two rules.
