@@ -555,7 +555,7 @@ impl Sender {
     /// The application gives up on the flow (`workload.abort_at_deadline`): a protocol whose
     /// switches keep state for the flow closes as on its own termination (PDQ's TERM, D3's and
     /// MERP's FIN), so that they let it go. Returns whether it has such packets to send; the
-    /// others send nothing more.
+    /// others send nothing more (PACE's end comes from its receiver: [`Receiver::abort`]).
     pub fn abort(&mut self, now: Time) -> bool {
         match self {
             Self::Pdq(s) => s.abort(now),
@@ -600,6 +600,14 @@ impl Sender {
 }
 
 impl Receiver {
+    /// The application gives up on the flow: a protocol whose switches are told of a flow's end
+    /// by its receiver (PACE's TERMINATE) says so now. Returns whether it has that to send.
+    pub fn abort(&mut self, now: Time) -> bool {
+        match self {
+            Self::Pace(r) => r.abort(now),
+            _ => false,
+        }
+    }
     pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
         dispatch_receiver!(self, r => r.handle_packet(now, pkt))
     }

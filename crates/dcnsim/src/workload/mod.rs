@@ -17,7 +17,8 @@
 //! true, the application gives up on a flow that has not finished by its deadline, whatever the
 //! protocol — as MCP's evaluation has "each node abort its flows as soon as the flows fail to
 //! meet deadlines"; the flow is then terminated, with `terminated_s` its deadline, and frees the
-//! network: PDQ, D3 and MERP send the TERM or FIN their switches need to let it go). A key that does not apply to the
+//! network: PDQ, D3, MERP and PACE send the TERM, FIN or TERMINATE their switches need to let
+//! it go). A key that does not apply to the
 //! chosen kind (or pattern, or size `dist`) is an error naming it, never silently ignored.
 //!
 //! ## Sizes

@@ -710,23 +710,31 @@ impl Simulation {
 
     /// `workload.abort_at_deadline`: the application gives up on a flow still running at its
     /// deadline; it ends as if its protocol had terminated it, close packets included (PDQ's
-    /// TERM, D3's and MERP's FIN), so that switches holding state for it let it go.
+    /// TERM, D3's and MERP's FIN, PACE's TERMINATE), so that switches holding state for it let
+    /// it go.
     fn abort_at_deadline(&mut self, i: u32) {
         let now = self.now;
-        let f = &mut self.flows[i as usize];
-        let Some(ep) = f.endpoints.as_mut() else {
-            return;
-        };
+        let f = &self.flows[i as usize];
         if f.finish.is_some() || f.terminated.is_some() {
             return;
         }
-        f.terminated = Some(now);
-        self.flows_done += 1;
-        if ep.sender.abort(now) {
-            self.after_endpoint(i, Side::Sender); // sends them, then frees the endpoints
-        } else {
-            f.free_endpoints();
+        let Some(ep) = self.flows[i as usize].endpoints.as_mut() else {
+            return;
+        };
+        let (sender_closes, receiver_closes) = (ep.sender.abort(now), ep.receiver.abort(now));
+        // Their close packets go out while the endpoints are still there.
+        if receiver_closes {
+            self.after_endpoint(i, Side::Receiver);
         }
+        if sender_closes {
+            self.after_endpoint(i, Side::Sender);
+        }
+        let f = &mut self.flows[i as usize];
+        if f.terminated.is_none() {
+            f.terminated = Some(now);
+            self.flows_done += 1;
+        }
+        f.free_endpoints();
     }
 
     fn timer(&mut self, flow: u32, side: Side, generation: u32) {

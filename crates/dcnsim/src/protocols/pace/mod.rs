@@ -13,7 +13,8 @@
 //!   and potential demand d_p — capped at the bytes left once the credits held are used.
 //! * **Receiver** ([`PaceReceiver`], §III.C): from the request on, one allocation per period
 //!   with d_p = the maximum (the sender's p·R), d = a = the d_p the sender last returned,
-//!   its logical clock (the epoch) and both weights; *terminate* when every byte arrived.
+//!   its logical clock (the epoch) and both weights; *terminate* when every byte arrived, or
+//!   when the application aborts the flow (`workload.abort_at_deadline`).
 //! * **Forwarder** ([`PaceForwarder`], §III.E, every egress port, host NICs included): the
 //!   offline part keeps the flows in the [`MaxMinTree`] keyed by d/w and walks its allocation
 //!   level pointers (eqs. 1–4) to a_w and r; the online part rewrites each allocation:

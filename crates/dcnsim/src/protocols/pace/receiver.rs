@@ -179,6 +179,24 @@ impl PaceReceiver {
         }
     }
 
+    /// The application gives up on the flow: TERMINATE, as at completion, so that the
+    /// forwarders of the path let the flow go; nothing else is sent.
+    pub fn abort(&mut self, now: Time) -> bool {
+        if self.completed {
+            return false;
+        }
+        self.completed = true;
+        self.next_alloc = None;
+        self.out.clear();
+        let t = PaceHeader {
+            msg: MSG_TERMINATE,
+            ..Default::default()
+        };
+        let p = self.control(now, t);
+        self.push(p);
+        true
+    }
+
     pub fn handle_timeout(&mut self, now: Time) {
         if self.next_alloc.is_some_and(|t| now >= t) {
             let a = self.allocation(now);
