@@ -93,7 +93,9 @@
 //!   changed; from 30 ms none did there or in the runs below, and 100 ms leaves a margin.
 //!   Without failures the outputs are those of the code before expiry (the PDQ and M-PDQ
 //!   runs of `bench/identity/matrix.sh`, with and without deadlines, a k = 8 fat-tree, an
-//!   incast and a leaf-spine of mixed rates).
+//!   incast, a leaf-spine of mixed rates, and Fig. 12's set-up at α = 0 and 10). Runs with
+//!   `workload.abort_at_deadline` did change: an aborted flow's entries used to stay (its
+//!   sender was dropped without a TERM); now it sends one.
 //! * **A pausing link off the path.** Only the link P_H names may lift a pause, so a flow paused
 //!   by a link it was then rerouted off would stay paused for good: its probes cross links that
 //!   all leave it to the pauser. The link P_H names marks the packet as it passes
