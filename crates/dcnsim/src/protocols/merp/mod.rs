@@ -69,8 +69,8 @@
 //!   `dcnsim reproduce merp`) this held 814 of 4000 flows for good from 1.46 s on, two flows
 //!   into h0 each first on one of root→tor0 and tor0→h0. aT is therefore the time the sender
 //!   sent the SYN (the packet's timestamp), the same on every link (test
-//!   `links_of_a_path_order_flows_alike`); a packet of a flow a link does not know (below)
-//!   takes the link's own time.
+//!   `links_of_a_path_order_flows_alike`), also for a packet of a flow the link does not know
+//!   (below).
 //! * **A packet of a flow a link does not know** (its SYN went elsewhere before a reroute, or
 //!   the link forgot it, below) enters it as a new flow, as a SYN would, with the time its
 //!   sender sent the SYN as aT. The switch agent keeps that time per flow: it stands for a

@@ -103,8 +103,8 @@
 //!   have); a receiver that gets a packet paused by a link it did not cross answers with
 //!   P_H = ø and R_H = 0, and the sender's next probe asks every link of its new path.
 //!   On `examples/leafspine_failure.toml` with web-search sizes, before these two rules 4 of
-//!   200 flows never finished (3 with expiry alone); now all do, on seeds 1–6, for PDQ and
-//!   M-PDQ (test `tests/failures.rs`).
+//!   200 flows never finished (3 with a 10 ms expiry alone); now all do, on seeds 1–6, for
+//!   PDQ and M-PDQ (test `tests/failures.rs`).
 //! * **Loss recovery.** Cumulative bookkeeping per segment, one ACK per data packet; when the
 //!   oldest unacknowledged segment of a subflow is older than RTO = max(`min_rto_us`, 4·RTT_S),
 //!   every unacknowledged segment of the subflow is queued again (go-back-N). SYNs are resent
