@@ -104,30 +104,46 @@ down_s = 0.001
     assert!(out.flows[0].bytes_delivered < 10_000_000);
 }
 
-/// The transports that keep state per flow at the switches (PDQ's flow lists, MERP's flow
-/// tables) through a failure and a recovery that move flows under way onto other paths:
-/// `examples/leafspine_failure.toml` with web-search sizes (a 4 × 4 leaf-spine with a slower
-/// spine, leaf1–spine0 down from 5 to 15 ms). Every flow finishes. Before entries expired and
-/// before a pause could be lifted without its pausing link, 4 (PDQ) and 25 (MERP) of the 200
-/// flows of seed 1 never did: entries on the old paths held links for good, PDQ flows stayed
-/// paused by a link they no longer crossed, and MERP flows that entered a link without their
-/// SYN took its time as their arrival, so two links ordered two flows oppositely.
+/// Every transport but D3 through a failure and a recovery that move flows under way onto
+/// other paths: `examples/leafspine_failure.toml` with web-search sizes (a 4 × 4 leaf-spine
+/// with a slower spine, leaf1–spine0 down from 5 to 15 ms). Every flow finishes. The ones that
+/// keep state per flow at the switches (PDQ's flow lists, MERP's flow tables) run on two seeds:
+/// before entries expired and before a pause could be lifted without its pausing link, 4
+/// (PDQ) and 25 (MERP) of the 200 flows of seed 1 never finished. Entries on the old paths
+/// held links for good, PDQ flows stayed paused by a link they no longer crossed, and MERP
+/// flows that entered a link without their SYN took its time as their arrival, so two links
+/// ordered two flows oppositely. D3 is left out: its routers keep no per-flow state to
+/// repair, and an allocation lost with the link stays counted (6 of these 200 flows never
+/// finish; README).
 #[test]
-fn switch_state_per_flow_follows_a_reroute() {
+fn every_flow_survives_a_failure_and_its_recovery() {
     let text = include_str!("../../../examples/leafspine_failure.toml");
-    for protocol in ["pdq", "mpdq", "merp"] {
-        for seed in [1, 3] {
-            let out = common::run_toml(
-                text,
-                &[
-                    &format!("transport.protocol=\"{protocol}\""),
-                    "workload.sizes=\"websearch\"",
-                    &format!("seed={seed}"),
-                    "stop_s=1",
-                ],
-            );
-            let unfinished = out.flows.iter().filter(|f| f.fct().is_none()).count();
-            assert_eq!(unfinished, 0, "{protocol}, seed {seed}");
-        }
+    let runs = [
+        ("tcp", 1),
+        ("dctcp", 1),
+        ("d2tcp", 1),
+        ("mcp", 1),
+        ("rcp", 1),
+        ("pfabric", 1),
+        ("pace", 1),
+        ("pdq", 1),
+        ("pdq", 3),
+        ("mpdq", 1),
+        ("mpdq", 3),
+        ("merp", 1),
+        ("merp", 3),
+    ];
+    for (protocol, seed) in runs {
+        let out = common::run_toml(
+            text,
+            &[
+                &format!("transport.protocol=\"{protocol}\""),
+                "workload.sizes=\"websearch\"",
+                &format!("seed={seed}"),
+                "stop_s=1",
+            ],
+        );
+        let unfinished = out.flows.iter().filter(|f| f.fct().is_none()).count();
+        assert_eq!(unfinished, 0, "{protocol}, seed {seed}");
     }
 }
