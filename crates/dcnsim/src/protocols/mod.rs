@@ -110,6 +110,7 @@ pub struct TransportConfig {
     pub pdq_rate_controller: Option<bool>,
     pub pdq_aging_rate: Option<f64>,
     pub pdq_syn_requests_rate: Option<bool>,
+    /// PDQ/M-PDQ: a link forgets a listed flow that sent nothing across it for this long.
     pub pdq_entry_timeout_us: Option<f64>,
     /// M-PDQ: subflows per flow.
     pub subflows: Option<u32>,
@@ -134,6 +135,7 @@ pub struct TransportConfig {
     pub merp_q: Option<f64>,
     /// MERP: the RTT switches' early start looks ahead by.
     pub merp_rtt_us: Option<f64>,
+    /// MERP: a link forgets a flow that sent nothing across it for this long.
     pub merp_entry_timeout_us: Option<f64>,
     /// PACE: the initial (and shortest) allocation period.
     #[serde(default, skip_serializing_if = "Option::is_none")]

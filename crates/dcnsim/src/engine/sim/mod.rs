@@ -714,11 +714,11 @@ impl Simulation {
     /// it go.
     fn abort_at_deadline(&mut self, i: u32) {
         let now = self.now;
-        let f = &self.flows[i as usize];
+        let f = &mut self.flows[i as usize];
         if f.finish.is_some() || f.terminated.is_some() {
             return;
         }
-        let Some(ep) = self.flows[i as usize].endpoints.as_mut() else {
+        let Some(ep) = f.endpoints.as_mut() else {
             return;
         };
         let (sender_closes, receiver_closes) = (ep.sender.abort(now), ep.receiver.abort(now));
