@@ -365,13 +365,13 @@ impl Transport {
     }
 
     /// Whether the protocol's switches keep state for each flow (or each request) at the ports
-    /// of its path: D3's allocations, PDQ's and M-PDQ's flow lists, MERP's flow tables. Such a
-    /// protocol needs every packet of a (sub)flow on one path
-    /// ([`crate::lb::LbParams::check_transport`]).
+    /// of its path: D3's allocations, PDQ's and M-PDQ's flow lists, MERP's flow tables, PACE's
+    /// grants and outstanding credits. Such a protocol needs every packet of a (sub)flow on one
+    /// path ([`crate::lb::LbParams::check_transport`]).
     pub fn keeps_state_along_its_path(&self) -> bool {
         matches!(
             self,
-            Transport::D3(_) | Transport::Pdq(_) | Transport::Merp(_)
+            Transport::D3(_) | Transport::Pdq(_) | Transport::Merp(_) | Transport::Pace(_)
         )
     }
 

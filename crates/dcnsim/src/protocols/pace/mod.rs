@@ -77,9 +77,10 @@
 //!   them for the opposite direction of its link (`Port::reverse`), where the flow's data
 //!   goes. The request records the forward ports it crosses and the forwarder routes the
 //!   flow's allocations back over the same links (as PDQ's ACKs), whatever ECMP would choose.
-//!   Paths of more than [`MAX_HOPS`] = 8 ports are managed on their first 8. Per-packet path
-//!   choices (RPS, DRB, …) would spread data over ports that granted nothing: PACE assumes
-//!   one path per flow.
+//!   Paths of more than [`MAX_HOPS`] = 8 ports are managed on their first 8. PACE assumes
+//!   one path per flow: path choices that move a flow's packets between paths (RPS, DRB,
+//!   flowlets, …) would spread data over ports that granted nothing, and are refused
+//!   (`routing.lb`; measured in [`crate::lb::LbParams::check_transport`]).
 //! * **Weights.** The request carries the sender's weight (the flow's `weight`), the
 //!   allocation adds the receiver's (1: the scenario schema has no per-host weight yet); a
 //!   forwarder uses their product.
