@@ -152,3 +152,26 @@ fn an_aborted_flow_releases_the_switch_state_it_held() {
         assert!(b_end < 0.005, "{protocol}: B ends at {b_end} s");
     }
 }
+
+/// D3, a flow aborted while its SYN is still on its way: the routers have given it an
+/// allocation that only the SYN-ACK tells the sender, so its FIN must wait for that reply to
+/// return it. On the star of the test above, A (h0→h2, 10 MB, desired rate beyond the link,
+/// quenching off) is due at 2 µs, before its SYN reaches h2 (2.1 µs); its SYN took all of
+/// h2's link (left = C). B (h1→h2, 4 MB, no deadline, from 0.1 ms) then needs 3.34 ms alone
+/// (2 740 packets of 1 522 B): it ends at 3.44 ms, the test asks for 3.5. When A's FIN went at
+/// once, returning nothing, the link stayed A's and B sat at the base rate to the end of the
+/// run.
+#[test]
+fn d3_aborted_before_its_syn_ack_returns_the_allocation_it_carries() {
+    let csv =
+        "src,dst,size_bytes,start_s,deadline_s\n0,2,10000000,0,0.000002\n1,2,4000000,0.0001,\n";
+    let text = common::star_with_flow_file(3, 10, "d3", "d3_quench = false")
+        + "abort_at_deadline = true\n";
+    let out = common::run_in(&text, &["stop_s=0.02"], &flow_dir("abort-d3-syn", csv));
+    let a = out.flows.iter().find(|f| f.src == 0).unwrap();
+    let b = out.flows.iter().find(|f| f.src == 1).unwrap();
+    assert_eq!(a.terminated, Some(Time::from_us(2)));
+    assert_eq!(a.bytes_delivered, 0);
+    let b_end = b.finish.map(|t| t.as_secs_f64());
+    assert!(b_end.is_some_and(|t| t < 0.0035), "B ends at {b_end:?} s");
+}

@@ -558,11 +558,21 @@ impl Sender {
     /// switches keep state for the flow closes as on its own termination (PDQ's TERM, D3's and
     /// MERP's FIN), so that they let it go. Returns whether it has such packets to send; the
     /// others send nothing more (PACE's end comes from its receiver: [`Receiver::abort`]).
+    /// A D3 sender with a request in flight first waits for its reply ([`Self::is_closing`]).
     pub fn abort(&mut self, now: Time) -> bool {
         match self {
             Self::Pdq(s) => s.abort(now),
-            Self::D3(s) => s.abort(),
+            Self::D3(s) => s.abort(now),
             Self::Merp(s) => s.abort(),
+            _ => false,
+        }
+    }
+    /// After [`Self::abort`], whether the sender still has to hear from the network before it
+    /// can close (D3: the reply to a request in flight carries allocations that its FIN must
+    /// return). The engine keeps both endpoints until then.
+    pub fn is_closing(&self) -> bool {
+        match self {
+            Self::D3(s) => s.is_closing(),
             _ => false,
         }
     }

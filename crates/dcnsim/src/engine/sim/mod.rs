@@ -711,7 +711,8 @@ impl Simulation {
     /// `workload.abort_at_deadline`: the application gives up on a flow still running at its
     /// deadline; it ends as if its protocol had terminated it, close packets included (PDQ's
     /// TERM, D3's and MERP's FIN, PACE's TERMINATE), so that switches holding state for it let
-    /// it go.
+    /// it go. It counts as terminated now, and its delivered bytes stop here; a sender that
+    /// must first hear a reply ([`Sender::is_closing`]) keeps its endpoints until it has.
     fn abort_at_deadline(&mut self, i: u32) {
         let now = self.now;
         let f = &mut self.flows[i as usize];
@@ -734,7 +735,15 @@ impl Simulation {
             f.terminated = Some(now);
             self.flows_done += 1;
         }
-        f.free_endpoints();
+        // A sender still closing (D3 awaiting a reply) keeps both endpoints until it is done:
+        // its receiver echoes the reply. `after_endpoint` frees them then.
+        if !f
+            .endpoints
+            .as_ref()
+            .is_some_and(|ep| ep.sender.is_closing())
+        {
+            f.free_endpoints();
+        }
     }
 
     fn timer(&mut self, flow: u32, side: Side, generation: u32) {
@@ -828,10 +837,13 @@ impl Simulation {
                         EndpointEvent::SenderDone => {}
                     }
                 }
-                f.bytes_delivered = ep.receiver.bytes_delivered();
+                // An aborted flow's count stops at the abort, as if its receiver were gone.
+                if f.terminated.is_none() {
+                    f.bytes_delivered = ep.receiver.bytes_delivered();
+                }
             }
         }
-        if completed && f.finish.is_none() {
+        if completed && f.finish.is_none() && f.terminated.is_none() {
             f.finish = Some(now);
             self.flows_done += 1;
         } else if terminated && f.finish.is_none() && f.terminated.is_none() {
@@ -861,9 +873,11 @@ impl Simulation {
         }
         let traced_cwnd =
             (side == Side::Sender && self.trace_flow == Some(flow)).then(|| ep.sender.cwnd_bytes());
-        // Free the endpoints once both are finished, or the flow was terminated; late packets
-        // are then absorbed.
-        if (ep.sender_done && f.finish.is_some()) || f.terminated.is_some() {
+        // Free the endpoints once both are finished, or the flow was terminated (and its
+        // sender is not still closing); late packets are then absorbed.
+        if (ep.sender_done && f.finish.is_some())
+            || (f.terminated.is_some() && !ep.sender.is_closing())
+        {
             f.free_endpoints();
         }
         let host = self.net.hosts[match side {

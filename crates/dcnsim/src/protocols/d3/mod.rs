@@ -86,8 +86,13 @@
 //!   link can still lose one; the counters of the routers it already crossed then keep its
 //!   numbers (D3 has no per-flow state to repair them).
 //! * **An aborted flow** (`workload.abort_at_deadline`) closes as a quenched one: its FIN
-//!   returns the numbers of its last answered request. One aborted before its SYN-ACK came
-//!   back cannot return the allocation that SYN-ACK carries: the routers keep it.
+//!   returns the numbers of its last answered request. With a request in flight (the SYN, or
+//!   one on a data packet) the routers have already taken back what the sender holds and
+//!   handed out allocations that only the reply tells it, so the sender sends nothing more
+//!   and its FIN waits for that reply (the engine keeps both endpoints until then); after a
+//!   timeout without it (a failed link) the FIN goes with what the sender holds. Test
+//!   `d3_aborted_before_its_syn_ack_returns_the_allocation_it_carries`: a FIN sent at once
+//!   left a whole link allocated to a flow aborted before its SYN-ACK.
 //! * **One request in flight, whatever the timer does**: a retransmission timeout with data
 //!   outstanding sends no new request (the one in flight was not lost). A second one would
 //!   stay in flight for good, each returning the allocations the other's reply brought, and

@@ -16,6 +16,9 @@ enum State {
     Idle,
     SynSent,
     Established,
+    /// The application gave up while a request was in flight: its reply is awaited (nothing
+    /// else is sent), so that the FIN returns the allocations the routers gave it.
+    Aborting,
     /// Every byte acknowledged, or quenched: the FIN is due.
     Closing,
     Done,
@@ -83,13 +86,32 @@ impl D3Sender {
         self.quench && self.deadline.is_some_and(|d| now >= d)
     }
 
-    /// The application gives up: the FIN returns the flow's numbers, as quenching does.
-    pub fn abort(&mut self) -> bool {
-        if matches!(self.state, State::Idle | State::Done) {
+    /// The application gives up: the FIN returns the flow's numbers, as quenching does. With
+    /// a request in flight (the SYN, or one on a data packet) the routers have already taken
+    /// back the allocations the sender holds and handed out new ones that only the reply
+    /// brings: the sender then waits for that reply ([`Self::is_closing`]) and its FIN returns
+    /// those. If the reply does not come within a timeout (a failed link lost it), the FIN
+    /// goes with what the sender holds. Returns whether a FIN is due now.
+    pub fn abort(&mut self, now: Time) -> bool {
+        let reply_due = match self.state {
+            State::Idle | State::Done | State::Aborting => return false,
+            State::SynSent => true,
+            State::Established => !self.request_ready,
+            State::Closing => false,
+        };
+        if reply_due {
+            self.quenched = true;
+            self.state = State::Aborting;
+            self.core.rto_at = Some(now + self.core.rtt.rto());
             return false;
         }
         self.quench_now();
         true
+    }
+
+    /// Aborted, and waiting for the reply to its last request before the FIN.
+    pub fn is_closing(&self) -> bool {
+        self.state == State::Aborting
     }
 
     fn quench_now(&mut self) {
@@ -151,6 +173,13 @@ impl D3Sender {
                     self.core.rto_at = None;
                 }
             }
+            (State::Aborting, PacketKind::SynAck | PacketKind::Ack)
+                if pkt.kind == PacketKind::SynAck || h.has(FLAG_REQUEST) =>
+            {
+                self.take_reply(&h);
+                self.state = State::Closing;
+                self.core.rto_at = None;
+            }
             _ => {}
         }
     }
@@ -178,6 +207,10 @@ impl D3Sender {
                     self.request_ready = true;
                     self.core.rto_at = None;
                 }
+            }
+            State::Aborting => {
+                self.state = State::Closing;
+                self.core.rto_at = None;
             }
             _ => self.core.rto_at = None,
         }

@@ -6,7 +6,7 @@ use super::switch::Counters;
 use super::*;
 use crate::net::packet::{Header, Packet, PacketKind};
 use crate::protocols::agent::{Admission, SwitchAgent};
-use crate::protocols::Transport;
+use crate::protocols::{EndpointEvent, Transport};
 use crate::topo::TopologyConfig;
 
 /// A two-host star: ports 0 (h0→sw), 1 (sw→h0), 2 (h1→sw), 3 (sw→h1), all at `gbps`.
@@ -344,4 +344,57 @@ fn a_paused_flow_whose_request_is_lost_asks_again() {
     let again = sent_until(&mut s, t, rto);
     assert_eq!(again.len(), 1);
     assert!(header(&again[0]).has(FLAG_REQUEST));
+}
+
+/// The application aborts the flow (`workload.abort_at_deadline`) while the request on a data
+/// packet is in flight: the routers have already taken back the allocation the sender holds
+/// (625) and given a new one (300) that only the reply brings. The FIN waits for that reply
+/// and returns 300; had it gone at once with 625, 625 would have been taken back twice and
+/// 300 never. Aborted with no request in flight, the FIN goes at once with what it holds; with
+/// the reply lost (a failed link), it goes after a timeout.
+#[test]
+fn an_aborted_flow_returns_the_allocation_of_its_last_reply() {
+    let request_flag = |p: &Packet| header(p).has(FLAG_REQUEST);
+    let established = || {
+        let mut s = sender_of(1000 * 1460);
+        let syn = s.poll_transmit(Time::ZERO).expect("the SYN");
+        let t = Time::from_us(10);
+        s.handle_packet(t, &answer(PacketKind::SynAck, &syn, 0, 625));
+        (s, t)
+    };
+    // A request in flight, then the abort: nothing is sent until its reply.
+    let (mut s, t) = established();
+    let burst = sent_until(&mut s, t, t + Time::from_us(5));
+    assert!(request_flag(&burst[0]) && header(&burst[0]).alloc[0] == 625);
+    let t_abort = t + Time::from_us(6);
+    assert!(!s.abort(t_abort), "no FIN before the reply");
+    assert!(s.is_closing());
+    assert!(s.poll_transmit(t_abort).is_none());
+    // An ACK without the reply changes nothing; the reply releases the FIN.
+    s.handle_packet(t_abort, &answer(PacketKind::Ack, &burst[1], 1460, 0));
+    assert!(s.poll_transmit(t_abort).is_none());
+    s.handle_packet(t_abort, &answer(PacketKind::Ack, &burst[0], 1460, 300));
+    let fin = s.poll_transmit(t_abort).expect("the FIN");
+    assert_eq!(fin.kind, PacketKind::Fin);
+    assert_eq!(header(&fin).alloc[0], 300);
+    assert_eq!(s.poll_event(), Some(EndpointEvent::Terminated));
+    assert!(!s.is_closing());
+
+    // Nothing in flight (the reply is in): the FIN goes at once with what the sender holds.
+    let (mut s, t) = established();
+    assert!(s.abort(t));
+    assert!(!s.is_closing());
+    let fin = s.poll_transmit(t).expect("the FIN");
+    assert_eq!((fin.kind, header(&fin).alloc[0]), (PacketKind::Fin, 625));
+
+    // The reply never comes: after the timeout the FIN goes with what the sender holds.
+    let (mut s, t) = established();
+    let _ = sent_until(&mut s, t, t + Time::from_us(5));
+    assert!(!s.abort(t + Time::from_us(6)));
+    let late = sent_until(&mut s, t + Time::from_us(6), t + Time::from_ms(5));
+    assert_eq!(late.len(), 1);
+    assert_eq!(
+        (late[0].kind, header(&late[0]).alloc[0]),
+        (PacketKind::Fin, 625)
+    );
 }
