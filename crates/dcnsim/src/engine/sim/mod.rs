@@ -723,11 +723,13 @@ impl Simulation {
             return;
         };
         let (sender_closes, receiver_closes) = (ep.sender.abort(now), ep.receiver.abort(now));
-        // Their close packets go out while the endpoints are still there.
+        // Their close packets go out while the endpoints are still there; a sender that waits
+        // for a reply gets its timer (in case the reply never comes).
+        let sender_waits = ep.sender.is_closing();
         if receiver_closes {
             self.after_endpoint(i, Side::Receiver);
         }
-        if sender_closes {
+        if sender_closes || sender_waits {
             self.after_endpoint(i, Side::Sender);
         }
         let f = &mut self.flows[i as usize];
@@ -737,11 +739,7 @@ impl Simulation {
         }
         // A sender still closing (D3 awaiting a reply) keeps both endpoints until it is done:
         // its receiver echoes the reply. `after_endpoint` frees them then.
-        if !f
-            .endpoints
-            .as_ref()
-            .is_some_and(|ep| ep.sender.is_closing())
-        {
+        if !sender_waits {
             f.free_endpoints();
         }
     }
