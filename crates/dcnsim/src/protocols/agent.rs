@@ -81,19 +81,21 @@ pub struct SilenceSweep {
 }
 
 impl SilenceSweep {
-    /// Whether to drop the entries silent for more than `timeout` now.
-    pub fn due(&mut self, now: Time, timeout: Time) -> bool {
+    /// Drops from `entries` those whose flow (`last_seen` of each) has sent nothing across
+    /// the port for more than `timeout`, if a look is due now.
+    pub fn forget_silent<T>(
+        &mut self,
+        entries: &mut Vec<T>,
+        now: Time,
+        timeout: Time,
+        last_seen: impl Fn(&T) -> Time,
+    ) {
         if now < self.next {
-            return false;
+            return;
         }
         self.next = now + Time::from_ps(timeout.ps() / 4);
-        true
+        entries.retain(|e| now.saturating_sub(last_seen(e)) <= timeout);
     }
-}
-
-/// Whether an entry last seen at `last_seen` has been silent for more than `timeout` at `now`.
-pub fn silent(now: Time, last_seen: Time, timeout: Time) -> bool {
-    now.saturating_sub(last_seen) > timeout
 }
 
 /// The switch halves of the protocols that have one, each holding the state of every port.

@@ -195,6 +195,20 @@ impl Default for TransportConfig {
     }
 }
 
+/// `transport.{key}` in µs (`default` when unset) as a time, refused unless finite and at
+/// least a picosecond.
+pub(crate) fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
+    let us = v.unwrap_or(default);
+    let t = Time::from_us_f64(us);
+    if !(us.is_finite() && us > 0.0) || t == Time::ZERO {
+        return Err(ConfigError::new(
+            format!("transport.{key}"),
+            format!("must be a finite time > 0 µs (got {us})"),
+        ));
+    }
+    Ok(t)
+}
+
 /// Refuses the first key of `cfg` that is set but not among `used` (the protocol's own keys).
 pub(crate) fn refuse_unused_keys(cfg: &TransportConfig, used: &[&str]) -> ConfigResult<()> {
     let value = serde_json::to_value(cfg).expect("a transport table always serialises");

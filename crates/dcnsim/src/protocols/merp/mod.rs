@@ -155,7 +155,7 @@ pub use switch::MerpSwitch;
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::DEFAULT_MAX_RTO_US;
-use crate::protocols::TransportConfig;
+use crate::protocols::{micros, TransportConfig};
 use crate::units::Time;
 
 pub const DEFAULT_ALPHA: f64 = 0.999;
@@ -201,18 +201,6 @@ fn fraction(key: &str, v: Option<f64>, default: f64) -> ConfigResult<f64> {
         ));
     }
     Ok(v)
-}
-
-fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
-    let us = v.unwrap_or(default);
-    let t = Time::from_us_f64(us);
-    if !(us.is_finite() && us > 0.0) || t == Time::ZERO {
-        return Err(ConfigError::new(
-            format!("transport.{key}"),
-            format!("must be a finite time > 0 µs (got {us})"),
-        ));
-    }
-    Ok(t)
 }
 
 impl MerpParams {

@@ -9,7 +9,7 @@ use super::MerpParams;
 use crate::net::network::Network;
 use crate::net::packet::Packet;
 use crate::net::{NodeIdx, PortIdx};
-use crate::protocols::agent::{silent, SilenceSweep};
+use crate::protocols::agent::SilenceSweep;
 use crate::units::Time;
 
 /// One egress link: its capacity and flow state table.
@@ -28,14 +28,6 @@ impl Link {
             capacity,
             table: Vec::new(),
             sweep: SilenceSweep::default(),
-        }
-    }
-
-    /// Soft state: drops the entries of flows that sent nothing across the link for
-    /// `timeout` (a flow rerouted around a failed link sends its FIN the new way).
-    fn forget_silent(&mut self, now: Time, timeout: Time) {
-        if self.sweep.due(now, timeout) {
-            self.table.retain(|f| !silent(now, f.last_seen, timeout));
         }
     }
 
@@ -138,7 +130,9 @@ impl MerpSwitch {
             self.ended[id] = true;
         }
         let link = &mut self.links[port as usize];
-        link.forget_silent(now, self.entry_timeout);
+        // Soft state: a flow rerouted around a failed link sends its FIN the new way.
+        link.sweep
+            .forget_silent(&mut link.table, now, self.entry_timeout, |f| f.last_seen);
         let at = link.position(pkt.flow);
         if h.kind == MerpKind::Fin {
             if let Some(i) = at {

@@ -164,14 +164,7 @@ impl PaceReceiver {
                     self.gap = true;
                 }
                 if self.delivered >= self.size {
-                    self.completed = true;
-                    self.next_alloc = None;
-                    let t = PaceHeader {
-                        msg: MSG_TERMINATE,
-                        ..Default::default()
-                    };
-                    let p = self.control(now, t);
-                    self.push(p);
+                    self.terminate(now);
                     self.event = Some(EndpointEvent::Completed);
                 }
             }
@@ -185,16 +178,21 @@ impl PaceReceiver {
         if self.completed {
             return false;
         }
+        self.out.clear();
+        self.terminate(now);
+        true
+    }
+
+    /// The flow's end: no more allocations, and TERMINATE for the forwarders of the path.
+    fn terminate(&mut self, now: Time) {
         self.completed = true;
         self.next_alloc = None;
-        self.out.clear();
         let t = PaceHeader {
             msg: MSG_TERMINATE,
             ..Default::default()
         };
         let p = self.control(now, t);
         self.push(p);
-        true
     }
 
     pub fn handle_timeout(&mut self, now: Time) {

@@ -302,15 +302,11 @@ impl PdqParams {
             DEFAULT_DAMPENING_US,
             "default 10 µs",
         )?;
-        let entry_timeout_us = cfg.pdq_entry_timeout_us.unwrap_or(DEFAULT_ENTRY_TIMEOUT_US);
-        if !(entry_timeout_us.is_finite() && entry_timeout_us > 0.0) {
-            return Err(ConfigError::new(
-                "transport.pdq_entry_timeout_us",
-                format!(
-                    "must be a finite time > 0 µs (got {entry_timeout_us}); default {DEFAULT_ENTRY_TIMEOUT_US}"
-                ),
-            ));
-        }
+        let entry_timeout = crate::protocols::micros(
+            "pdq_entry_timeout_us",
+            cfg.pdq_entry_timeout_us,
+            DEFAULT_ENTRY_TIMEOUT_US,
+        )?;
         let aging_rate = non_negative(
             "pdq_aging_rate",
             cfg.pdq_aging_rate,
@@ -332,7 +328,7 @@ impl PdqParams {
                 dampening: on(cfg.pdq_dampening).then(|| Time::from_us_f64(damp)),
                 rate_controller: on(cfg.pdq_rate_controller),
                 syn_requests_rate: on(cfg.pdq_syn_requests_rate),
-                entry_timeout: Time::from_us_f64(entry_timeout_us),
+                entry_timeout,
             },
         })
     }

@@ -375,7 +375,6 @@ impl PdqSender {
         hopeless
     }
 
-    /// Ends the flow: a TERM on every subflow still open, then `event`.
     /// The application gives up: TERM on every open subflow, as Early Termination does.
     pub fn abort(&mut self, now: Time) -> bool {
         if self.finished {
@@ -385,6 +384,7 @@ impl PdqSender {
         true
     }
 
+    /// Ends the flow: a TERM on every subflow still open, then `event`.
     fn finish(&mut self, now: Time, event: EndpointEvent) {
         for k in 0..self.subs.len() {
             self.close(k, now);

@@ -6,7 +6,7 @@ use super::header::{kbps_to_bps, link_id, PdqHeader};
 use crate::net::network::{Network, Port};
 use crate::net::packet::{Packet, PacketKind};
 use crate::net::{NodeIdx, PortIdx};
-use crate::protocols::agent::{silent, Admission, SilenceSweep};
+use crate::protocols::agent::{Admission, SilenceSweep};
 use crate::units::Time;
 
 /// The switch-side knobs (each optimisation can be turned off).
@@ -104,14 +104,6 @@ impl LinkState {
         }
     }
 
-    /// Soft state: drops the entries of flows that sent nothing across the link for
-    /// `timeout` (a flow rerouted around a failed link sends its TERM the new way).
-    fn forget_silent(&mut self, now: Time, timeout: Time) {
-        if self.sweep.due(now, timeout) {
-            self.list.retain(|e| !silent(now, e.last_seen, timeout));
-        }
-    }
-
     fn insert_sorted(&mut self, e: Entry) -> usize {
         let i = self
             .list
@@ -181,7 +173,9 @@ impl LinkState {
             self.remove(id);
             return;
         }
-        self.forget_silent(now, cfg.entry_timeout);
+        // Soft state: a flow rerouted around a failed link sends its TERM the new way.
+        self.sweep
+            .forget_silent(&mut self.list, now, cfg.entry_timeout, |e| e.last_seen);
         let fresh = Entry {
             id,
             rate_bps: 0,

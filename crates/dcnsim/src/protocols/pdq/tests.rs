@@ -256,11 +256,29 @@ fn a_deadline_out_of_reach_at_line_rate_terminates_at_once() {
     assert_eq!(s.poll_event(), None);
 }
 
+/// An M-PDQ sender of two subflows whose SYN-ACKs (at 10 µs) pause subflow 1 and grant
+/// subflow 0 the line rate, driven until `n` data packets have left: its SYNs, those packets
+/// and the time.
+fn one_paused_one_sending(s: &mut PdqSender, n: usize) -> (Vec<Packet>, Vec<Packet>, Time) {
+    let syns = drain(s, Time::ZERO);
+    let t = Time::from_us(10);
+    s.handle_packet(t, &answer(&syns[1], PacketKind::SynAck, 0, 9, 0));
+    s.handle_packet(t, &answer(&syns[0], PacketKind::SynAck, 10_000_000, 0, 0));
+    let mut now = t;
+    let mut sent = Vec::new();
+    while sent.len() < n {
+        sent.extend(drain(s, now).into_iter().filter(|p| p.payload > 0));
+        now = s.poll_timeout().unwrap().max(now);
+    }
+    (syns, sent, now)
+}
+
 #[test]
 fn mpdq_moves_load_from_a_paused_subflow_to_the_sending_one() {
     let p = params("mpdq", |c| c.subflows = Some(2));
     let mut s = sender(&p, &flow(20 * 1460, None));
-    let syns = drain(&mut s, Time::ZERO);
+    // Subflow 0 sends its 10 segments (0..10) back to back and they are acknowledged.
+    let (syns, sent, mut now) = one_paused_one_sending(&mut s, 10);
     assert_eq!(syns.len(), 2);
     assert_ne!(
         syns[0].path_key, syns[1].path_key,
@@ -269,20 +287,6 @@ fn mpdq_moves_load_from_a_paused_subflow_to_the_sending_one() {
     assert_eq!(hdr(&syns[1]).subflow, 1);
     // Each subflow's T_H is its own share: 10 segments.
     assert_eq!(hdr(&syns[1]).expected_ns, 11_680);
-    let t = Time::from_us(10);
-    s.handle_packet(t, &answer(&syns[1], PacketKind::SynAck, 0, 9, 0));
-    s.handle_packet(t, &answer(&syns[0], PacketKind::SynAck, 10_000_000, 0, 0));
-    // Subflow 0 sends its 10 segments (0..10) back to back and they are acknowledged.
-    let mut now = t;
-    let mut sent = Vec::new();
-    while sent.len() < 10 {
-        for pkt in drain(&mut s, now) {
-            if pkt.payload > 0 {
-                sent.push(pkt);
-            }
-        }
-        now = s.poll_timeout().unwrap().max(now);
-    }
     assert!(sent
         .iter()
         .all(|p| hdr(p).subflow == 0 && p.seq < 10 * 1460));
@@ -407,16 +411,7 @@ fn the_unsent_bytes_are_kept_through_sends_shifts_and_go_back() {
         }
     };
     check(&s, "at the start");
-    let syns = drain(&mut s, Time::ZERO);
-    let t = Time::from_us(10);
-    s.handle_packet(t, &answer(&syns[1], PacketKind::SynAck, 0, 9, 0));
-    s.handle_packet(t, &answer(&syns[0], PacketKind::SynAck, 10_000_000, 0, 0));
-    let mut now = t;
-    let mut sent = Vec::new();
-    while sent.len() < 4 {
-        sent.extend(drain(&mut s, now).into_iter().filter(|p| p.payload > 0));
-        now = s.poll_timeout().unwrap().max(now);
-    }
+    let (_, sent, mut now) = one_paused_one_sending(&mut s, 4);
     check(&s, "after four sends");
     // The first ACK shifts load from the paused subflow 1 to subflow 0.
     now += Time::from_us(10);

@@ -117,7 +117,7 @@ pub(crate) use rto::RttEstimator;
 pub use sender::TcpSender;
 
 use crate::error::{ConfigError, ConfigResult};
-use crate::protocols::TransportConfig;
+use crate::protocols::{micros, TransportConfig};
 use crate::units::{Rate, Time};
 
 pub const DEFAULT_MSS_BYTES: u32 = 1460;
@@ -213,18 +213,6 @@ fn positive(key: &str, v: Option<u32>, default: u32) -> ConfigResult<u32> {
         ));
     }
     Ok(v)
-}
-
-fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
-    let v = v.unwrap_or(default);
-    let t = Time::from_us_f64(v);
-    if !v.is_finite() || v <= 0.0 || t == Time::ZERO {
-        return Err(ConfigError::new(
-            format!("transport.{key}"),
-            format!("must be a finite time > 0 µs (got {v})"),
-        ));
-    }
-    Ok(t)
 }
 
 impl TcpParams {
