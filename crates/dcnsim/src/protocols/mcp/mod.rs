@@ -174,16 +174,11 @@ impl McpParams {
                 "only for mcp_variant = \"opt\" (the approximation measures no link)",
             ));
         }
-        let us = cfg
-            .mcp_rate_interval_us
-            .unwrap_or(FALLBACK_RATE_INTERVAL_US);
-        let rate_interval = Time::from_us_f64(us);
-        if !(us.is_finite() && us > 0.0) || rate_interval == Time::ZERO {
-            return Err(ConfigError::new(
-                "transport.mcp_rate_interval_us",
-                format!("must be a finite time > 0 µs (got {us})"),
-            ));
-        }
+        let rate_interval = crate::protocols::micros(
+            "mcp_rate_interval_us",
+            cfg.mcp_rate_interval_us,
+            FALLBACK_RATE_INTERVAL_US,
+        )?;
         Ok(McpParams { opt, rate_interval })
     }
 }

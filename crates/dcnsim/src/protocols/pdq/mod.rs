@@ -277,13 +277,7 @@ impl PdqParams {
             )),
             v => Ok(v),
         };
-        let min_rto_us = cfg.min_rto_us.unwrap_or(DEFAULT_MIN_RTO_US);
-        if !(min_rto_us.is_finite() && min_rto_us > 0.0) {
-            return Err(ConfigError::new(
-                "transport.min_rto_us",
-                format!("must be a finite time > 0 µs (got {min_rto_us})"),
-            ));
-        }
+        let min_rto = crate::protocols::micros("min_rto_us", cfg.min_rto_us, DEFAULT_MIN_RTO_US)?;
         let k = non_negative(
             "pdq_early_start_k",
             cfg.pdq_early_start_k,
@@ -319,7 +313,7 @@ impl PdqParams {
             subflows,
             mss: positive("mss_bytes", cfg.mss_bytes, DEFAULT_MSS_BYTES)?,
             header: positive("header_bytes", cfg.header_bytes, DEFAULT_HEADER_BYTES)?,
-            min_rto: Time::from_us_f64(min_rto_us),
+            min_rto,
             early_termination: on(cfg.pdq_early_termination),
             aging_rate,
             switch: SwitchConfig {
