@@ -31,6 +31,11 @@ struct Params
     double linkDelayUs = 1.0;
     uint32_t bufferPkts = 250;  // egress queue disc capacity, packets
     uint32_t ecnK = 65;         // DCTCP marking threshold K, packets (instantaneous queue)
+    // Host NIC queue disc capacity, packets; 0 = bufferPkts. The default is deep: dcnsim's hosts
+    // hold what their full NIC queue cannot take (topology.host_nic = "backpressure"), and a
+    // queue disc that never overflows is ns-3's nearest equivalent (FIFO over all flows, where
+    // dcnsim takes the flows in turn). bufferPkts here gives host_nic = "droptail".
+    uint32_t hostQueuePkts = 100000;
     uint32_t mss = 1460;        // TCP payload per full segment
     uint32_t initCwnd = 10;     // segments
     double minRtoUs = 1000.0;
@@ -45,6 +50,9 @@ struct Params
         cmd.AddValue("linkDelayUs", "propagation delay of every link, us", linkDelayUs);
         cmd.AddValue("bufferPkts", "egress queue capacity, packets", bufferPkts);
         cmd.AddValue("ecnK", "DCTCP ECN marking threshold K, packets", ecnK);
+        cmd.AddValue("hostQueuePkts",
+                     "host NIC queue disc capacity, packets (0: bufferPkts, as a drop-tail NIC)",
+                     hostQueuePkts);
         cmd.AddValue("mss", "TCP segment (payload) size, bytes", mss);
         cmd.AddValue("initCwnd", "initial congestion window, segments", initCwnd);
         cmd.AddValue("minRtoUs", "minimum RTO, us", minRtoUs);
@@ -131,6 +139,19 @@ MakeQueues(const Params& p)
                          "LinkBandwidth", DataRateValue(DataRate(uint64_t(p.linkGbps * 1e9))),
                          "LinkDelay", TimeValue(NanoSeconds(int64_t(p.linkDelayUs * 1000.0))));
     return tch;
+}
+
+/// A host's NIC queue: the same marking at K, with room for `hostQueuePkts` packets (see
+/// Params), so that a sender's burst waits in the host instead of being dropped there.
+inline TrafficControlHelper
+MakeHostQueues(const Params& p)
+{
+    Params h = p;
+    if (p.hostQueuePkts > 0)
+    {
+        h.bufferPkts = p.hostQueuePkts;
+    }
+    return MakeQueues(h);
 }
 
 /// Packet transmissions on links: one packet starting on one link = one.

@@ -96,12 +96,17 @@ main(int argc, char* argv[])
 
     PointToPointHelper links = bench::MakeLinks(p);
     TrafficControlHelper tch = bench::MakeQueues(p);
+    TrafficControlHelper hostTch = bench::MakeHostQueues(p);
     Ipv4AddressHelper addr("10.0.0.0", "255.255.255.252");
     std::vector<Ptr<QueueDisc>> allQdiscs;
 
-    auto connect = [&](Ptr<Node> a, Ptr<Node> b) {
+    // `a` is a host (its NIC gets the host queue) unless both ends are switches.
+    auto connect = [&](Ptr<Node> a, Ptr<Node> b, bool aIsHost) {
         NetDeviceContainer d = links.Install(a, b);
-        QueueDiscContainer q = tch.Install(d); // before addresses, so no default qdisc
+        // before addresses, so no default qdisc
+        QueueDiscContainer q;
+        q.Add((aIsHost ? hostTch : tch).Install(d.Get(0)));
+        q.Add(tch.Install(d.Get(1)));
         for (uint32_t i = 0; i < q.GetN(); ++i)
         {
             allQdiscs.push_back(q.Get(i));
@@ -113,11 +118,11 @@ main(int argc, char* argv[])
 
     for (uint32_t i = 0; i < senders; ++i)
     {
-        connect(hosts.Get(i), swL);
+        connect(hosts.Get(i), swL, true);
     }
-    auto [bnQ, bnIfs] = connect(swL, swR);
+    auto [bnQ, bnIfs] = connect(swL, swR, false);
     Ptr<QueueDisc> bottleneck = bnQ.Get(0); // swL -> swR egress
-    auto [rxQ, rxIfs] = connect(hosts.Get(senders), swR);
+    auto [rxQ, rxIfs] = connect(hosts.Get(senders), swR, true);
     Ipv4Address rxAddr = rxIfs.GetAddress(0);
 
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();

@@ -522,6 +522,7 @@ main(int argc, char* argv[])
 
     PointToPointHelper links = bench::MakeLinks(p);
     TrafficControlHelper tch = bench::MakeQueues(p);
+    TrafficControlHelper hostTch = bench::MakeHostQueues(p);
     bench::Params pf = p; // the switch-switch links
     pf.linkGbps = fabricGbps > 0 ? fabricGbps : p.linkGbps;
     pf.ecnK = fabricEcnK > 0 ? fabricEcnK : p.ecnK;
@@ -548,8 +549,17 @@ main(int argc, char* argv[])
     auto connect = [&](Ptr<Node> a, Ptr<Node> b, uint32_t tier) {
         // tier 0 = host links; the others are switch-switch links
         NetDeviceContainer d = (tier == 0 ? links : fabricLinks).Install(a, b);
-        // before addresses, so no default qdisc
-        QueueDiscContainer q = (tier == 0 ? tch : fabricTch).Install(d);
+        // before addresses, so no default qdisc; a host's own NIC gets the host queue
+        QueueDiscContainer q;
+        if (tier == 0)
+        {
+            q.Add(hostTch.Install(d.Get(0)));
+            q.Add(tch.Install(d.Get(1)));
+        }
+        else
+        {
+            q = fabricTch.Install(d);
+        }
         for (uint32_t i = 0; i < q.GetN(); ++i)
         {
             allQdiscs.push_back(q.Get(i));

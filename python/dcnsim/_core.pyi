@@ -21,8 +21,8 @@ class _RunOutput(TypedDict):
     # none; relative to start), met_deadline f64 (1.0 / 0.0, NaN if no deadline),
     # retransmits u64, timeouts u64, bytes_delivered u64, terminated_s f64 (NaN unless the
     # protocol terminated the flow), data_packets u64, spurious_retransmits u64,
-    # ooo_arrivals u64, dupacks_reorder u64, dupacks_loss u64, queue_delay_mean_s f64 (NaN if no
-    # data packet was sent); None when run with columns=False
+    # ooo_arrivals u64, dupacks_reorder u64, dupacks_loss u64, queue_delay_mean_s f64 and
+    # host_delay_mean_s f64 (NaN if no data packet was sent); None when run with columns=False
     flows: dict[str, npt.NDArray[np.generic]] | None
     # the summary as JSON text
     summary: str

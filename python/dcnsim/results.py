@@ -17,7 +17,8 @@ import pandas as pd
 
 #: The per-flow columns, in order, with their dtypes. Times are seconds; NaN marks "not
 #: finished" (finish_s, fct_s, slowdown), "no deadline" (deadline_s, met_deadline), "not
-#: terminated by its protocol" (terminated_s) or "no data packet sent" (queue_delay_mean_s).
+#: terminated by its protocol" (terminated_s) or "no data packet sent" (queue_delay_mean_s,
+#: host_delay_mean_s).
 FLOW_COLUMNS: dict[str, str] = {
     "flow_id": "uint64",
     "src": "uint32",
@@ -40,6 +41,7 @@ FLOW_COLUMNS: dict[str, str] = {
     "dupacks_reorder": "uint64",
     "dupacks_loss": "uint64",
     "queue_delay_mean_s": "float64",
+    "host_delay_mean_s": "float64",
 }
 
 #: The time-series columns: ``kind`` is "flow_goodput_bps", "queue_bytes" or "link_util", and

@@ -163,6 +163,7 @@ def _flows(s) -> dict[str, np.ndarray]:
         "dupacks_reorder": np.zeros(n, dtype=np.uint64),
         "dupacks_loss": np.zeros(n, dtype=np.uint64),
         "queue_delay_mean_s": np.full(n, 1e-5),
+        "host_delay_mean_s": np.zeros(n),
     }
 
 

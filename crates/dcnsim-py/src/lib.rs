@@ -177,6 +177,10 @@ fn flow_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, Py
         "queue_delay_mean_s",
         f.iter().map(|r| r.queue_delay_mean().unwrap_or(nan))
     );
+    col!(
+        "host_delay_mean_s",
+        f.iter().map(|r| r.host_delay_mean().unwrap_or(nan))
+    );
     debug_assert_eq!(d.len(), FLOW_COLUMNS.split(',').count());
     Ok(d)
 }

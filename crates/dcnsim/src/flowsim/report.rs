@@ -63,6 +63,7 @@ impl FlowSimulation {
                     dupacks_reorder: 0,
                     dupacks_loss: 0,
                     queue_wait: crate::units::Time::ZERO,
+                    host_wait: crate::units::Time::ZERO,
                 }
             })
             .collect();

@@ -41,12 +41,20 @@ pub struct FlowRecord {
     /// Time the flow's data packets waited in switch egress queues, summed over its packets
     /// and their hops (FIFO ports only).
     pub queue_wait: Time,
+    /// Time the flow's data packets waited in the sending host for room in its NIC queue
+    /// (`topology.host_nic = "backpressure"`), summed over its packets.
+    pub host_wait: Time,
 }
 
 impl FlowRecord {
     /// Mean switch queueing delay of the flow's data packets (summed over hops).
     pub fn queue_delay_mean(&self) -> Option<f64> {
         (self.data_packets > 0).then(|| self.queue_wait.as_secs_f64() / self.data_packets as f64)
+    }
+
+    /// Mean time the flow's data packets waited in the sending host for its NIC.
+    pub fn host_delay_mean(&self) -> Option<f64> {
+        (self.data_packets > 0).then(|| self.host_wait.as_secs_f64() / self.data_packets as f64)
     }
 
     /// Share of the flow's data packets that were spurious retransmissions: the TR paper's
@@ -84,6 +92,14 @@ pub struct NetCounters {
     pub delivered_bytes: u64,
     pub dropped_pkts: u64,
     pub dropped_bytes: u64,
+    /// Of `dropped_pkts`, those dropped at a host's NIC queue (a host's own packets under
+    /// `topology.host_nic = "droptail"`, relayed ones, and those lost with a failed host link).
+    pub dropped_host_nic_pkts: u64,
+    /// Packets that waited in their host for room in its NIC queue, and their summed and
+    /// longest wait (packets still waiting at the end count up to the end).
+    pub host_held_pkts: u64,
+    pub host_wait_total: Time,
+    pub host_wait_max: Time,
     pub ecn_marked: u64,
     /// Packet transmissions on links (one packet crossing one link counts once).
     pub link_transmissions: u64,

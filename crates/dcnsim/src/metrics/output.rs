@@ -14,7 +14,7 @@ use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-pub const FLOW_COLUMNS: &str = "flow_id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,met_deadline,retransmits,timeouts,bytes_delivered,terminated_s,data_packets,spurious_retransmits,ooo_arrivals,dupacks_reorder,dupacks_loss,queue_delay_mean_s";
+pub const FLOW_COLUMNS: &str = "flow_id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,met_deadline,retransmits,timeouts,bytes_delivered,terminated_s,data_packets,spurious_retransmits,ooo_arrivals,dupacks_reorder,dupacks_loss,queue_delay_mean_s,host_delay_mean_s";
 
 /// `flows.csv` as text. Floats print in Rust's shortest round-trip form, so equal runs give
 /// byte-identical files.
@@ -26,7 +26,7 @@ pub fn flows_csv(out: &RunOutput) -> String {
     for f in &out.flows {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             f.flow_id,
             f.src,
             f.dst,
@@ -48,6 +48,7 @@ pub fn flows_csv(out: &RunOutput) -> String {
             f.dupacks_reorder,
             f.dupacks_loss,
             opt(f.queue_delay_mean()),
+            opt(f.host_delay_mean()),
         );
     }
     s

@@ -169,6 +169,8 @@ pub fn summarize(out: &RunOutput) -> Value {
             "sent": c.sent_pkts,
             "delivered": c.delivered_pkts,
             "dropped": c.dropped_pkts,
+            "dropped_host_nic": c.dropped_host_nic_pkts,
+            "dropped_fabric": c.dropped_pkts - c.dropped_host_nic_pkts,
             "in_flight": out.in_flight_pkts,
             "ecn_marked": c.ecn_marked,
             "link_transmissions": c.link_transmissions,
@@ -178,6 +180,13 @@ pub fn summarize(out: &RunOutput) -> Value {
             "delivered": c.delivered_bytes,
             "dropped": c.dropped_bytes,
             "in_flight": out.in_flight_bytes,
+        },
+        // Packets that waited in their host for room in its NIC queue (host_nic = backpressure).
+        "host_wait": {
+            "packets": c.host_held_pkts,
+            "mean_s": if c.host_held_pkts > 0 { json!(c.host_wait_total.as_secs_f64() / c.host_held_pkts as f64) } else { Value::Null },
+            "max_s": c.host_wait_max.as_secs_f64(),
+            "total_s": c.host_wait_total.as_secs_f64(),
         },
         "run": {
             "wall_s": out.cost.wall_s,

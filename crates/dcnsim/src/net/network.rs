@@ -137,6 +137,15 @@ impl Port {
         (arrival, was_empty)
     }
 
+    /// Eager ports: when the oldest packet still waiting starts serialising (call
+    /// [`Port::settle`] first), if any waits.
+    pub fn next_start(&self) -> Option<Time> {
+        (self.backlog_pkts > 0)
+            .then(|| self.pipe.get(self.backlog_from))
+            .flatten()
+            .map(|f| f.start)
+    }
+
     /// Takes the head of the pipe (it has arrived). On an eager port the head leaves the
     /// backlog if it was still counted there; the other packets that have started by now are
     /// retired by the next [`Port::settle`], which every reader of the backlog calls first (one
@@ -206,10 +215,11 @@ pub struct Network {
 impl Network {
     /// Builds nodes and ports. Every egress queue, a host's NIC included, gets `discipline`,
     /// its link's buffer and ECN marking threshold — the link's own, else the one
-    /// `default_ecn_k` returns for the port's rate (the transport's default): a sender that
-    /// outruns its own NIC fills that queue and loses packets there, as with a real NIC queue
-    /// of that size. (An unlimited NIC queue would let a lone flow's window grow without bound
-    /// and hide milliseconds of queueing inside the host.)
+    /// `default_ecn_k` returns for the port's rate (the transport's default). A sender that
+    /// outruns its own NIC fills that queue, and then the simulation holds its packets in the
+    /// host or drops them (`topology.host_nic`; the engine's `host_nic` module): the queue
+    /// itself is the size the link gives it, so ECN marks and the queueing delay inside the
+    /// host stay those of a NIC queue of that size.
     pub fn build(
         spec: &TopoSpec,
         discipline: Discipline,

@@ -167,6 +167,11 @@ impl PacketRef {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The handle of pool slot `i` (for lists linked through slot-indexed arrays).
+    pub fn from_index(i: u32) -> PacketRef {
+        PacketRef(i)
+    }
 }
 
 /// A slab of packets with a free list: the steady state allocates nothing per packet.

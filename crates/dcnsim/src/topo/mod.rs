@@ -16,6 +16,7 @@
 //! | `buffer_pkts` | 100 | buffer of each egress queue, in packets … |
 //! | `buffer_kb` | — | … or in kilobytes (1 KB = 1000 B); give at most one of the two |
 //! | `ecn_k_pkts` | the transport's | ECN marking threshold K of each egress queue, in packets (see below) |
+//! | `host_nic` | `"backpressure"` | a host's full NIC queue holds its own transports' packets in the host (`"backpressure"`) or drops them (`"droptail"`); see below |
 //! | `[[topology.link_overrides]]` | none | `between = ["leaf0", "spine3"]` and any of `gbps`, `delay_us`, `buffer_pkts` / `buffer_kb`, `ecn_k_pkts`: changes one link, both directions |
 //!
 //! **The queue of a port** is one physical thing, so its buffer and its ECN marking threshold
@@ -27,6 +28,17 @@
 //! (DCTCP's rule, see [`crate::protocols::tcp`]); transports without ECN mark nothing.
 //! Likewise the buffer defaults to 100 packets unless the transport has its own default
 //! (pFabric's 2·BDP). The queue discipline (FIFO, rank, …) is the transport's.
+//!
+//! **A host's NIC queue** has the same buffer, threshold and discipline as any port, but a
+//! real sender does not lose packets to its own NIC: Linux throttles each socket before the
+//! queue discipline (TCP Small Queues) and a full device queue stops the qdisc. So by default
+//! (`host_nic = "backpressure"`) a packet that a host's own endpoint emits into a full NIC
+//! queue waits in the host and enters the queue when it has room; the flows of one host take
+//! turns in the discipline's order (round robin between flows for FIFO, the best head by
+//! priority class or rank for the priority and rank queues). Packets a host relays for others
+//! (BCube) are dropped at a full queue as at a switch. `"droptail"` drops a host's own packets
+//! too, as dcnsim did before and as simulators whose hosts have a plain drop-tail device queue
+//! do. See [`crate::engine`] for the mechanism and the counters it reports.
 //!
 //! Rates must be positive Gbit/s, delays positive µs, counts at least 1. A key that belongs to
 //! another kind is an error that names the kinds it belongs to, rather than being ignored: a
@@ -172,6 +184,9 @@ pub struct TopologyConfig {
     /// ECN marking threshold of every egress queue, in packets; by default the transport's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_k_pkts: Option<u32>,
+    /// What a host's full NIC queue does with a packet of its own transports.
+    #[serde(default)]
+    pub host_nic: HostNic,
     /// star
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hosts: Option<usize>,
@@ -240,6 +255,21 @@ pub struct TopologyConfig {
     pub link_overrides: Vec<LinkOverride>,
 }
 
+/// The `topology.host_nic` key: what a host's NIC queue does with a packet of the host's own
+/// transports when it is full (see [`crate::engine`]'s host NIC section).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum HostNic {
+    /// The packet waits in the host, in its flow's order, until the queue has room; flows of
+    /// one host take turns. A host never drops its own packets (TCP Small Queues and the
+    /// stopped qdisc of Linux; ns-3's flow control between device and queue discipline).
+    #[default]
+    Backpressure,
+    /// The packet is dropped, as at a switch: dcnsim before issue 32, and simulators whose
+    /// hosts have a plain drop-tail device queue.
+    Droptail,
+}
+
 /// One `[[topology.link_overrides]]` entry: the link between two named nodes gets another
 /// rate, delay, buffer and/or marking threshold, in both directions.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -275,6 +305,7 @@ impl TopologyConfig {
             buffer_pkts: None,
             buffer_kb: None,
             ecn_k_pkts: None,
+            host_nic: HostNic::default(),
             hosts: None,
             senders: None,
             receivers: None,

@@ -17,9 +17,14 @@
 //! its pending timer event; a timer that moved later is rescheduled when the stale event fires,
 //! one that moved earlier gets a new event and the old one is ignored by its generation.
 //!
-//! Files: this one (the loop, packets through ports, endpoints), `reorder` (what each flow saw
-//! of reordering and loss, for `flows.csv`), `report` (the run's output).
+//! A host's own packets meet its NIC through `host_nic`: by default a full NIC queue holds
+//! them in the host instead of dropping them (`topology.host_nic`).
+//!
+//! Files: this one (the loop, packets through ports, endpoints), `host_nic` (hosts that push
+//! back on their transports), `reorder` (what each flow saw of reordering and loss, for
+//! `flows.csv`), `report` (the run's output).
 
+mod host_nic;
 mod reorder;
 mod report;
 
@@ -36,6 +41,7 @@ use crate::net::queue::{Discipline, Enqueued};
 use crate::net::{Network, NodeIdx, PortIdx};
 use crate::protocols::agent::{Admission, SwitchAgent};
 use crate::protocols::{EndpointEvent, FlowSetup, PathFacts, Receiver, Sender, Transport};
+use crate::topo::HostNic;
 use crate::units::Time;
 use crate::workload::FlowSpec;
 use reorder::{DroppedSeqs, ReceiverInput, ReorderStats};
@@ -72,14 +78,17 @@ enum Event {
     AgentTick,
     /// A flow's deadline, when the application aborts flows that miss it.
     DeadlineAbort(u32),
+    /// An eager host NIC that holds packets has room for one more ([`host_nic`]).
+    NicRoom(PortIdx),
 }
 
 impl Urgency for Event {
-    /// Transmit completions, then arrivals (in an order hashed from time and link), then the
-    /// rest: see the ordering contract in [`super::queue`].
+    /// Transmit completions (and a host NIC's room, its eager twin), then arrivals (in an
+    /// order hashed from time and link), then the rest: see the ordering contract in
+    /// [`super::queue`].
     fn urgency(&self) -> u8 {
         match self {
-            Event::TxDone(_) => 0,
+            Event::TxDone(_) | Event::NicRoom(_) => 0,
             Event::Arrive(_) => 1,
             _ => 2,
         }
@@ -87,7 +96,8 @@ impl Urgency for Event {
 
     fn canonical_key(&self, time: Time) -> Option<u64> {
         match *self {
-            Event::TxDone(p) => Some(p as u64),
+            // A port is eager (NicRoom) or queued (TxDone), never both: the keys are unique.
+            Event::TxDone(p) | Event::NicRoom(p) => Some(p as u64),
             // 32 bits of hash above the port's 24 (the queue keeps 56 bits): unique among the
             // pending arrivals, whose ports differ.
             Event::Arrive(p) => {
@@ -212,9 +222,6 @@ pub struct Simulation {
     /// `workload.abort_at_deadline`.
     abort_at_deadline: bool,
     trace: Vec<TraceRow>,
-    /// Reused buffer for the packets an endpoint emits, already in the pool (no per-packet
-    /// allocation, one copy of each packet).
-    scratch: Vec<PacketRef>,
     dropped_scratch: Vec<PacketRef>,
     /// Non-eager ports: when each queued packet (by pool slot) was accepted, for its queueing
     /// delay (eager ports know it at once).
@@ -222,6 +229,12 @@ pub struct Simulation {
     /// Per flow: time its data packets waited in switch queues, summed over packets and hops
     /// (a dense array apart from the flow table: it is touched at every congested hop).
     queue_wait: Vec<Time>,
+    /// The packets hosts hold for their full NICs (`host_nic = "backpressure"`), and per flow
+    /// the time its data packets waited there.
+    host_holds: Option<host_nic::HostHolds>,
+    host_wait: Vec<Time>,
+    /// The queue discipline of every port.
+    discipline: Discipline,
     name: Option<String>,
     seed: u64,
     topology_name: String,
@@ -281,6 +294,7 @@ impl Simulation {
             events.schedule(t, Event::AgentTick);
         }
         let n_flows = flows.len();
+        let n_ports = net.ports.len();
         let flows = flows
             .into_iter()
             .enumerate()
@@ -321,10 +335,13 @@ impl Simulation {
             trace_flow: scenario.output.trace_flow,
             abort_at_deadline: scenario.workload.abort_at_deadline.unwrap_or(false),
             trace: Vec::new(),
-            scratch: Vec::new(),
             dropped_scratch: Vec::new(),
             enqueued_at: Vec::new(),
             queue_wait: vec![Time::ZERO; n_flows],
+            host_holds: (scenario.topology.host_nic == HostNic::Backpressure)
+                .then(|| host_nic::HostHolds::new(n_ports, n_flows)),
+            host_wait: vec![Time::ZERO; n_flows],
+            discipline,
             name: scenario.name.clone(),
             seed: scenario.seed,
             topology_name: topo.description.clone(),
@@ -392,6 +409,7 @@ impl Simulation {
             Event::Sample => self.sample(),
             Event::AgentTick => self.agent_tick(),
             Event::DeadlineAbort(i) => self.abort_at_deadline(i),
+            Event::NicRoom(p) => self.nic_room(p),
         }
     }
 
@@ -409,40 +427,52 @@ impl Simulation {
         self.counters.dropped_pkts += 1;
         self.counters.dropped_bytes += size;
         if let Some(p) = port {
-            self.net.ports[p as usize].counters.drops += 1;
+            let p = &mut self.net.ports[p as usize];
+            p.counters.drops += 1;
+            if !p.at_switch {
+                self.counters.dropped_host_nic_pkts += 1;
+            }
         }
         self.pool.release(r);
     }
 
-    /// Routes a packet at `node` and queues it at the chosen egress port. (Inlined into its two
-    /// callers: −2 % instructions on the fat-tree.)
+    /// Routes a packet at `node` and queues it at the chosen egress port, or drops it where
+    /// there is no route. (Inlined into its callers: −2 % instructions on the fat-tree.)
     #[inline(always)]
     fn forward(&mut self, node: NodeIdx, r: PacketRef) {
+        match self.route(node, r) {
+            Some(port) => self.enqueue(port, r),
+            None => self.drop_packet(r, None),
+        }
+    }
+
+    /// The egress port of a packet at `node`: the switch agent's choice, else the path
+    /// choice's among the routing table's next hops; `None` where there is no route.
+    #[inline(always)]
+    fn route(&mut self, node: NodeIdx, r: PacketRef) -> Option<PortIdx> {
         let pkt = self.pool.get_mut(r);
         let candidates = self.net.routing.next_hops(node, pkt.dst);
         if self.agent.is_none() {
             // ECMP's choice needs neither the fabric view nor the path-choice dispatch.
             if let Some(port) = self.lb.ecmp_choice(node, pkt, candidates) {
-                return self.enqueue(port, r);
+                return Some(port);
             }
         }
         if let Some(a) = self.agent.as_mut() {
             // Asked before the empty check: an agent may route where the tables have no path.
             if let Some(port) = a.route(self.now, node, pkt, candidates, &self.net.ports) {
-                return self.enqueue(port, r);
+                return Some(port);
             }
         }
         if candidates.is_empty() {
-            self.drop_packet(r, None);
-            return;
+            return None;
         }
         let mut fabric = Fabric {
             now: self.now,
             routing: &self.net.routing,
             ports: &mut self.net.ports,
         };
-        let port = self.lb.choose(node, pkt, candidates, &mut fabric);
-        self.enqueue(port, r);
+        Some(self.lb.choose(node, pkt, candidates, &mut fabric))
     }
 
     fn enqueue(&mut self, port: PortIdx, r: PacketRef) {
@@ -546,6 +576,10 @@ impl Simulation {
             }
             let done = self.now + p.ser(self.pool.get(r).size as u64);
             self.events.schedule(done, Event::TxDone(port));
+            // A slot freed: a host holding packets for this NIC hands it the next.
+            if self.host_holds.as_ref().is_some_and(|h| h.holding(port)) {
+                self.release_held(port);
+            }
         }
     }
 
@@ -803,19 +837,22 @@ impl Simulation {
     /// and its next timer.
     fn after_endpoint(&mut self, flow: u32, side: Side) {
         let now = self.now;
-        let mut out = std::mem::take(&mut self.scratch);
+        let spec = &self.flows[flow as usize].spec;
+        let host = self.net.hosts[match side {
+            Side::Sender => spec.src,
+            Side::Receiver => spec.dst,
+        } as usize];
+        self.send_packets(flow, side, host);
+        let blocked = self
+            .host_holds
+            .as_ref()
+            .is_some_and(|h| h.is_blocked(flow, side));
         let f = &mut self.flows[flow as usize];
         let ep = f.endpoints.as_mut().expect("endpoint alive");
         let mut completed = false;
         let mut terminated = false;
         match side {
             Side::Sender => {
-                while let Some(p) = ep.sender.poll_transmit(now) {
-                    if p.kind == PacketKind::Data {
-                        f.reorder.on_data_sent(&p, &f.dropped);
-                    }
-                    out.push(admit(&mut self.pool, &mut self.counters, p));
-                }
                 while let Some(e) = ep.sender.poll_event() {
                     match e {
                         EndpointEvent::SenderDone => ep.sender_done = true,
@@ -825,9 +862,6 @@ impl Simulation {
                 }
             }
             Side::Receiver => {
-                while let Some(p) = ep.receiver.poll_transmit(now) {
-                    out.push(admit(&mut self.pool, &mut self.counters, p));
-                }
                 while let Some(e) = ep.receiver.poll_event() {
                     match e {
                         EndpointEvent::Completed => completed = true,
@@ -848,13 +882,15 @@ impl Simulation {
             f.terminated = Some(now);
             self.flows_done += 1;
         }
-        // Schedule the endpoint's timer if it is earlier than the pending one.
+        // Schedule the endpoint's timer if it is earlier than the pending one. An endpoint
+        // its host holds a packet of is asked again when that packet enters the NIC: a timer
+        // due now (a paced packet it may not send yet) would only fire and fire until then.
         let s = side as usize;
         let due = match side {
             Side::Sender => ep.sender.poll_timeout(),
             Side::Receiver => receiver_timeout(ep),
         };
-        if let Some(t) = due {
+        if let Some(t) = due.filter(|&t| !(blocked && t <= now)) {
             let t = t.max(now);
             if ep.timer[s].is_none_or(|pending| t < pending) {
                 ep.generation[s] = ep.generation[s].wrapping_add(1);
@@ -869,8 +905,6 @@ impl Simulation {
                 );
             }
         }
-        let traced_cwnd =
-            (side == Side::Sender && self.trace_flow == Some(flow)).then(|| ep.sender.cwnd_bytes());
         // Free the endpoints once both are finished, or the flow was terminated (and its
         // sender is not still closing); late packets are then absorbed.
         if (ep.sender_done && f.finish.is_some())
@@ -878,18 +912,45 @@ impl Simulation {
         {
             f.free_endpoints();
         }
-        let host = self.net.hosts[match side {
-            Side::Sender => self.flows[flow as usize].spec.src,
-            Side::Receiver => self.flows[flow as usize].spec.dst,
-        } as usize];
-        for r in out.drain(..) {
-            if let Some(cwnd) = traced_cwnd {
-                self.trace
-                    .push(trace_row(now, TraceEvent::Send, self.pool.get(r), cwnd));
+    }
+
+    /// Hands an endpoint's packets to its host's NIC one by one, as it emits them. An
+    /// endpoint whose packet the host holds (its NIC is full) is asked for no more until that
+    /// packet enters the NIC ([`host_nic`]), as TCP Small Queues throttles a Linux socket.
+    fn send_packets(&mut self, flow: u32, side: Side, host: NodeIdx) {
+        let now = self.now;
+        loop {
+            if (self.host_holds.as_ref()).is_some_and(|h| h.is_blocked(flow, side)) {
+                return;
             }
-            self.forward(host, r);
+            let f = &mut self.flows[flow as usize];
+            let Some(ep) = f.endpoints.as_mut() else {
+                return;
+            };
+            let p = match side {
+                Side::Sender => {
+                    let Some(p) = ep.sender.poll_transmit(now) else {
+                        return;
+                    };
+                    if p.kind == PacketKind::Data {
+                        f.reorder.on_data_sent(&p, &f.dropped);
+                    }
+                    if self.trace_flow == Some(flow) {
+                        let cwnd = ep.sender.cwnd_bytes();
+                        self.trace.push(trace_row(now, TraceEvent::Send, &p, cwnd));
+                    }
+                    p
+                }
+                Side::Receiver => {
+                    let Some(p) = ep.receiver.poll_transmit(now) else {
+                        return;
+                    };
+                    p
+                }
+            };
+            let r = admit(&mut self.pool, &mut self.counters, p);
+            self.send_from_host(host, r, side);
         }
-        self.scratch = out;
     }
 
     // ---------------------------------------------------------------- failures
@@ -908,6 +969,7 @@ impl Simulation {
                     self.drop_packet(r, Some(port));
                 }
                 self.dropped_scratch = lost;
+                self.drop_held(port);
             } else if !p.eager && p.transmitting.is_none() {
                 self.start_tx(port);
             }

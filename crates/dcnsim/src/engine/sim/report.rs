@@ -77,6 +77,28 @@ impl Simulation {
         }
     }
 
+    /// Packets still held in hosts when the run stops count their wait up to the stop.
+    fn settle_host_waits(&mut self) {
+        let Some(h) = &self.host_holds else {
+            return;
+        };
+        let mut c = self.counters;
+        c.host_held_pkts = h.waited_pkts;
+        c.host_wait_total = h.wait_total;
+        c.host_wait_max = h.wait_max;
+        for (r, since) in h.held() {
+            let wait = self.now - since;
+            c.host_held_pkts += 1;
+            c.host_wait_total += wait;
+            c.host_wait_max = c.host_wait_max.max(wait);
+            let pkt = self.pool.get(r);
+            if pkt.payload > 0 {
+                self.host_wait[pkt.flow as usize] += wait;
+            }
+        }
+        self.counters = c;
+    }
+
     pub(super) fn finish(mut self, wall_s: f64) -> RunOutput {
         let mut in_flight_bytes = 0;
         let mut in_flight_pkts = 0;
@@ -89,6 +111,11 @@ impl Simulation {
             }
         }
         self.settle_queue_waits();
+        self.settle_host_waits();
+        if let Some(h) = &self.host_holds {
+            in_flight_bytes += h.held_bytes;
+            in_flight_pkts += h.held_pkts;
+        }
         for f in &mut self.flows {
             if let Some(ep) = &f.endpoints {
                 let stats = ep.sender.stats();
@@ -127,6 +154,7 @@ impl Simulation {
                 dupacks_reorder: f.reorder.dupacks_reorder,
                 dupacks_loss: f.reorder.dupacks_loss,
                 queue_wait: self.queue_wait[i],
+                host_wait: self.host_wait[i],
             })
             .collect();
         let ports = (0..self.net.ports.len())

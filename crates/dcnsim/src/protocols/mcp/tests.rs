@@ -52,6 +52,7 @@ fn conn(now_us: u64, snd_una: u64, snd_nxt: u64) -> Conn {
         snd_max: snd_nxt,
         srtt: Some(Time::from_us(40)),
         in_recovery: false,
+        cwnd_limited: true,
     }
 }
 

@@ -90,8 +90,8 @@
 //!   already holds, and their dupACKs must not cause a second reduction. After a fast recovery
 //!   ends with a full ACK no such duplicates exist, so later dupACKs start a new episode.
 //! * **ssthresh at a timeout during fast recovery** is min(FlightSize/2, the recovery's
-//!   ssthresh), and **window growth does not check whether the sender is cwnd-limited**: see
-//!   the NewReno controller (`cc/newreno.rs`).
+//!   ssthresh), and **the window grows only while it is in use** (Linux's
+//!   `tcp_is_cwnd_limited`): see the NewReno controller (`cc/newreno.rs`).
 //! * **Go-back-N after a timeout** from `snd_una` in slow start; `snd_nxt` jumps forward when
 //!   a cumulative ACK shows the receiver already has data (its out-of-order store). Segments
 //!   below the highest byte ever sent count as retransmissions.

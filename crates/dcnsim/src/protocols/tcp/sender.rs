@@ -67,6 +67,12 @@ pub struct TcpSender {
     deadline: Option<Time>,
     event: Option<EndpointEvent>,
     stats: SenderStats,
+    /// Cwnd validation as Linux's `tcp_cwnd_validate` (see `cc/newreno.rs`): whether the
+    /// window stopped a send in the current window of data, the largest flight sent in it,
+    /// and the `snd_nxt` at which that window ends.
+    cwnd_limited: bool,
+    max_flight: u64,
+    usage_end: u64,
 }
 
 impl TcpSender {
@@ -110,6 +116,9 @@ impl TcpSender {
             deadline: None,
             event: None,
             stats: SenderStats::default(),
+            cwnd_limited: false,
+            max_flight: 0,
+            usage_end: 0,
         }
     }
 
@@ -189,6 +198,7 @@ impl TcpSender {
                     // stays ≤ cwnd + (dupACKs)·SMSS, within the receiver's window.
                     let extra = self.limited_transmit_allowance();
                     if flight_after > self.win.cwnd + extra || flight_after > self.rwnd {
+                        self.note_window_use(flight_after > self.win.cwnd);
                         return None;
                     }
                     self.limited_bytes += payload;
@@ -198,6 +208,7 @@ impl TcpSender {
                 let retransmit = seq < self.snd_max;
                 self.snd_nxt += payload;
                 self.snd_max = self.snd_max.max(self.snd_nxt);
+                self.note_window_use(false);
                 Some(self.data(now, seq, retransmit))
             }
             _ => None,
@@ -430,6 +441,34 @@ impl TcpSender {
             snd_max: self.snd_max,
             srtt: self.rtt.srtt(),
             in_recovery: self.in_recovery,
+            cwnd_limited: self.is_cwnd_limited(),
+        }
+    }
+
+    /// Linux's `tcp_is_cwnd_limited`: in slow start, while cwnd is below twice the largest
+    /// flight of the current window; in congestion avoidance, when the window stopped a send
+    /// in it. A sender that is not asked for packets (its host holds one of them for a full
+    /// NIC) is never stopped by its window, so its window stops growing.
+    fn is_cwnd_limited(&self) -> bool {
+        if self.win.cwnd < self.win.ssthresh {
+            self.win.cwnd < 2 * self.max_flight
+        } else {
+            self.cwnd_limited
+        }
+    }
+
+    /// Linux's `tcp_cwnd_validate`, after a send (`limited` false) or a send the window
+    /// refused (`limited` true): a new window of data starts the record afresh; within one,
+    /// being limited sticks and the largest flight is kept.
+    fn note_window_use(&mut self, limited: bool) {
+        let flight = self.snd_nxt - self.snd_una;
+        if self.snd_una >= self.usage_end
+            || limited
+            || (!self.cwnd_limited && flight > self.max_flight)
+        {
+            self.cwnd_limited = limited;
+            self.max_flight = flight;
+            self.usage_end = self.snd_nxt;
         }
     }
 

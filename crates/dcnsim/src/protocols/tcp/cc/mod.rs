@@ -110,6 +110,9 @@ pub struct Conn {
     pub srtt: Option<Time>,
     /// A fast recovery is under way: the sender owns cwnd (see the module doc).
     pub in_recovery: bool,
+    /// The window is in use, so growing it means something (Linux's `tcp_is_cwnd_limited`;
+    /// `newreno.rs`).
+    pub cwnd_limited: bool,
 }
 
 impl Conn {

@@ -1,0 +1,376 @@
+//! Host NICs that push back on their own transports (`topology.host_nic = "backpressure"`,
+//! the default; issue 32).
+//!
+//! A real sender does not lose packets to its own NIC: Linux throttles each socket before the
+//! queue discipline (TCP Small Queues, TSQ) and a full device queue stops the qdisc; ns-3 has
+//! flow control between the device queue and the queue discipline. Here:
+//!
+//! * **Hold one, ask for no more.** A packet an endpoint emits into its host's full NIC queue
+//!   is **held** in the host, and the endpoint is not asked for further packets until that
+//!   one has entered the queue (TSQ's limit, at one packet). The rest of its burst stays
+//!   unsent inside the transport, in its own order, and does not count as in flight: a
+//!   window-based sender is then not limited by its window, so its window stops growing
+//!   (Linux's `tcp_is_cwnd_limited`, modelled in [`crate::protocols::tcp::cc`]). Without
+//!   both, a lone flow whose NIC is its bottleneck would grow its window into its own host
+//!   without bound and later hold a shared bottleneck with a window no halving brings down.
+//! * **Turns.** The flows of one port take turns in the order the port's discipline would
+//!   serve their held packets: the best priority class (priority queues) or the best rank
+//!   (rank and pFabric queues) first, and round robin among equals — so a FIFO NIC serves its
+//!   flows round robin, roughly what Linux's per-flow qdiscs (fq, fq_codel) give, and
+//!   pFabric's NIC still sends the most urgent flow first. A packet offered while others are
+//!   held waits behind them; an endpoint whose packet entered the queue is asked at once for
+//!   its next one, which (the queue being full again) waits at the back of the turns.
+//! * **When.** A queued port (priority, rank, or a switch agent's) takes a held packet each
+//!   time it dequeues one. An eager FIFO port ([`crate::net::network::Port`]) frees a slot
+//!   when its oldest waiting packet starts serialising: one [`Event::NicRoom`] per such start
+//!   while packets are held (the twin of a queued port's `TxDone`, ordered like it), at no
+//!   cost to ports that hold nothing.
+//! * **What the NIC sees.** A held packet reaches the queue as if emitted then: the switch
+//!   agents of PDQ, D3, RCP, MERP and PACE see it at enqueue and dequeue, ECN marking applies,
+//!   a rank queue orders it. A host's queue drops nothing of its own traffic except a packet
+//!   larger than its whole (byte-limited) buffer, which could never enter.
+//! * **Not held:** packets a host relays for others (server-centric layouts such as BCube)
+//!   meet the queue as at a switch; a packet offered to a NIC whose link is down is lost, and
+//!   a link that fails loses the packets its host held for it, as it loses its queue.
+//! * **Timers.** A held endpoint's timer that is already due (a paced packet it may not send
+//!   yet) is not re-armed; the endpoint is asked again when its packet enters the queue.
+//! * **Counted:** the time each packet waited in the host (the summary's `host_wait`, and per
+//!   flow `host_delay_mean_s` over its data packets), and drops at host NIC queues apart from
+//!   fabric drops (`packets.dropped_host_nic`, `packets.dropped_fabric`). A held packet was
+//!   emitted, so it is in flight at the end of a run that stops early.
+//!
+//! The NIC queue itself is the size its link gives it (100 packets by default), so a short
+//! flow still waits behind up to a buffer of a long flow's packets, as behind a device queue
+//! without byte queue limits. `"droptail"` keeps the behaviour before issue 32: a full NIC
+//! queue drops the host's packets as a switch would, and endpoints are always asked for all
+//! they have.
+
+use super::{Event, Side, Simulation};
+use crate::net::network::Port;
+use crate::net::packet::{PacketPool, PacketRef};
+use crate::net::queue::Discipline;
+use crate::net::{NodeIdx, PortIdx};
+use crate::units::Time;
+
+/// The one packet a host holds for an endpoint (a flow's sender or receiver side).
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    flow: u32,
+    side: Side,
+    packet: PacketRef,
+    since: Time,
+}
+
+/// What one port holds.
+#[derive(Default)]
+struct Hold {
+    /// One packet per endpoint, in turn order from `turn`.
+    held: Vec<Held>,
+    /// Index into `held` of the endpoint whose turn is next.
+    turn: usize,
+    /// The pending [`Event::NicRoom`] of an eager port, if any.
+    wake: Option<Time>,
+}
+
+/// The packets hosts hold for their NICs, with the counters of their waiting.
+pub(super) struct HostHolds {
+    /// Per port; only host ports ever hold.
+    holds: Vec<Hold>,
+    /// Per flow, a bit per side: the host holds a packet of that endpoint.
+    blocked: Vec<u8>,
+    /// Packets held now, and their bytes.
+    pub held_pkts: u64,
+    pub held_bytes: u64,
+    /// Packets that waited, their summed and longest wait.
+    pub waited_pkts: u64,
+    pub wait_total: Time,
+    pub wait_max: Time,
+}
+
+impl HostHolds {
+    pub fn new(ports: usize, flows: usize) -> HostHolds {
+        HostHolds {
+            holds: (0..ports).map(|_| Hold::default()).collect(),
+            blocked: vec![0; flows],
+            held_pkts: 0,
+            held_bytes: 0,
+            waited_pkts: 0,
+            wait_total: Time::ZERO,
+            wait_max: Time::ZERO,
+        }
+    }
+
+    #[inline]
+    pub fn holding(&self, port: PortIdx) -> bool {
+        !self.holds[port as usize].held.is_empty()
+    }
+
+    /// The host holds a packet of this endpoint: it is asked for no more until that packet
+    /// enters the NIC.
+    #[inline]
+    pub fn is_blocked(&self, flow: u32, side: Side) -> bool {
+        self.blocked[flow as usize] & (1 << side as u8) != 0
+    }
+
+    /// Holds `r`, the packet the endpoint (`flow`, `side`) just emitted, at `port`.
+    fn hold(&mut self, port: PortIdx, r: PacketRef, side: Side, pool: &PacketPool, now: Time) {
+        let flow = pool.get(r).flow;
+        debug_assert!(!self.is_blocked(flow, side), "one held packet per endpoint");
+        self.blocked[flow as usize] |= 1 << side as u8;
+        self.held_pkts += 1;
+        self.held_bytes += pool.get(r).size as u64;
+        self.holds[port as usize].held.push(Held {
+            flow,
+            side,
+            packet: r,
+            since: now,
+        });
+    }
+
+    /// The held packet that goes next at `port` under `discipline` (an index into the port's
+    /// list): the best by the discipline's order, the first in turn order among equals.
+    fn next(&self, port: PortIdx, discipline: Discipline, pool: &PacketPool) -> Option<usize> {
+        let hold = &self.holds[port as usize];
+        let n = hold.held.len();
+        if n == 0 {
+            return None;
+        }
+        let turn = hold.turn % n;
+        let key = |i: usize| -> u64 {
+            let pkt = pool.get(hold.held[i].packet);
+            match discipline {
+                Discipline::Fifo => 0,
+                Discipline::Priority { .. } => pkt.priority as u64,
+                Discipline::Rank | Discipline::Pfabric => pkt.rank,
+            }
+        };
+        if discipline == Discipline::Fifo {
+            return Some(turn);
+        }
+        (0..n).map(|k| (turn + k) % n).min_by_key(|&i| key(i))
+    }
+
+    /// The packet that would go next at `port`, without taking it.
+    fn peek(&self, port: PortIdx, discipline: Discipline, pool: &PacketPool) -> Option<PacketRef> {
+        let i = self.next(port, discipline, pool)?;
+        Some(self.holds[port as usize].held[i].packet)
+    }
+
+    /// Takes the packet [`HostHolds::peek`] names and records its wait: the packet, its
+    /// endpoint (now unblocked) and how long it waited.
+    fn take(
+        &mut self,
+        port: PortIdx,
+        discipline: Discipline,
+        pool: &PacketPool,
+        now: Time,
+    ) -> Option<(Held, Time)> {
+        let i = self.next(port, discipline, pool)?;
+        let hold = &mut self.holds[port as usize];
+        // `remove`, not `swap_remove`: the others keep their turns, and the one after this
+        // endpoint slides into `i`, so its turn is next.
+        let h = hold.held.remove(i);
+        hold.turn = i;
+        self.blocked[h.flow as usize] &= !(1 << h.side as u8);
+        let waited = now - h.since;
+        self.held_pkts -= 1;
+        self.held_bytes -= pool.get(h.packet).size as u64;
+        self.waited_pkts += 1;
+        self.wait_total += waited;
+        self.wait_max = self.wait_max.max(waited);
+        Some((h, waited))
+    }
+
+    /// Every packet `port` holds (its link failed), its endpoint unblocked; the caller drops
+    /// them. Their waits are not counted.
+    fn drain(&mut self, port: PortIdx, pool: &PacketPool, out: &mut Vec<Held>) {
+        let hold = &mut self.holds[port as usize];
+        for h in hold.held.drain(..) {
+            self.blocked[h.flow as usize] &= !(1 << h.side as u8);
+            self.held_pkts -= 1;
+            self.held_bytes -= pool.get(h.packet).size as u64;
+            out.push(h);
+        }
+        hold.turn = 0;
+    }
+
+    /// Every held packet with the time it was held (for the end-of-run accounting).
+    pub fn held(&self) -> impl Iterator<Item = (PacketRef, Time)> + '_ {
+        self.holds
+            .iter()
+            .flat_map(|h| h.held.iter().map(|h| (h.packet, h.since)))
+    }
+}
+
+/// Whether the NIC queue of `port` takes a packet of `size` bytes now. An empty queue takes
+/// anything: a packet larger than the whole buffer meets the queue (and its drop) rather than
+/// waiting for ever.
+fn has_room(p: &mut Port, size: u64, now: Time) -> bool {
+    if p.eager {
+        p.settle(now);
+        p.backlog_pkts == 0 || p.queue.admits(p.backlog_pkts, p.backlog_bytes, size)
+    } else {
+        p.queue.is_empty() || p.queue.admits(p.queue.len_pkts(), p.queue.len_bytes(), size)
+    }
+}
+
+impl Simulation {
+    /// A packet the endpoint (`side` of its flow) at host `node` emitted: to the NIC the
+    /// routing chooses, held there if the NIC queue is full (or already holds packets) and the
+    /// host pushes back.
+    pub(super) fn send_from_host(&mut self, node: NodeIdx, r: PacketRef, side: Side) {
+        if self.host_holds.is_none() {
+            return self.forward(node, r);
+        }
+        let Some(port) = self.route(node, r) else {
+            return self.drop_packet(r, None);
+        };
+        let p = &mut self.net.ports[port as usize];
+        let holds = self.host_holds.as_mut().expect("checked above");
+        if p.up && (holds.holding(port) || !has_room(p, self.pool.get(r).size as u64, self.now)) {
+            holds.hold(port, r, side, &self.pool, self.now);
+            self.wake_nic_when_room(port);
+        } else {
+            self.enqueue(port, r);
+        }
+    }
+
+    /// Moves held packets into the NIC queue of `port` while it has room, and asks each
+    /// endpoint whose packet went in for its next ones.
+    pub(super) fn release_held(&mut self, port: PortIdx) {
+        let discipline = self.discipline;
+        loop {
+            let Some(holds) = self.host_holds.as_mut() else {
+                return;
+            };
+            let Some(r) = holds.peek(port, discipline, &self.pool) else {
+                break;
+            };
+            let size = self.pool.get(r).size as u64;
+            if !has_room(&mut self.net.ports[port as usize], size, self.now) {
+                break;
+            }
+            let (h, waited) = holds
+                .take(port, discipline, &self.pool, self.now)
+                .expect("peeked");
+            if self.pool.get(h.packet).payload > 0 {
+                self.host_wait[h.flow as usize] += waited;
+            }
+            self.enqueue(port, h.packet);
+            if self.flows[h.flow as usize].endpoints.is_some() {
+                self.after_endpoint(h.flow, h.side);
+            }
+        }
+        self.wake_nic_when_room(port);
+    }
+
+    /// An eager port that holds packets gets an [`Event::NicRoom`] when its oldest waiting
+    /// packet starts serialising (a queued port releases held packets as it dequeues).
+    fn wake_nic_when_room(&mut self, port: PortIdx) {
+        let holds = self.host_holds.as_mut().expect("only called when holding");
+        let p = &mut self.net.ports[port as usize];
+        if !p.eager || !holds.holding(port) || holds.holds[port as usize].wake.is_some() {
+            return;
+        }
+        p.settle(self.now);
+        if let Some(t) = p.next_start() {
+            holds.holds[port as usize].wake = Some(t);
+            self.events.schedule(t, Event::NicRoom(port));
+        }
+    }
+
+    /// [`Event::NicRoom`]: the eager port's oldest waiting packet has started.
+    pub(super) fn nic_room(&mut self, port: PortIdx) {
+        if let Some(holds) = self.host_holds.as_mut() {
+            holds.holds[port as usize].wake = None;
+            self.release_held(port);
+        }
+    }
+
+    /// The link of `port` failed: what its host held for it is lost with its queue, and the
+    /// endpoints are asked for their next packets (which meet the link down).
+    pub(super) fn drop_held(&mut self, port: PortIdx) {
+        let Some(holds) = self.host_holds.as_mut() else {
+            return;
+        };
+        let mut lost = Vec::new();
+        holds.drain(port, &self.pool, &mut lost);
+        for h in lost {
+            self.drop_packet(h.packet, Some(port));
+            if self.flows[h.flow as usize].endpoints.is_some() {
+                self.after_endpoint(h.flow, h.side);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::Packet;
+
+    fn pkt(pool: &mut PacketPool, flow: u32, rank: u64) -> PacketRef {
+        pool.insert(Packet {
+            flow,
+            rank,
+            size: 1500,
+            ..Packet::default()
+        })
+    }
+
+    fn order(h: &mut HostHolds, d: Discipline, pool: &PacketPool) -> Vec<u32> {
+        std::iter::from_fn(|| h.take(0, d, pool, Time::ZERO))
+            .map(|(held, _)| held.flow)
+            .collect()
+    }
+
+    #[test]
+    fn fifo_takes_endpoints_in_turn_and_a_returning_one_goes_last() {
+        let mut pool = PacketPool::default();
+        let mut h = HostHolds::new(1, 10);
+        for flow in [7, 3, 9] {
+            let r = pkt(&mut pool, flow, 0);
+            h.hold(0, r, Side::Sender, &pool, Time::ZERO);
+        }
+        assert!(h.is_blocked(7, Side::Sender) && !h.is_blocked(7, Side::Receiver));
+        let (first, _) = h.take(0, Discipline::Fifo, &pool, Time::ZERO).unwrap();
+        assert_eq!(first.flow, 7);
+        assert!(!h.is_blocked(7, Side::Sender));
+        // Flow 7 emits its next packet: it waits behind 3 and 9.
+        let r = pkt(&mut pool, 7, 0);
+        h.hold(0, r, Side::Sender, &pool, Time::ZERO);
+        assert_eq!(order(&mut h, Discipline::Fifo, &pool), [3, 9, 7]);
+        assert_eq!((h.held_pkts, h.held_bytes, h.waited_pkts), (0, 0, 4));
+        assert!(!h.holding(0));
+    }
+
+    #[test]
+    fn rank_queues_take_the_best_rank_first_and_turns_among_equals() {
+        let mut pool = PacketPool::default();
+        let mut h = HostHolds::new(1, 10);
+        for (flow, rank) in [(1, 50), (2, 30), (3, 30), (4, 10)] {
+            let r = pkt(&mut pool, flow, rank);
+            h.hold(0, r, Side::Sender, &pool, Time::ZERO);
+        }
+        assert_eq!(order(&mut h, Discipline::Pfabric, &pool), [4, 2, 3, 1]);
+    }
+
+    #[test]
+    fn waits_are_counted_from_hold_to_take() {
+        let mut pool = PacketPool::default();
+        let mut h = HostHolds::new(2, 2);
+        let a = pkt(&mut pool, 0, 0);
+        let b = pkt(&mut pool, 1, 0);
+        h.hold(1, a, Side::Sender, &pool, Time::from_us(1));
+        h.hold(1, b, Side::Receiver, &pool, Time::from_us(2));
+        assert!(!h.holding(0) && h.holding(1));
+        assert_eq!(h.held().count(), 2);
+        let (held, w) = h.take(1, Discipline::Fifo, &pool, Time::from_us(5)).unwrap();
+        assert_eq!((held.packet, w), (a, Time::from_us(4)));
+        let mut lost = Vec::new();
+        h.drain(1, &pool, &mut lost);
+        assert_eq!(lost.iter().map(|h| h.packet).collect::<Vec<_>>(), [b]);
+        assert!(!h.is_blocked(1, Side::Receiver));
+        assert_eq!((h.held_pkts, h.waited_pkts, h.wait_total), (0, 1, Time::from_us(4)));
+    }
+}
