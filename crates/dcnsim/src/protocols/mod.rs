@@ -93,6 +93,10 @@ pub struct TransportConfig {
     pub d2tcp_d_min: Option<f64>,
     /// D2TCP: upper clamp of d.
     pub d2tcp_d_max: Option<f64>,
+    /// D2TCP: what a flow still unfinished after its deadline does (`d_min`, the default;
+    /// `dctcp`, `d_max`, `close`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d2tcp_late: Option<String>,
     /// pFabric: window cap, in segments.
     pub pfabric_max_cwnd_pkts: Option<u32>,
     /// pFabric: the fixed retransmission timeout.
@@ -164,6 +168,7 @@ impl Default for TransportConfig {
             dctcp_init_alpha: None,
             d2tcp_d_min: None,
             d2tcp_d_max: None,
+            d2tcp_late: None,
             pfabric_max_cwnd_pkts: None,
             pfabric_rto_us: None,
             pfabric_probe_after: None,

@@ -45,9 +45,11 @@ a different kind of model, and three of the set-up's sentences must be read into
   the maximum; one seed. The first and last 10 % of the flows (by arrival) are left out of
   every measure: the network filling and draining.
 * **Schemes.** MCP-Opt (``mcp_variant = "opt"``), MCP-Approx (``"approx"``), DCTCP, D2TCP
-  with the core's defaults (initial window 10, min RTO 1 ms). Not in the paper, drawn dashed:
-  PDQ on the same flows, an explicit earliest-deadline-first scheduler that terminates flows
-  which cannot make it — how many of these deadlines can be met at all.
+  with the core's defaults (initial window 10, min RTO 1 ms). Every flow ends at its deadline
+  (above), so what D2TCP does with a flow past its deadline (``transport.d2tcp_late``, issue
+  32) never comes into play here: these numbers do not depend on it. Not in the paper, drawn
+  dashed: PDQ on the same flows, an explicit earliest-deadline-first scheduler that terminates
+  flows which cannot make it — how many of these deadlines can be met at all.
 * **Measures.** Miss rate of a type: its flows that did not meet their deadline. Goodput: the
   bytes of the flows that met their deadline ("the amount of data transmitted successfully
   within the deadlines") over the measured flows' arrival span, Gb/s for the whole network;

@@ -197,7 +197,7 @@ impl CongestionControl for Mcp {
         true
     }
 
-    fn wants_abort(&self) -> bool {
+    fn wants_abort(&self, _now: Time) -> bool {
         self.abort
     }
 

@@ -76,7 +76,7 @@ fn the_initial_window_is_one_rtt_at_the_expected_rate() {
     };
     m.on_established(&conn(0, 0, 0), &mut w);
     assert_eq!(w.cwnd, 20_000);
-    assert!(m.ect() && !m.wants_abort());
+    assert!(m.ect() && !m.wants_abort(Time::ZERO));
 }
 
 /// At 1 ms, 4.5 MB left for 9 ms: γ = 500 MB/s, 13.699 packets per 40 µs RTT. The window was
@@ -209,10 +209,10 @@ fn flows_that_cannot_make_it_are_aborted() {
         ssthresh: u64::MAX,
     };
     m.on_established(&conn(0, 0, 0), &mut w);
-    assert!(m.wants_abort());
+    assert!(m.wants_abort(Time::ZERO));
     let mut m = mcp("approx", DEADLINE);
     m.on_established(&conn(0, 0, 0), &mut w);
-    assert!(!m.wants_abort());
+    assert!(!m.wants_abort(Time::ZERO));
     // At 9 ms, 2 MB left for 1 ms: 16 Gb/s.
     m.on_ack(
         &conn(8_990, 3_000_000, 3_000_000 + MSS),
@@ -224,7 +224,7 @@ fn flows_that_cannot_make_it_are_aborted() {
         ack(MSS, false),
         &mut w,
     );
-    assert!(m.wants_abort());
+    assert!(m.wants_abort(Time::ZERO));
 }
 
 /// Without a deadline there is no expected rate: the flow runs DCTCP.

@@ -146,6 +146,7 @@ const KEYS: &[&str] = &[
     "dctcp_init_alpha",
     "d2tcp_d_min",
     "d2tcp_d_max",
+    "d2tcp_late",
     "mcp_variant",
     "mcp_rate_interval_us",
 ];
@@ -155,10 +156,12 @@ const KEYS: &[&str] = &[
 pub enum Variant {
     NewReno,
     Dctcp,
-    /// D2TCP (DCTCP with the deadline-imminence penalty α^d) and the clamp of d.
+    /// D2TCP (DCTCP with the deadline-imminence penalty α^d), the clamp of d and what a flow
+    /// does after its deadline.
     D2tcp {
         d_min: f64,
         d_max: f64,
+        late: crate::protocols::d2tcp::Late,
     },
     /// MCP's deadline-aware window update ([`crate::protocols::mcp`]).
     Mcp(crate::protocols::mcp::McpParams),
@@ -243,11 +246,13 @@ impl TcpParams {
                     format!("must be ≥ d2tcp_d_min ({lo}) and finite (got {hi}); the paper uses 2"),
                 ));
             }
-            Some((lo, hi))
+            let late = crate::protocols::d2tcp::Late::from_config(cfg.d2tcp_late.as_deref())?;
+            Some((lo, hi, late))
         } else {
             let d2tcp_only = [
                 ("transport.d2tcp_d_min", cfg.d2tcp_d_min.is_some()),
                 ("transport.d2tcp_d_max", cfg.d2tcp_d_max.is_some()),
+                ("transport.d2tcp_late", cfg.d2tcp_late.is_some()),
             ];
             if let Some((key, _)) = d2tcp_only.iter().find(|(_, set)| *set) {
                 return Err(ConfigError::new(*key, "only for d2tcp"));
@@ -271,7 +276,7 @@ impl TcpParams {
         };
         let variant = match (protocol, d2tcp, mcp) {
             (_, _, Some(m)) => Variant::Mcp(m),
-            (_, Some((d_min, d_max)), _) => Variant::D2tcp { d_min, d_max },
+            (_, Some((d_min, d_max, late)), _) => Variant::D2tcp { d_min, d_max, late },
             ("dctcp", _, _) => Variant::Dctcp,
             _ => Variant::NewReno,
         };
@@ -424,14 +429,29 @@ mod param_tests {
         assert_eq!(k, "transport.d2tcp_d_min");
         let k = err_key(&cfg("d2tcp", |c| c.d2tcp_d_max = Some(0.3)));
         assert_eq!(k, "transport.d2tcp_d_max");
+        let k = err_key(&cfg("dctcp", |c| c.d2tcp_late = Some("close".into())));
+        assert_eq!(k, "transport.d2tcp_late");
+        let k = err_key(&cfg("d2tcp", |c| c.d2tcp_late = Some("kill".into())));
+        assert_eq!(k, "transport.d2tcp_late");
         let p = TcpParams::from_config(&cfg("d2tcp", |_| {})).unwrap();
+        use crate::protocols::d2tcp::Late;
         assert_eq!(
             p.variant,
             Variant::D2tcp {
                 d_min: 0.5,
-                d_max: 2.0
+                d_max: 2.0,
+                late: Late::DMin,
             }
         );
+        for (name, late) in [
+            ("d_min", Late::DMin),
+            ("dctcp", Late::Dctcp),
+            ("d_max", Late::DMax),
+            ("close", Late::Close),
+        ] {
+            let p = TcpParams::from_config(&cfg("d2tcp", |c| c.d2tcp_late = Some(name.into())));
+            assert!(matches!(p.unwrap().variant, Variant::D2tcp { late: l, .. } if l == late));
+        }
         assert!(TcpParams::from_config(&cfg("dctcp", |c| c.dctcp_g = Some(0.1))).is_ok());
     }
 

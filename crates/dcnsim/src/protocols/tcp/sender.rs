@@ -151,7 +151,7 @@ impl TcpSender {
             // Duplicate SYN-ACKs, stray ACKs, anything after Done.
             _ => {}
         }
-        self.abort_if_asked();
+        self.abort_if_asked(now);
     }
 
     pub fn handle_timeout(&mut self, now: Time) {
@@ -170,7 +170,7 @@ impl TcpSender {
             State::Established if self.snd_max > self.snd_una => self.on_rto(now),
             _ => self.deadline = None,
         }
-        self.abort_if_asked();
+        self.abort_if_asked(now);
     }
 
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
@@ -414,8 +414,8 @@ impl TcpSender {
     }
 
     /// Ends the flow when the controller gives up on it (after every packet and timer).
-    fn abort_if_asked(&mut self) {
-        if !matches!(self.state, State::Idle | State::Done) && self.cc.wants_abort() {
+    fn abort_if_asked(&mut self, now: Time) {
+        if !matches!(self.state, State::Idle | State::Done) && self.cc.wants_abort(now) {
             self.syn_pending = false;
             self.end(EndpointEvent::Terminated);
         }

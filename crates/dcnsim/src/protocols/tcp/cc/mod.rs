@@ -24,7 +24,7 @@
 //! | `on_fast_retransmit` | at the dupACK that starts fast retransmit, before cwnd is inflated | ssthresh ← FlightSize/2 |
 //! | `on_timeout` | when the retransmission timer fires with data outstanding | ssthresh ← FlightSize/2, cwnd ← 1 SMSS |
 //! | `ect` | for every data packet | false |
-//! | `wants_abort` | after every packet and timer the sender handles | false |
+//! | `wants_abort` | after every packet and timer the sender handles, with the time | false |
 //! | `data_header` | for every data packet: the protocol header it carries | none |
 //!
 //! What stays the sender's: during a fast recovery it owns cwnd. It sets cwnd = ssthresh +
@@ -169,8 +169,9 @@ pub trait CongestionControl {
         false
     }
 
-    /// Whether the flow should be given up now (see the module doc).
-    fn wants_abort(&self) -> bool {
+    /// Whether the flow should be given up at `now` (see the module doc).
+    fn wants_abort(&self, now: Time) -> bool {
+        let _ = now;
         false
     }
 
@@ -212,8 +213,8 @@ impl Controller {
         match &p.variant {
             Variant::NewReno => Controller::NewReno(NewReno),
             Variant::Dctcp => Controller::Dctcp(Dctcp::new(p)),
-            Variant::D2tcp { d_min, d_max } => {
-                Controller::D2tcp(D2tcp::new(Dctcp::new(p), f.deadline, *d_min, *d_max))
+            Variant::D2tcp { d_min, d_max, late } => {
+                Controller::D2tcp(D2tcp::new(Dctcp::new(p), f.deadline, *d_min, *d_max, *late))
             }
             Variant::Mcp(m) => Controller::Mcp(Box::new(Mcp::new(m, p, f))),
         }
@@ -256,8 +257,8 @@ impl CongestionControl for Controller {
         dispatch!(self, cc => cc.ect())
     }
     #[inline]
-    fn wants_abort(&self) -> bool {
-        dispatch!(self, cc => cc.wants_abort())
+    fn wants_abort(&self, now: Time) -> bool {
+        dispatch!(self, cc => cc.wants_abort(now))
     }
     #[inline]
     fn data_header(&self) -> crate::net::packet::Header {

@@ -4,6 +4,7 @@
 
 use super::newreno;
 use super::{Ack, CongestionControl, Conn, Window};
+use crate::units::Time;
 
 /// How often the sender called each hook.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,7 +71,7 @@ impl CongestionControl for Probe {
         self.ect
     }
 
-    fn wants_abort(&self) -> bool {
+    fn wants_abort(&self, _now: Time) -> bool {
         self.abort_after_acks.is_some_and(|n| self.calls.acks >= n)
     }
 }
