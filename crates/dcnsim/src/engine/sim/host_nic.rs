@@ -355,6 +355,34 @@ mod tests {
         assert_eq!(order(&mut h, Discipline::Pfabric, &pool), [4, 2, 3, 1]);
     }
 
+    /// Review finding: among held packets of equal rank (or priority class) the turns are
+    /// not round robin once a better-ranked packet has been taken from the middle of the list.
+    /// `take` leaves `turn` at the taken index and `hold` appends, so an endpoint that emits
+    /// its next packet at once (it always does while it has data: the queue is full again)
+    /// lands at `turn` again and is taken again, for ever, while the equal one before the
+    /// cursor waits. Here A waits behind X (better) and B; after X, B is served every time.
+    #[test]
+    fn equal_ranks_take_turns_after_a_better_one_left() {
+        let mut pool = PacketPool::default();
+        let mut h = HostHolds::new(1, 10);
+        for (flow, rank) in [(1, 5), (9, 1), (2, 5)] {
+            let r = pkt(&mut pool, flow, rank);
+            h.hold(0, r, Side::Sender, &pool, Time::ZERO);
+        }
+        let (first, _) = h.take(0, Discipline::Rank, &pool, Time::ZERO).unwrap();
+        assert_eq!(first.flow, 9, "the best rank first");
+        // Flows 1 and 2 always have a next packet of the same rank, held as soon as they
+        // are served.
+        let mut served = Vec::new();
+        for _ in 0..6 {
+            let (h1, _) = h.take(0, Discipline::Rank, &pool, Time::ZERO).unwrap();
+            served.push(h1.flow);
+            let r = pkt(&mut pool, h1.flow, 5);
+            h.hold(0, r, Side::Sender, &pool, Time::ZERO);
+        }
+        assert_eq!(served, [1, 2, 1, 2, 1, 2], "round robin among equal ranks");
+    }
+
     #[test]
     fn waits_are_counted_from_hold_to_take() {
         let mut pool = PacketPool::default();
