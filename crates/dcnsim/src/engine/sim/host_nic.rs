@@ -380,7 +380,8 @@ mod tests {
             let r = pkt(&mut pool, h1.flow, 5);
             h.hold(0, r, Side::Sender, &pool, Time::ZERO);
         }
-        assert_eq!(served, [1, 2, 1, 2, 1, 2], "round robin among equal ranks");
+        let alternates = served.windows(2).all(|w| w[0] != w[1]);
+        assert!(alternates, "round robin among equal ranks: served {served:?}");
     }
 
     #[test]
