@@ -89,7 +89,10 @@ up_s = 0.00015
         (&bytes, &[]),
         (&with_failure, &["topology.host_nic=\"droptail\""]),
         (&with_failure, &[]),
-        (&with_failure, &["transport.protocol=\"dctcp\"", "topology.ecn_k_pkts=5"]),
+        (
+            &with_failure,
+            &["transport.protocol=\"dctcp\"", "topology.ecn_k_pkts=5"],
+        ),
     ];
     for (i, (text, sets)) in cases.iter().enumerate() {
         let run = |queued: bool| {
@@ -103,7 +106,10 @@ up_s = 0.00015
             sim.run(&mut |_| true).unwrap()
         };
         let (eager, queued) = (run(false), run(true));
-        assert!(i == 2 || eager.counters.host_held_pkts > 0, "case {i}: the hosts must hold");
+        assert!(
+            i == 2 || eager.counters.host_held_pkts > 0,
+            "case {i}: the hosts must hold"
+        );
         // Without `queue_delay_mean_s` (column 21): after a failure the eager path has counted
         // the switch-queue wait of the packets the failure then drops, the queued path has not
         // (not the host NICs' doing: the same holds without them).

@@ -210,7 +210,9 @@ fn has_room(p: &mut Port, size: u64, now: Time) -> bool {
         p.settle(now);
         p.backlog_pkts == 0 || p.queue.admits(p.backlog_pkts, p.backlog_bytes, size)
     } else {
-        p.queue.is_empty() || p.queue.admits(p.queue.len_pkts(), p.queue.len_bytes(), size)
+        p.queue.is_empty()
+            || p.queue
+                .admits(p.queue.len_pkts(), p.queue.len_bytes(), size)
     }
 }
 
@@ -381,7 +383,10 @@ mod tests {
             h.hold(0, r, Side::Sender, &pool, Time::ZERO);
         }
         let alternates = served.windows(2).all(|w| w[0] != w[1]);
-        assert!(alternates, "round robin among equal ranks: served {served:?}");
+        assert!(
+            alternates,
+            "round robin among equal ranks: served {served:?}"
+        );
     }
 
     #[test]
@@ -394,13 +399,18 @@ mod tests {
         h.hold(1, b, Side::Receiver, &pool, Time::from_us(2));
         assert!(!h.holding(0) && h.holding(1));
         assert_eq!(h.held().count(), 2);
-        let (held, w) = h.take(1, Discipline::Fifo, &pool, Time::from_us(5)).unwrap();
+        let (held, w) = h
+            .take(1, Discipline::Fifo, &pool, Time::from_us(5))
+            .unwrap();
         assert_eq!((held.packet, w), (a, Time::from_us(4)));
         let mut lost = Vec::new();
         h.drain(1, &pool, &mut lost);
         assert_eq!(lost.iter().map(|h| h.packet).collect::<Vec<_>>(), [b]);
         assert!(!h.is_blocked(1, Side::Receiver));
-        assert_eq!((h.held_pkts, h.waited_pkts, h.wait_total), (0, 1, Time::from_us(4)));
+        assert_eq!(
+            (h.held_pkts, h.waited_pkts, h.wait_total),
+            (0, 1, Time::from_us(4))
+        );
     }
 
     /// A simulation of `text` (TOML) with the flows of `csv`, not yet run.
@@ -459,7 +469,10 @@ file = "flows.csv"
                     && s.flows[0].endpoints.is_some()
                     && s.host_holds.as_ref().unwrap().is_blocked(0, Side::Sender)
             });
-            assert!(blocked, "{protocol}: flow 0's sender never waited for its NIC");
+            assert!(
+                blocked,
+                "{protocol}: flow 0's sender never waited for its NIC"
+            );
             let sent = sim.counters.sent_pkts;
             sim.abort_at_deadline(0);
             // The close packet went out now, or the sender is kept until its held packet
@@ -471,4 +484,3 @@ file = "flows.csv"
         }
     }
 }
-
