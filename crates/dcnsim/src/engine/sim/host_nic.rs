@@ -52,11 +52,13 @@ use crate::net::queue::Discipline;
 use crate::net::{NodeIdx, PortIdx};
 use crate::units::Time;
 
-/// The one packet a host holds for an endpoint (a flow's sender or receiver side).
+/// A packet a host holds: the one packet of an endpoint (a flow's sender or receiver side),
+/// or a packet it relays for others (any number of those, up to the NIC's buffer).
 #[derive(Clone, Copy, Debug)]
 struct Held {
     flow: u32,
     side: Side,
+    relayed: bool,
     packet: PacketRef,
     since: Time,
 }
@@ -64,8 +66,11 @@ struct Held {
 /// What one port holds.
 #[derive(Default)]
 struct Hold {
-    /// One packet per endpoint, in turn order from `turn`.
+    /// One packet per endpoint and the relayed packets, in turn order from `turn`.
     held: Vec<Held>,
+    /// Packets and bytes of `held` that the host relays for others.
+    relayed_pkts: u64,
+    relayed_bytes: u64,
     /// Index into `held` of the endpoint whose turn is next.
     turn: usize,
     /// The pending [`Event::NicRoom`] of an eager port, if any.
@@ -117,14 +122,44 @@ impl HostHolds {
         let flow = pool.get(r).flow;
         debug_assert!(!self.is_blocked(flow, side), "one held packet per endpoint");
         self.blocked[flow as usize] |= 1 << side as u8;
+        self.push(port, r, side, false, pool, now);
+    }
+
+    /// Holds `r`, a packet the host relays, at `port`, unless the relayed packets it holds
+    /// there already fill a second buffer of the queue's size (`false`: the caller drops it).
+    fn hold_relayed(&mut self, port: &Port, at: PortIdx, r: PacketRef, pool: &PacketPool, now: Time) -> bool {
+        let hold = &self.holds[at as usize];
+        let size = pool.get(r).size as u64;
+        if !port.queue.admits(hold.relayed_pkts, hold.relayed_bytes, size) {
+            return false;
+        }
+        self.push(at, r, Side::Sender, true, pool, now);
+        true
+    }
+
+    /// Puts a held packet last in the turns: just before the cursor, which stays on the
+    /// packet whose turn is next.
+    fn push(&mut self, port: PortIdx, r: PacketRef, side: Side, relayed: bool, pool: &PacketPool, now: Time) {
+        let pkt = pool.get(r);
         self.held_pkts += 1;
-        self.held_bytes += pool.get(r).size as u64;
-        self.holds[port as usize].held.push(Held {
-            flow,
-            side,
-            packet: r,
-            since: now,
-        });
+        self.held_bytes += pkt.size as u64;
+        let hold = &mut self.holds[port as usize];
+        if relayed {
+            hold.relayed_pkts += 1;
+            hold.relayed_bytes += pkt.size as u64;
+        }
+        let at = hold.turn.min(hold.held.len());
+        hold.held.insert(
+            at,
+            Held {
+                flow: pkt.flow,
+                side,
+                relayed,
+                packet: r,
+                since: now,
+            },
+        );
+        hold.turn = at + 1;
     }
 
     /// The held packet that goes next at `port` under `discipline` (an index into the port's
@@ -171,7 +206,12 @@ impl HostHolds {
         // endpoint slides into `i`, so its turn is next.
         let h = hold.held.remove(i);
         hold.turn = i;
-        self.blocked[h.flow as usize] &= !(1 << h.side as u8);
+        if h.relayed {
+            hold.relayed_pkts -= 1;
+            hold.relayed_bytes -= pool.get(h.packet).size as u64;
+        } else {
+            self.blocked[h.flow as usize] &= !(1 << h.side as u8);
+        }
         let waited = now - h.since;
         self.held_pkts -= 1;
         self.held_bytes -= pool.get(h.packet).size as u64;
@@ -185,8 +225,12 @@ impl HostHolds {
     /// them. Their waits are not counted.
     fn drain(&mut self, port: PortIdx, pool: &PacketPool, out: &mut Vec<Held>) {
         let hold = &mut self.holds[port as usize];
+        hold.relayed_pkts = 0;
+        hold.relayed_bytes = 0;
         for h in hold.held.drain(..) {
-            self.blocked[h.flow as usize] &= !(1 << h.side as u8);
+            if !h.relayed {
+                self.blocked[h.flow as usize] &= !(1 << h.side as u8);
+            }
             self.held_pkts -= 1;
             self.held_bytes -= pool.get(h.packet).size as u64;
             out.push(h);
@@ -237,6 +281,31 @@ impl Simulation {
         }
     }
 
+    /// A packet host `node` relays for others (server-centric layouts): where its NIC queue
+    /// is full or holds packets, it waits its turn with the host's own flows, up to a second
+    /// buffer of the queue's size (beyond, it is dropped, as at a switch). Without its turn a
+    /// relayed packet would meet a queue the host's held packets refill the instant a slot
+    /// frees, and the traffic the host forwards would starve behind its own.
+    pub(super) fn relay_from_host(&mut self, node: NodeIdx, r: PacketRef) {
+        if self.host_holds.is_none() {
+            return self.forward(node, r);
+        }
+        let Some(port) = self.route(node, r) else {
+            return self.drop_packet(r, None);
+        };
+        let p = &mut self.net.ports[port as usize];
+        let holds = self.host_holds.as_mut().expect("checked above");
+        if p.up && (holds.holding(port) || !has_room(p, self.pool.get(r).size as u64, self.now)) {
+            if holds.hold_relayed(p, port, r, &self.pool, self.now) {
+                self.wake_nic_when_room(port);
+            } else {
+                self.drop_packet(r, Some(port));
+            }
+        } else {
+            self.enqueue(port, r);
+        }
+    }
+
     /// Moves held packets into the NIC queue of `port` while it has room, and asks each
     /// endpoint whose packet went in for its next ones.
     pub(super) fn release_held(&mut self, port: PortIdx) {
@@ -259,7 +328,7 @@ impl Simulation {
                 self.host_wait[h.flow as usize] += waited;
             }
             self.enqueue(port, h.packet);
-            if self.flows[h.flow as usize].endpoints.is_some() {
+            if !h.relayed && self.flows[h.flow as usize].endpoints.is_some() {
                 self.after_endpoint(h.flow, h.side);
             }
         }
@@ -299,7 +368,7 @@ impl Simulation {
         holds.drain(port, &self.pool, &mut lost);
         for h in lost {
             self.drop_packet(h.packet, Some(port));
-            if self.flows[h.flow as usize].endpoints.is_some() {
+            if !h.relayed && self.flows[h.flow as usize].endpoints.is_some() {
                 self.after_endpoint(h.flow, h.side);
             }
         }

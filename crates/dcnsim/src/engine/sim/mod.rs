@@ -627,6 +627,8 @@ impl Simulation {
         // and stays in cache, where the node records would not.
         if self.net.hosts[pkt.dst as usize] == node {
             self.deliver(r)
+        } else if self.net.hosts_relay && self.net.nodes[node as usize].host.is_some() {
+            self.relay_from_host(node, r)
         } else {
             self.forward(node, r)
         }
@@ -766,14 +768,17 @@ impl Simulation {
         if sender_closes || sender_waits {
             self.after_endpoint(i, Side::Sender);
         }
+        let held = self.any_side_held(i);
         let f = &mut self.flows[i as usize];
         if f.terminated.is_none() {
             f.terminated = Some(now);
             self.flows_done += 1;
         }
         // A sender still closing (D3 awaiting a reply) keeps both endpoints until it is done:
-        // its receiver echoes the reply. `after_endpoint` frees them then.
-        if !sender_waits {
+        // its receiver echoes the reply; so does a flow whose host holds one of its packets,
+        // whose close packets are asked for when that packet enters the NIC. `after_endpoint`
+        // frees them then.
+        if !sender_waits && !held {
             f.free_endpoints();
         }
     }
@@ -847,6 +852,7 @@ impl Simulation {
             .host_holds
             .as_ref()
             .is_some_and(|h| h.is_blocked(flow, side));
+        let held = self.any_side_held(flow);
         let f = &mut self.flows[flow as usize];
         let ep = f.endpoints.as_mut().expect("endpoint alive");
         let mut completed = false;
@@ -906,12 +912,22 @@ impl Simulation {
             }
         }
         // Free the endpoints once both are finished, or the flow was terminated (and its
-        // sender is not still closing); late packets are then absorbed.
-        if (ep.sender_done && f.finish.is_some())
-            || (f.terminated.is_some() && !ep.sender.is_closing())
+        // sender is not still closing); late packets are then absorbed. Not while its host
+        // holds a packet of either side: that side has more to send (a FIN, a TERM), and is
+        // asked for it when the held packet enters the NIC.
+        if ((ep.sender_done && f.finish.is_some())
+            || (f.terminated.is_some() && !ep.sender.is_closing()))
+            && !held
         {
             f.free_endpoints();
         }
+    }
+
+    /// Whether a host holds a packet of either endpoint of `flow` for its NIC.
+    fn any_side_held(&self, flow: u32) -> bool {
+        self.host_holds.as_ref().is_some_and(|h| {
+            h.is_blocked(flow, Side::Sender) || h.is_blocked(flow, Side::Receiver)
+        })
     }
 
     /// Hands an endpoint's packets to its host's NIC one by one, as it emits them. An
