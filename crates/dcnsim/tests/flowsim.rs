@@ -711,7 +711,7 @@ fn packet_rcp_ps_reaches_the_fluid_max_min() {
         dcnsim::run_prepared(p, &mut |_| true).unwrap()
     };
     let ps = packet(&["transport.rcp_beta=0", "transport.rcp_init_rate=0.05"]);
-    let law = packet(&[]);
+    let law = packet(&["transport.rcp_variant=published"]);
     for i in 0..4 {
         let f = fluid.flows[i].fct().unwrap().as_secs_f64();
         let p = ps.flows[i].fct().unwrap().as_secs_f64();
