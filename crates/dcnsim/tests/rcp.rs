@@ -48,7 +48,10 @@ const PUBLISHED: &str = "transport.rcp_variant=published";
 /// of the hand value, against the published law's FCT.
 #[test]
 fn lone_flow_under_ps_ramps_up_from_r0() {
-    let dir = flow_dir("rcp-alone-ps", "src,dst,size_bytes,start_s\n0,1,1460000,0\n");
+    let dir = flow_dir(
+        "rcp-alone-ps",
+        "src,dst,size_bytes,start_s\n0,1,1460000,0\n",
+    );
     let ps = run_in(&star(2), &[], &dir).flows[0].fct().unwrap();
     let published = run_in(&star(2), &[PUBLISHED], &dir).flows[0].fct().unwrap();
     let lost = (ps - published).as_secs_f64();
@@ -113,8 +116,10 @@ fn r0_at_rcps_own_scale() {
         c + &format!("{i},8,10000000,0\n")
     });
     let dir = flow_dir("rcp-own-scale", &csv);
-    let text = star_with_flow_file(9, 1, "rcp", "initial_rto_us = 200000")
-        .replace("link_delay_us = 1", "link_delay_us = 10000\nbuffer_pkts = 10000");
+    let text = star_with_flow_file(9, 1, "rcp", "initial_rto_us = 200000").replace(
+        "link_delay_us = 1",
+        "link_delay_us = 10000\nbuffer_pkts = 10000",
+    );
     let published = run_in(&text, &[PUBLISHED, "stop_s=2"], &dir);
     let bdp_pkts = 1e9 * 0.040 / 8.0 / 1508.0;
     assert!(

@@ -3,9 +3,9 @@
 
 use super::*;
 use crate::net::packet::{Header, Packet, PacketKind};
+use crate::net::scale::PathScale;
 use crate::protocols::agent::SwitchAgent;
 use crate::protocols::Transport;
-use crate::net::scale::PathScale;
 use crate::topo::TopologyConfig;
 
 /// A two-host star at 10 Gb/s: ports 0 (h0→sw), 1 (sw→h0), 2 (h1→sw), 3 (sw→h1), under
@@ -105,7 +105,8 @@ fn rate_law_hand_computed() {
 fn rate_law_terms_by_hand() {
     let (c, d0) = (10e9, 10e-6);
     let law = |r: f64, t: f64, y: f64, q: f64, beta: f64| rate_law(r, c, t, d0, y, q, 0.1, beta);
-    let close = |a: f64, b: f64| (a - b).abs() < 1.0; // bit/s
+    // Rates in bit/s, equal to the bit.
+    let close = |a: f64, b: f64| (a - b).abs() < 1.0;
     // The link exactly full, one packet queued: the published law (β = 1) cuts R by
     // β·q/d0 / C = 12 000 / 10 µs / 10 Gb/s = 12 %.
     assert!(close(law(c, d0, c, 12_000.0, 1.0), 0.88 * c));
@@ -113,10 +114,16 @@ fn rate_law_terms_by_hand() {
     // same packet cost 12 % · 12 500 / 30 000 000 = 0.005 %.
     let beta = ps_beta(12_500.0);
     assert!((beta - 12_500.0 / 30e6).abs() < 1e-15);
-    assert!(close(law(c, d0, c, 12_000.0, beta), c * (1.0 - 0.12 * beta)));
+    assert!(close(
+        law(c, d0, c, 12_000.0, beta),
+        c * (1.0 - 0.12 * beta)
+    ));
     // Spare capacity: half the link idle, no queue, over half an RTT: R grows by
     // (T/d0)·α·(C − y)/C = 0.5 · 0.1 · 0.5 = 2.5 %.
-    assert!(close(law(0.4 * c, d0 / 2.0, 0.5 * c, 0.0, 1.0), 0.4 * c * 1.025));
+    assert!(close(
+        law(0.4 * c, d0 / 2.0, 0.5 * c, 0.0, 1.0),
+        0.4 * c * 1.025
+    ));
     // Overload (y = 3C) over two RTTs: R · (1 + 2 · 0.1 · (−2)) = 0.6 R.
     assert!(close(law(0.5 * c, 2.0 * d0, 3.0 * c, 0.0, 1.0), 0.3 * c));
     // Clamps: never above C, never below R_min = 0.01 full packets per d0 = 12 Mb/s.
