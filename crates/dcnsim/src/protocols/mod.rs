@@ -413,25 +413,36 @@ impl Transport {
         )
     }
 
-    /// Whether some `[transport]` defaults of the protocol are defined by its paper relative
-    /// to the network (pFabric's window and RTO, RCP's initial RTT): then the network is
+    /// Whether some `[transport]` defaults of the protocol are defined relative to the network
+    /// (pFabric's window and RTO, RCP's initial RTT and β, D3's rate unit and capacity
+    /// adjustment): then the network is
     /// measured before the run ([`crate::net::scale`]) and [`Self::network_defaults`] fills them.
     pub fn derives_defaults_from_network(&self) -> bool {
         matches!(
             self,
-            Transport::Pfabric(_) | Transport::Rcp(_) | Transport::Merp(_)
+            Transport::Pfabric(_) | Transport::Rcp(_) | Transport::Merp(_) | Transport::D3(_)
         ) || matches!(self, Transport::Tcp(p) if matches!(p.variant, tcp::Variant::Mcp(m) if m.opt))
     }
 
     /// Fills the network-defined keys that `cfg` leaves unset from the scale of the network's
     /// longest path (measured with [`Self::data_packet_sizes`]: full data packets, header-only
-    /// ACKs). Keys the scenario sets win.
+    /// ACKs; `None` when no two hosts are connected) and, for D3's rate unit, from its fastest
+    /// port. Keys the scenario sets win.
     pub fn network_defaults(
         &self,
         cfg: &mut TransportConfig,
-        scale: &crate::net::scale::PathScale,
+        scale: Option<&crate::net::scale::PathScale>,
+        net: &crate::net::Network,
     ) {
         let (mss, header) = self.data_packet_sizes();
+        if let Transport::D3(_) = self {
+            // The unit comes from the fastest port, connected hosts or not.
+            let fastest = net.ports.iter().map(|p| p.rate).max().unwrap_or_default();
+            return d3::network_defaults(cfg, scale, fastest);
+        }
+        let Some(scale) = scale else {
+            return;
+        };
         match self {
             Transport::Pfabric(_) => pfabric::network_defaults(cfg, scale, (mss + header) as u64),
             Transport::Rcp(_) => rcp::network_defaults(cfg, scale),
