@@ -332,11 +332,13 @@ fn pdq_adds_up_a_long_flows_waits_that_fair_sharing_overlaps() {
 
 /// D3 is not max-min: on the flows of [`max_min_by_hand`] every link splits its spare capacity
 /// equally over all its flows, so A gets half of h0's link (C/2, the other half is held by B,
-/// which only uses C/3) and ends at 2 W/C; B, C, D end at 3 W/C as before.
+/// which only uses C/3) and ends at 2 W/C; B, C, D end at 3 W/C as before — in whole units of
+/// 1 Mb/s (`d3_rate_unit_mbps`, as the packet model): C/3 is 3 333 of them, W/3 333 Mb/s.
 ///
 /// First come first served (units of T = W/C, W the wire bits of 1 MB): E (deadline 2.4T) runs
 /// alone at C from 0 (desire plus the whole spare); at 0.5T G (deadline 1.2T after its start)
-/// arrives into the same receiver. E, first, keeps its desire r_E = (W − 0.5W)/1.9T and leaves
+/// arrives into the same receiver. E, first, keeps its desire r_E = (W − 0.5W)/1.9T (rounded up
+/// to a whole Mb/s) and leaves
 /// G C − r_E, too little for G's deadline, which PDQ (earliest deadline first) would meet. G
 /// ends at 0.5T + W/(C − r_E), late, then E takes the whole link. With quenching G gives up
 /// once W − (C − r_E)(τ − 0.5T) no longer fits in C·(1.7T − τ), i.e. at
@@ -354,7 +356,9 @@ fn d3_is_desire_plus_fair_share_first_come_first_served() {
     let c = 10e9;
     let w = wire_of("d3", size) as f64 * 8.0;
     let t = w / c;
-    for (i, want) in [2.0 * t, 3.0 * t, 3.0 * t, 3.0 * t].iter().enumerate() {
+    // Rates are whole units of 1 Mb/s: a third of the link is ⌊10 000 / 3⌋ = 3 333 of them.
+    let third = w / 3_333e6;
+    for (i, want) in [2.0 * t, third, third, third].iter().enumerate() {
         let f = &out.flows[i];
         let got = f.fct().unwrap().as_secs_f64() - f.ideal_fct.as_secs_f64() + t;
         assert!((got - want).abs() < 2e-12, "flow {i}: {got} vs {want}");
@@ -364,7 +368,8 @@ fn d3_is_desire_plus_fair_share_first_come_first_served() {
     let csv =
         format!("src,dst,size_bytes,start_s,deadline_s\n0,1,{size},0,{de}\n2,1,{size},{t1},{dg}\n");
     let dir = flow_dir("fs-d3-fcfs", &csv);
-    let r_e = (w - c * t1) / (de - t1);
+    // E's desired rate, rounded up to a whole 1 Mb/s unit.
+    let r_e = ((w - c * t1) / (de - t1) / 1e6).ceil() * 1e6;
     let g = c - r_e;
     let fluid_end = |out: &RunOutput, src: u32| {
         let f = by_src(out, src);
@@ -404,7 +409,9 @@ fn d3_is_desire_plus_fair_share_first_come_first_served() {
 
 /// Under D3 every completion hands its share of the spare to every flow of its links, so every
 /// flow is rescheduled at every event: the stale events in the heap must be dropped as they
-/// pile up (without, 2000 flows started at once into one receiver leave about 2 million).
+/// pile up (without, 2000 flows started at once into one receiver leave about 2 million). In
+/// units of 1 kb/s, so that a completion changes every share (with 1 Mb/s units most shares
+/// of 2 000 flows would round to the same whole number).
 #[test]
 fn d3_stale_events_do_not_pile_up() {
     let flows = 2000u64;
@@ -413,7 +420,8 @@ fn d3_stale_events_do_not_pile_up() {
         csv += &format!("{},0,{},0,0.5\n", 1 + i % 15, 10_000 + 100 * i);
     }
     let dir = flow_dir("fs-d3-heap", &csv);
-    let (out, stats) = run_flow_with_stats(&star(16, 10, "d3"), &dir);
+    let text = common::star_with_flow_file(16, 10, "d3", "d3_rate_unit_mbps = 0.001");
+    let (out, stats) = run_flow_with_stats(&text, &dir);
     assert!(out.flows.iter().all(|f| f.finish.is_some()));
     assert!(stats.rate_changes > flows * flows / 4, "{stats:?}");
     let bound = 4 * (flows as usize + 256) + 2 * flows as usize;
@@ -711,7 +719,7 @@ fn packet_rcp_ps_reaches_the_fluid_max_min() {
         dcnsim::run_prepared(p, &mut |_| true).unwrap()
     };
     let ps = packet(&["transport.rcp_beta=0", "transport.rcp_init_rate=0.05"]);
-    let law = packet(&[]);
+    let law = packet(&["transport.rcp_variant=published"]);
     for i in 0..4 {
         let f = fluid.flows[i].fct().unwrap().as_secs_f64();
         let p = ps.flows[i].fct().unwrap().as_secs_f64();

@@ -32,11 +32,15 @@ pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared
     if declared.derives_defaults_from_network() {
         let net = Network::build(&topo, Discipline::Fifo, &|_| None);
         let (mss, header) = declared.data_packet_sizes();
-        if let Some(scale) = PathScale::measure(&net, (mss + header) as u64, header as u64) {
-            declared.network_defaults(&mut scenario.transport, &scale);
-        }
+        let scale = PathScale::measure(&net, (mss + header) as u64, header as u64);
+        declared.network_defaults(&mut scenario.transport, scale.as_ref(), &net);
     }
     let transport = Transport::from_config(&scenario.transport)?;
+    // D3's 16-bit header fields hold the links' rates in its unit (the fluid has no header).
+    if let (Transport::D3(p), false) = (&transport, scenario.engine == crate::config::Engine::Flow)
+    {
+        p.check_link_rates(topo.links.iter().flat_map(|l| [l.rate_ab, l.rate_ba]))?;
+    }
     // A protocol's own buffer default (pFabric's 2 BDP) applies when the scenario sets none.
     let t = &mut scenario.topology;
     if t.buffer_pkts.is_none() && t.buffer_kb.is_none() {

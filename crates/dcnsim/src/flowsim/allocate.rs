@@ -23,7 +23,7 @@ impl FlowSimulation {
             Policy::MaxMin | Policy::WeightedMaxMin => {
                 self.maxmin.solve(&self.problem, &mut self.rates);
             }
-            Policy::D3 { .. } => {
+            Policy::D3 { unit_bps, .. } => {
                 // Comp flows are the active ones in id order, which is start order (flows are
                 // numbered by start): D3's first come first served.
                 let (flows, owner, first_sub) = (&self.flows, &self.owner, &self.first_sub);
@@ -35,6 +35,7 @@ impl FlowSimulation {
                     &self.capacity,
                     &self.sub_deadline,
                     &remaining,
+                    unit_bps as f64,
                     &mut self.rates,
                 );
             }

@@ -9,14 +9,20 @@
 //! on each link a flow is offered `r + fs` when more than `r` is left, else what is left, and
 //! takes the smallest offer along its path, which is then no longer left on any of its links.
 //!
+//! Rates are whole units of `d3_rate_unit_mbps`, as in the packet model: a link's capacity
+//! and the fair share round down, a desired rate rounds up (in integers, so that 8 Mb/s units
+//! give the packet model's limit of 125 flows without deadline per 1 Gb/s link here too).
+//!
 //! Choices where the fluid differs from the packet model:
-//! * rates are exact, not whole bytes/µs (the packet model's granularity limit of 125 flows per
-//!   1 Gb/s link does not appear);
 //! * a link subtracts the rate the flow takes (the path minimum), not its own possibly larger
 //!   offer: the steady state the packet model reaches once the returned allocations have gone
 //!   round, without the RTT-long transients;
-//! * what a flow bottlenecked elsewhere leaves of its fair share stays unused, as in D3 (it
-//!   is not max-min: `fs` is split over all N flows of the link);
+//! * what a flow bottlenecked elsewhere leaves of its fair share stays unused (it is not
+//!   max-min: `fs` is split over all N flows of the link): the capacity is the link rate, as
+//!   under the packet model's `d3_capacity = "link"`. The default `adjusted` capacity of the
+//!   packet model raises a link's capacity until such leftovers are used (up to twice the
+//!   link rate); the fluid does not model that, so where flows are bottlenecked elsewhere it
+//!   gives some flows less than the packet model's steady state;
 //! * quenching (`d3_quench`) is the sender's test "desired rate above the uplink, or deadline
 //!   passed", which on a fluid is PDQ's Early Termination test: it is scheduled the same way.
 
@@ -35,8 +41,10 @@ pub struct D3 {
 #[derive(Clone, Copy, Default)]
 struct LinkState {
     capacity: f64,
-    /// The sum of desired rates.
-    demand: f64,
+    /// The capacity in whole units.
+    capacity_units: u64,
+    /// The sum of desired rates, in units.
+    demand_units: u64,
     /// The fair share of the spare, `max(0, C − D) / N`.
     fair: f64,
     /// What is left.
@@ -50,7 +58,8 @@ impl D3 {
     /// Rates of `flows` (`rates[i]` for `flows[i]`), which must be every active flow (N of a
     /// link is the number of flows `net` has on it), first come first served: in start
     /// order, ties by id (the order of the flows' ids). `deadline[f]`: f's absolute deadline,
-    /// or [`NO_DEADLINE`]; `remaining(f)`: its bits left now (asked of deadline flows only).
+    /// or [`NO_DEADLINE`]; `remaining(f)`: its bits left now (asked of deadline flows only);
+    /// `unit`: the rate unit, bit/s.
     #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &mut self,
@@ -60,13 +69,21 @@ impl D3 {
         capacity: &[f64],
         deadline: &[Time],
         remaining: &dyn Fn(u32) -> f64,
+        unit: f64,
         rates: &mut Vec<f64>,
     ) {
+        // Whole units, with a margin for the rounding of the division (a rate that is a whole
+        // number of units must not lose or gain one).
+        let units_down = |r: f64| (r / unit + 1e-9).floor().max(0.0) as u64;
+        let units_up = |r: f64| (r / unit - 1e-9).ceil().max(0.0) as u64;
         // Every link, in slices (no index checks): D3 solves the whole network at once.
         self.links.resize(capacity.len(), LinkState::default());
         for (link, &c) in self.links.iter_mut().zip(capacity) {
+            let units = units_down(c);
+            let c = units as f64 * unit;
             *link = LinkState {
                 capacity: c,
+                capacity_units: units,
                 left: c,
                 ..LinkState::default()
             };
@@ -75,22 +92,23 @@ impl D3 {
         for &f in flows {
             let d = deadline[f as usize];
             let r = if d != NO_DEADLINE && d > now {
-                remaining(f) / (d - now).as_secs_f64()
+                units_up(remaining(f) / (d - now).as_secs_f64())
             } else {
-                0.0
+                0
             };
-            self.desired.push(r);
-            if r > 0.0 {
+            self.desired.push(r as f64 * unit);
+            if r > 0 {
                 // (A desire of 0 adds nothing: the sums are those over every flow.)
                 for &l in net.path(f) {
-                    self.links[l as usize].demand += r;
+                    self.links[l as usize].demand_units += r;
                 }
             }
         }
         for (l, link) in self.links.iter_mut().enumerate() {
-            let count = net.flows_on(l as u32).len();
-            if count > 0 {
-                link.fair = (link.capacity - link.demand).max(0.0) / count as f64;
+            let count = net.flows_on(l as u32).len() as u64;
+            let spare = link.capacity_units.saturating_sub(link.demand_units);
+            if let Some(fair) = spare.checked_div(count) {
+                link.fair = fair as f64 * unit;
             }
         }
         rates.clear();

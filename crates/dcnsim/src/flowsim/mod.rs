@@ -23,7 +23,7 @@
 //! | protocol | policy | |
 //! |---|---|---|
 //! | `tcp`, `dctcp`, `d2tcp`, `mcp`, `rcp` | max-min fair | water-filling ([`maxmin`]) |
-//! | `d3` | D3's routers: desired rate plus fair share of the spare, first come first served | [`d3`]; quenching as PDQ's Early Termination |
+//! | `d3` | D3's routers: desired rate plus fair share of the spare, first come first served, in whole units of `d3_rate_unit_mbps`, at the raw link rate (`d3_capacity` is not modelled) | [`d3`]; quenching as PDQ's Early Termination |
 //! | `pace` | weighted max-min by each flow's `weight` | PACE's target allocation |
 //! | `pfabric` | SRPT per link: preemptive priority by remaining bytes | pFabric's ideal |
 //! | `pdq` | preemptive priority by PDQ's comparator: earliest deadline, then least remaining | with Early Termination (below) |

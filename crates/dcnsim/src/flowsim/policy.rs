@@ -10,8 +10,9 @@ use crate::protocols::Transport;
 pub enum Policy {
     /// Max-min fair (TCP and its variants, RCP).
     MaxMin,
-    /// D3's greedy first-come first-served allocation of desired rates plus fair share.
-    D3 { quench: bool },
+    /// D3's greedy first-come first-served allocation of desired rates plus fair share, in
+    /// whole units of `unit_bps` bit/s.
+    D3 { quench: bool, unit_bps: u64 },
     /// Weighted max-min by `FlowSpec::weight` (PACE).
     WeightedMaxMin,
     /// Preemptive shortest remaining size first, per link (pFabric).
@@ -26,7 +27,10 @@ impl Policy {
     pub fn of(transport: &Transport) -> Policy {
         match transport {
             Transport::Tcp(_) | Transport::Rcp(_) => Policy::MaxMin,
-            Transport::D3(p) => Policy::D3 { quench: p.quench },
+            Transport::D3(p) => Policy::D3 {
+                quench: p.quench,
+                unit_bps: p.unit_bps,
+            },
             Transport::Pace(_) => Policy::WeightedMaxMin,
             Transport::Pfabric(_) => Policy::Srpt,
             Transport::Pdq(p) => Policy::Pdq {
@@ -43,7 +47,7 @@ impl Policy {
             self,
             Policy::Pdq {
                 early_termination: true
-            } | Policy::D3 { quench: true }
+            } | Policy::D3 { quench: true, .. }
         )
     }
 

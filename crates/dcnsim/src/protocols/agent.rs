@@ -33,7 +33,7 @@
 //! * [`on_dequeue`](SwitchAgent::on_dequeue): the packet leaves the queue and starts
 //!   serialising onto the link. Rewrites here see the queue as the packet leaves it.
 //! * [`poll_timeout`](SwitchAgent::poll_timeout) / [`handle_timeout`](SwitchAgent::handle_timeout):
-//!   periodic work (RCP's control interval, PDQ's rate controller). The engine asks
+//!   periodic work (RCP's control interval, D3's capacity adjustment, PDQ's rate controller). The engine asks
 //!   `poll_timeout()` after every `handle_timeout` and after every `on_enqueue` (so a hook may
 //!   wake a sleeping port), keeps one live event at the earliest answer and ignores superseded
 //!   ones. `poll_timeout` is therefore on the per-packet path: keep it O(1) (a heap's top).
@@ -129,7 +129,7 @@ impl SwitchAgent {
                 p.switch, p.subflows, net,
             ))),
             Transport::Rcp(p) => Some(SwitchAgent::Rcp(super::rcp::RcpSwitch::new(p, net))),
-            Transport::D3(_) => Some(SwitchAgent::D3(super::d3::D3Switch::new(net))),
+            Transport::D3(p) => Some(SwitchAgent::D3(super::d3::D3Switch::new(p, net))),
             Transport::Merp(p) => Some(SwitchAgent::Merp(super::merp::MerpSwitch::new(
                 p,
                 net,
@@ -154,7 +154,7 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(a) => a.on_enqueue(now, port, at, pkt),
             SwitchAgent::Rcp(a) => a.on_enqueue(now, port, pkt),
-            SwitchAgent::D3(a) => a.on_enqueue(port, pkt),
+            SwitchAgent::D3(a) => a.on_enqueue(now, port, at.counters.tx_bytes, pkt),
             SwitchAgent::Merp(a) => {
                 a.on_enqueue(now, port, pkt);
                 Admission::Normal
@@ -206,10 +206,8 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => None, // the rate controller runs lazily (see protocols::pdq)
             SwitchAgent::Rcp(a) => a.poll_timeout(),
-            SwitchAgent::D3(_)
-            | SwitchAgent::Merp(_)
-            | SwitchAgent::Pace(_)
-            | SwitchAgent::Mcp(_) => None,
+            SwitchAgent::D3(a) => a.poll_timeout(),
+            SwitchAgent::Merp(_) | SwitchAgent::Pace(_) | SwitchAgent::Mcp(_) => None,
         }
     }
 
@@ -218,10 +216,8 @@ impl SwitchAgent {
         match self {
             SwitchAgent::Pdq(_) => {}
             SwitchAgent::Rcp(a) => a.handle_timeout(now, ports),
-            SwitchAgent::D3(_)
-            | SwitchAgent::Merp(_)
-            | SwitchAgent::Pace(_)
-            | SwitchAgent::Mcp(_) => {}
+            SwitchAgent::D3(a) => a.handle_timeout(now, ports),
+            SwitchAgent::Merp(_) | SwitchAgent::Pace(_) | SwitchAgent::Mcp(_) => {}
         }
     }
 }

@@ -118,6 +118,10 @@ pub struct TransportConfig {
     pub pdq_entry_timeout_us: Option<f64>,
     /// M-PDQ: subflows per flow.
     pub subflows: Option<u32>,
+    /// RCP: `ps` (defaults that emulate processor sharing on the network at hand) or
+    /// `published` (the papers' law: α = 0.1, β = 1, R(0) = C); see `protocols::rcp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcp_variant: Option<String>,
     /// RCP: gain α on spare capacity.
     pub rcp_alpha: Option<f64>,
     /// RCP: gain β on the queue.
@@ -128,6 +132,20 @@ pub struct TransportConfig {
     pub rcp_init_rtt_us: Option<f64>,
     /// D3: terminate deadline flows that can no longer meet their deadline.
     pub d3_quench: Option<bool>,
+    /// D3: the unit of every rate in its header and router counters, Mb/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d3_rate_unit_mbps: Option<f64>,
+    /// D3: the capacity a router hands out: `adjusted` (the paper's C, adjusted every interval
+    /// from utilisation and queue) or `link` (the raw link rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d3_capacity: Option<String>,
+    /// D3 (`adjusted`): gain on spare capacity, gain on the queue, and the update interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d3_alpha: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d3_beta: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d3_interval_us: Option<f64>,
     /// MCP: `approx` (the window from ECN marks, eq. 11) or `opt` (from the path's true queues
     /// and prices, eq. 10).
     pub mcp_variant: Option<String>,
@@ -184,11 +202,17 @@ impl Default for TransportConfig {
             pdq_aging_rate: None,
             pdq_syn_requests_rate: None,
             subflows: None,
+            rcp_variant: None,
             rcp_alpha: None,
             rcp_beta: None,
             rcp_init_rate: None,
             rcp_init_rtt_us: None,
             d3_quench: None,
+            d3_rate_unit_mbps: None,
+            d3_capacity: None,
+            d3_alpha: None,
+            d3_beta: None,
+            d3_interval_us: None,
             mcp_variant: None,
             mcp_rate_interval_us: None,
             merp_alpha: None,
@@ -394,25 +418,36 @@ impl Transport {
         )
     }
 
-    /// Whether some `[transport]` defaults of the protocol are defined by its paper relative
-    /// to the network (pFabric's window and RTO, RCP's initial RTT): then the network is
+    /// Whether some `[transport]` defaults of the protocol are defined relative to the network
+    /// (pFabric's window and RTO, RCP's initial RTT and β, D3's rate unit and capacity
+    /// adjustment): then the network is
     /// measured before the run ([`crate::net::scale`]) and [`Self::network_defaults`] fills them.
     pub fn derives_defaults_from_network(&self) -> bool {
         matches!(
             self,
-            Transport::Pfabric(_) | Transport::Rcp(_) | Transport::Merp(_)
+            Transport::Pfabric(_) | Transport::Rcp(_) | Transport::Merp(_) | Transport::D3(_)
         ) || matches!(self, Transport::Tcp(p) if matches!(p.variant, tcp::Variant::Mcp(m) if m.opt))
     }
 
     /// Fills the network-defined keys that `cfg` leaves unset from the scale of the network's
     /// longest path (measured with [`Self::data_packet_sizes`]: full data packets, header-only
-    /// ACKs). Keys the scenario sets win.
+    /// ACKs; `None` when no two hosts are connected) and, for D3's rate unit, from its fastest
+    /// port. Keys the scenario sets win.
     pub fn network_defaults(
         &self,
         cfg: &mut TransportConfig,
-        scale: &crate::net::scale::PathScale,
+        scale: Option<&crate::net::scale::PathScale>,
+        net: &crate::net::Network,
     ) {
         let (mss, header) = self.data_packet_sizes();
+        if let Transport::D3(_) = self {
+            // The unit comes from the fastest port, connected hosts or not.
+            let fastest = net.ports.iter().map(|p| p.rate).max().unwrap_or_default();
+            return d3::network_defaults(cfg, scale, fastest);
+        }
+        let Some(scale) = scale else {
+            return;
+        };
         match self {
             Transport::Pfabric(_) => pfabric::network_defaults(cfg, scale, (mss + header) as u64),
             Transport::Rcp(_) => rcp::network_defaults(cfg, scale),

@@ -29,10 +29,12 @@ PAYLOAD_FRACTION = {"pace": 1460 / 1514, "d3": 1460 / 1522, "dctcp": 1460 / 1500
 GROUP_FIRST = {"a": 0, "b": 16, "c": 32, "d": 48}
 RECEIVERS, CROSS, PER_GROUP = 64, 80, 16
 
-#: The transports compared, by the label the figures use (the core's defaults for each).
+#: The transports compared, by the label the figures use (the core's defaults for each, but
+#: D3's rate unit: PACE's 1 byte/µs, 8 Mb/s, where the core's default is 1 Mb/s — the unit
+#: PACE's §IV describes of its D3, whose 125-flow limit on a 1 Gb/s link Table 1 reads).
 TRANSPORTS: dict[str, dict[str, Any]] = {
     "pace": {"protocol": "pace"},
-    "d3": {"protocol": "d3"},
+    "d3": {"protocol": "d3", "d3_rate_unit_mbps": 8},
     "dctcp": {"protocol": "dctcp"},
     "tcp": {"protocol": "tcp"},
 }

@@ -253,7 +253,7 @@ TABLE1 = Figure(
     shows="Scenario 1 from group a with 64 and 250 flows (5 ms apart): average Jain index and "
           "efficiency at the bottleneck, PACE against D3 and DCTCP, buffers of 2·p·R (and "
           "DCTCP with 100-packet buffers). D3 cannot share 1 Gb/s among more than 125 flows "
-          "(1 B/µs units).",
+          "(PACE's 1 B/µs units, d3_rate_unit_mbps = 8).",
     sweep=_T[0], more_sweeps=tuple(_T[1:]),
     measure=measure_table1, plot=plot_table1,
 )

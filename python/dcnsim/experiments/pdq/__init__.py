@@ -56,11 +56,12 @@ What the paper did, what we run, and why
   keep arriving), hence arrivals over time. The claims (worst FCT −48 %, mean +1.7 %) are
   read at the α with the lowest worst FCT.
 * **RCP.** The paper describes RCP as emulating fair sharing (§8) and draws "RCP/D3" as one
-  curve for deadline-unconstrained flows. The core's ``rcp`` is the published rate law, which
-  at data-center BDPs keeps links well below capacity (its module doc); ``rcp_beta = 0,
-  rcp_init_rate = 0.05`` is its processor-sharing variant. Fig. 8 runs both (``rcp`` and
-  ``rcp-ps``) and states every RCP claim for both; Fig. 12's reference and the deadline search
-  use ``rcp-ps``.
+  curve for deadline-unconstrained flows. ``rcp`` here is the published rate law (``rcp_variant
+  = "published"``), which at data-center BDPs keeps links well below capacity (the core's module
+  doc); ``rcp_beta = 0, rcp_init_rate = 0.05`` is its processor-sharing variant (the core's
+  default ``ps`` variant is within a per cent of it: β ≈ 0 at these BDPs). Fig. 8 runs both
+  (``rcp`` and ``rcp-ps``) and states every RCP claim for both; Fig. 12's reference and the
+  deadline search use ``rcp-ps``.
 * **BCube routing.** The paper routes M-PDQ's subflows over BCube's k+1 parallel paths
   (address-based routing). Fig. 11 does the same, for PDQ and M-PDQ alike:
   ``routing.lb = "bcube_paths"`` (BuildPathSet, each (sub)flow hashed onto one of the k+1

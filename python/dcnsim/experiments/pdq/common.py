@@ -27,8 +27,9 @@ TARGET = 0.99
 TRANSPORTS: dict[str, dict[str, Any]] = {
     "pdq": {"protocol": "pdq"},
     "d3": {"protocol": "d3"},
-    # RCP as published (the core's defaults: α = 0.1, β = 1, R(0) = C)
-    "rcp": {"protocol": "rcp"},
+    # RCP as published (α = 0.1, β = 1, R(0) = C: the core's `rcp_variant = "published"`; its
+    # default is the `ps` variant since issue 32)
+    "rcp": {"protocol": "rcp", "rcp_variant": "published"},
     # RCP's processor-sharing variant (β = 0, ns-2's start R(0) = 0.05·C): the fair sharing the
     # PDQ paper says RCP emulates (§8); see the package doc
     "rcp-ps": {"protocol": "rcp", "rcp_beta": 0, "rcp_init_rate": 0.05},

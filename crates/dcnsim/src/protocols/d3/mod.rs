@@ -15,31 +15,134 @@
 //!   return them. When every byte is acknowledged the sender sends a FIN that returns them for
 //!   good.
 //! * **Router, per request** ([`D3Switch`], every egress port, host NICs included), with C the
-//!   link rate, N the flows, D the sum of desired rates and A the sum of allocations:
+//!   capacity it hands out (below), N the flows, D the sum of desired rates and A the sum of
+//!   allocations:
 //!   1. `A ← A − a_prev`, `D ← D − r_prev + r` (a SYN also does `N ← N + 1`);
 //!   2. `left = C − A`, fair share of spare capacity `fs = max(0, C − D) / N`;
 //!   3. `a = r + fs` if `left > r`, else `a = left` (greedy: whoever asks first takes the
-//!      capacity; later flows get what is left, possibly nothing), here capped at `left`;
+//!      capacity; later flows get what is left, possibly nothing), here capped at `left`, at
+//!      the link rate, and (§4, `adjusted`) at what the previous router on the path gave;
 //!   4. `A ← A + a`, and `a` is written into the packet's allocation vector.
 //!
 //!   A FIN does step 1 with `r = 0` and `N ← N − 1`. The receiver echoes the header in its
 //!   ACK; the sender's rate for the next RTT is the minimum of the vector.
+//! * **Router, every interval T** (§4, `d3_capacity = "adjusted"`): the capacity it hands
+//!   out follows the port's utilisation and queue, `C ← C + α·(C_link − u) − β·q/T`, with u
+//!   the rate the port sent at over the interval and q its queue (below).
 //! * **Quenching** (§6.1.3, `d3_quench`): a deadline flow gives up — FIN, then
 //!   [`EndpointEvent::Terminated`](crate::protocols::EndpointEvent::Terminated) — when its
 //!   deadline has passed or its desired rate exceeds the capacity of its own uplink. The flow
 //!   counts as a deadline miss.
 //!
-//! ## Allocation granularity: rates are whole bytes/µs
+//! ## The rate unit (`d3_rate_unit_mbps`)
 //!
-//! Every rate in the header and in the router counters is an integer number of bytes per µs
-//! (1 B/µs = 8 Mb/s), as the PACE paper describes D3 (§6: "units of 1 bytes/µs"). Divisions
-//! round down (a router never hands out more than it has). The consequence PACE points out
-//! follows: a 1 Gb/s link is 125 B/µs, so once more than 125 flows without deadline share it
-//! the fair share `⌊125/N⌋` is 0 and *every* flow is left at the base rate, for as long as
-//! they are all there — D3 "has a theoretical limit of 125 flows for 1 Gbps link". At
-//! 10 Gb/s the limit is 1250 flows, and a fair share is up to one unit below the exact one
-//! (four flows get 312 B/µs each of 1250: the link runs at 99.84 %). A deadline flow's
-//! desired rate is rounded *up*, so that getting what it asked for meets the deadline.
+//! D3's equations are real-valued; a header carries rates in some unit. Every rate in the
+//! header and in the router counters is a whole number of units: 1 Mb/s by default. Link
+//! rates and fair shares round down (a router never hands out more than it has), a deadline
+//! flow's desired rate rounds *up* (getting what it asked for meets the deadline). So N flows
+//! without deadline on a link of C units get ⌊C/N⌋ each and leave less than N units unused:
+//! on a 1 Gb/s link (1 000 units) 42 flows carry 96.6 % of it, 64 flows 96.0 %, 250 flows all
+//! of it, and the fair share reaches 0 (every flow paused at the base rate for as long as they
+//! are all there) only beyond 1 000 flows (10 000 at 10 Gb/s).
+//!
+//! *Why 1 Mb/s.* The unit must fit the header's 16-bit fields: a link of more than 65 534
+//! units (the quench test needs a saturated desired rate, 65 535, above every uplink) is
+//! refused, naming the key. 1 Mb/s holds every link up to 65.5 Gb/s, so 1, 10 and 40 Gb/s
+//! networks take it as it is, and its loss, under N Mb/s per link, is below 1 % for up to
+//! 100 flows per 10 Gb/s link; a finer unit would not fit a 40 Gb/s link. Where the network
+//! has a link faster than 65 534 Mb/s, the default is the smallest whole number of Mb/s that
+//! holds it (2 Mb/s at 100 Gb/s, 7 at 400), written into `scenario.json` like the other
+//! network-derived defaults. All arithmetic is in integers: counters in `u64` units, the
+//! desired rate as ⌈bits·10¹²/(ps left · unit)⌉ in 128 bits, a rate as units × unit bit/s.
+//!
+//! *PACE's unit.* The PACE paper describes its D3 with "units of 1bytes/µs" (8 Mb/s): a
+//! 1 Gb/s link is then 125 units, the fair share of more than 125 flows without deadline is
+//! 0, and D3 "has a theoretical limit of 125 flows for 1 Gbps link"; 42 flows carry
+//! 42·⌊125/42⌋/125 = 67.2 % of it and 64 flows 51.2 %. That was this module's only unit
+//! before issue 32; `reproduce pace` sets `d3_rate_unit_mbps = 8` to keep PACE's D3.
+//!
+//! ## The capacity a router hands out (`d3_capacity`)
+//!
+//! D3's §4 has routers adjust the capacity they allocate, borrowing RCP's law, because what
+//! they hand out is not always used: a flow may be bottlenecked downstream, an endhost may
+//! not return its allocation, and a burst of new flows may be allocated more than the link
+//! (queueing). Every update interval T the capacity becomes
+//! `C(t + T) = C(t) + α·(C_link − u(t)/T) − β·q/T` — u the bytes the port sent over the
+//! interval, q its queue — so that an under-used link hands out more and a queue hands out
+//! less. A router never gives a request more than the previous router on its path gave it
+//! (the allocation vector holds that), so a flow held back upstream holds nothing more
+//! downstream. This is `d3_capacity = "adjusted"`, the default; `"link"` hands out the raw
+//! link rate and allocates at each router on its own (the behaviour before issue 32).
+//!
+//! *What could not be checked.* The paper's text could not be retrieved while this was
+//! written (only its abstract is in the stored copies): the law above is read from memory of
+//! §4 and from PACE's description of D3 ("adjust their allocations based on queue usage and
+//! link utilization", "convergence to full utilization is done by adjusting the total
+//! allocated capacity, which takes several RTTs"); Aequitas' D3 (baselines.md) has no
+//! adjustment. Check against the paper: the exact form (whether the spare term uses the link
+//! rate or the current capacity; u as bytes sent), and the values of α, β and T, if it gives
+//! them.
+//!
+//! *Choices here.*
+//! * **α = 0.1, β = 1** (`d3_alpha`, `d3_beta`): RCP's published gains, which D3 borrows.
+//!   **T = the base RTT of the network's longest path** (`d3_interval_us`; 10 µs where no
+//!   network is known), as RCP's control interval is an RTT; a port updates only while it
+//!   has flows, and one that has none hands out its link rate again.
+//! * **u is what the port sent** (bytes that crossed the link in the interval, header-only
+//!   requests and ACKs included): under-use shows in it directly, and a burst of packets
+//!   arriving at once (the first packets of many paced flows) shows only as queue, not as a
+//!   rate above the link.
+//! * **C stays within [C_link, 2·C_link]** ([`MAX_CAPACITY_FACTOR`]). Never below the link:
+//!   this router never hands out more than `left`, so A ≤ C always and the link rate alone
+//!   never over-allocates; a capacity below it would only leave the link idle, and with a
+//!   coarse unit stall everyone (125 flows at 8 Mb/s need all 125 units). Never above twice
+//!   the link: a port whose flows are all bottlenecked elsewhere would otherwise raise it
+//!   for ever, and hand it all out when they no longer are. Each allocation is also capped at
+//!   the link rate (a flow cannot use more), which keeps it within the header's 16 bits.
+//! * **β = 1 rather than a β scaled to the network** (as RCP's `ps` defaults do): with the
+//!   capacity floored at the link rate the queue term cannot leave the link idle, and it is
+//!   the only brake on what the capacity added above the link. β = 0.00027 (RCP's `ps` value
+//!   for a 10 Gb/s rack) hands out nearly all a downstream bottleneck leaves (Z below:
+//!   11.18 ms of an ideal 11.12) but, on the k = 4 fat-tree below at 60 % load (seed 3),
+//!   builds queues that drop 531 000 packets, for a mean slowdown of 28.3 and a mean FCT of
+//!   18.2 ms against β = 1's 7.7 and 9.2 ms (6 600 drops).
+//!
+//! Measured (`tests/d3.rs`; 10 Gb/s star, 1 µs links unless said):
+//!
+//! | case | `link` | `adjusted` (default) | by hand |
+//! |---|---|---|---|
+//! | Z: 10 MB sharing h0's uplink with X, held to C/4 downstream | 16.69 ms (C/2) | 15.51 ms | 16.68 ms at C/2; 11.12 ms at 0.75 C (all X leaves) |
+//! | 42 / 64 / 250 flows on a 1 Gb/s star, 1 Mb/s | 96.6 / 96.0 / 99.9 % | 97.3 / 96.5 / 99.9 % | 96.6 / 96.0 / 100 % |
+//! | the same at 8 Mb/s | 68.0 / 51.4 % / stalls | 79.6 / 65.1 % / stalls | 67.2 / 51.2 % / stalls |
+//!
+//! On a k = 4 fat-tree (10 Gb/s, 100-packet buffers; web-search sizes, Poisson at 30 % and
+//! 60 % load, 1 500 flows, seeds 3 and 5), mean slowdown (mean FCT) per configuration, and
+//! with deadlines uniform in 2–20 ms the share of deadlines met:
+//!
+//! | | 8 Mb/s, `link` (before issue 32) | 8 Mb/s, `link`, re-timed pacing | 1 Mb/s, `link` | 8 Mb/s, `adjusted` | 1 Mb/s, `adjusted` (default) |
+//! |---|---|---|---|---|---|
+//! | 30 %, seed 3 | 4.80 (4.58 ms) | 4.44 (4.58 ms) | 5.90 (4.63 ms) | 3.79 (4.38 ms) | 4.10 (4.42 ms) |
+//! | 30 %, seed 5 | 4.05 (3.66 ms) | 3.86 (3.64 ms) | 6.41 (3.80 ms) | 3.46 (3.53 ms) | 3.87 (3.57 ms) |
+//! | 60 %, seed 3 | 9.87 (9.68 ms) | 7.56 (9.54 ms) | 12.08 (9.84 ms) | 6.80 (9.07 ms) | 7.73 (9.19 ms) |
+//! | 60 %, seed 5 | 9.45 (9.00 ms) | 7.43 (8.84 ms) | 7.74 (8.99 ms) | 6.51 (8.28 ms) | 8.12 (8.35 ms) |
+//! | deadlines met, 40 % (seeds 3, 5) | — | 89.9, 91.1 % | 88.9, 89.0 % | — | 89.9, 90.7 % |
+//! | deadlines met, 70 % (seeds 3, 5) | — | 82.8, 83.1 % | 80.2, 78.3 % | — | 84.3, 84.5 % |
+//!
+//! The adjustment helps in seven of the eight runs without deadlines (not 1 Mb/s at 60 %,
+//! seed 5: 8.12 against 7.74) and with deadlines. The 1 Mb/s unit costs some of it on this
+//! fat-tree (mean FCT about 1 % longer, mean slowdown 8–25 % higher than at 8 Mb/s): where
+//! 8 Mb/s units leave a late flow at the base rate, asking again every RTT, 1 Mb/s units give
+//! it the few Mb/s left, and it asks again only with its next data packet, milliseconds later
+//! (see the choices below). It drops more packets than the raw link rate (data behind protected
+//! requests in full buffers: 6 600–14 500 packets against 5 400–13 900 per run).
+//!
+//! The adjustment can also hurt a deadline flow: two 1 MB flows with 1 ms deadlines into one
+//! host, the second 10 µs later, without quenching. The first flow's handshake leaves the
+//! link idle for an interval, the capacity rises to 10 992 units and the second flow takes
+//! what the first leaves, then 2 628 at its next request; when the queue this builds brings
+//! the capacity back to 10 000, the first flow finds 7 372 of its 8 340 left, and the greedy
+//! split holds. It ends at 1.20 ms instead of 0.998 ms (`link`). With quenching (the default)
+//! the second flow gives up first and both capacities meet the first one's deadline.
 //!
 //! ## Parameters (`[transport]` keys)
 //!
@@ -48,6 +151,10 @@
 //! | `mss_bytes`, `header_bytes` | 1460, 40 | as TCP; D3 adds [`HEADER_BYTES`] = 22 to every packet |
 //! | `min_rto_us`, `initial_rto_us`, `max_rto_us` | as TCP | the paced core's loss recovery (`crate::protocols::paced`) |
 //! | `d3_quench` | true | §6.1.3 flow quenching (Aequitas `d3_flow.cpp` applies it too) |
+//! | `d3_rate_unit_mbps` | 1 (the smallest whole number of Mb/s that holds the fastest link in 16 bits, where 1 does not) | the unit of every rate; a whole number of bit/s from 10⁻⁶ to 10⁶ Mb/s; a link of more than 65 534 units or less than one is refused (packet level) |
+//! | `d3_capacity` | `adjusted` | `adjusted` (§4's adjustment, above) or `link` (the raw link rate) |
+//! | `d3_alpha`, `d3_beta` | 0.1, 1 | `adjusted` only: the gains of the adjustment |
+//! | `d3_interval_us` | the network's RTT | `adjusted` only: its update interval T, the base RTT of the longest path; 10 µs where no network is known |
 //!
 //! ## Choices where the sources are silent (or could not be checked)
 //!
@@ -64,14 +171,25 @@
 //! * **Where the router allocates**: when the request is offered to the port's queue, before
 //!   admission ("first come" = first to reach the port). Aequitas allocates at dequeue; both
 //!   serve requests in arrival order.
-//! * **C is the raw link rate**, without a term that drains standing queues (baselines.md
-//!   §U; Aequitas does the same).
+//! * **The capacity** is §4's adjusted one by default, the raw link rate under `link`
+//!   (Aequitas' choice): *The capacity a router hands out* above.
 //! * **`a = min(r + fs, left)`**: the rule as baselines.md gives it (Aequitas, "Snippet 1")
 //!   hands out `r + fs` whenever `left > r`, even when that exceeds `left`; the cap keeps
 //!   A ≤ C, so that rounding residues and flows holding an older, larger fair share never
 //!   make the routers promise more than the link carries.
 //! * **Base rate = allocation 0**, not counted in A (Aequitas). A flow at the base rate sends
 //!   one header-only request per RTT.
+//! * **A flow sending slower than one packet per RTT asks with its next data packet**, not
+//!   every RTT by header-only request. Asking every RTT (as the paused do) lowered the mean
+//!   slowdown on the k = 4 fat-tree above by 5–18 %, but adds a header packet per RTT per slow
+//!   flow: at 1 Gb/s, 125 flows at 8 Mb/s then bring more than the link (data plus requests)
+//!   and time out, and 250 flows at 1 Mb/s units carried 62–80 % of the link instead of
+//!   99.9 %. Left as it was; a candidate for a key if an experiment needs it.
+//! * **A new rate re-times the waiting packet** (`PacedCore::set_rate`): the next packet
+//!   leaves its wire size at the new rate after the previous one, not at the rate that one
+//!   left at. Before, a flow given more waited out the gap of its old rate — 12 ms per full
+//!   packet at 1 Mb/s, 1.5 ms at 8 Mb/s — which on the fat-tree below made 1 Mb/s units
+//!   worse than 8 Mb/s (mean slowdown 12.9 against 4.8 at 30 % load).
 //! * **Desired rate** uses the bytes not yet acknowledged, with their packet headers (the
 //!   rate is on the wire), over the time left to the deadline; 0 once quenching is off and
 //!   the deadline has passed.
@@ -110,10 +228,12 @@
 //! requests of paused flows are not counted in A. With buffers of a few packets these fill the
 //! queue, and the requests that ride data packets lose their payload to it. 47 senders of
 //! 256 KB into one host of a 10 Gb/s star: with 100-packet buffers every flow ends at its
-//! fair share (10.25 ms, no loss); with 12-packet buffers the mean FCT is 26.5 ms and the last
-//! 63.5 ms, with one packet dropped but 163 timeouts and up to 526 retransmissions of a
-//! 702-packet flow, all of stripped payloads (at 1/47 of the link a flow sends less than a
-//! packet per RTT, so each of its data packets carries a request).
+//! fair share (10.06 ms, no loss; 10.25 ms with 8 Mb/s units and the raw link rate); with
+//! 12-packet buffers the mean FCT is 10.3 ms and the last 11.3 ms, with one packet dropped
+//! but 46 timeouts and up to 109 retransmissions of a 176-packet flow, all of stripped
+//! payloads (at 1/47 of the link a flow sends less than a packet per RTT, so each of its data
+//! packets carries a request). With 8 Mb/s units and the raw link rate, as before issue 32:
+//! mean 26.2 ms, last 63.5 ms, 162 timeouts, up to 528 retransmissions.
 
 mod sender;
 mod switch;
@@ -121,10 +241,11 @@ mod switch;
 mod tests;
 
 pub use sender::D3Sender;
-pub use switch::D3Switch;
+pub use switch::{adjusted_capacity, D3Switch, MAX_CAPACITY_FACTOR};
 
-use crate::error::ConfigResult;
-use crate::protocols::rcp::{mss_and_header, rto_bounds};
+use crate::error::{ConfigError, ConfigResult};
+use crate::net::scale::PathScale;
+use crate::protocols::rcp::{mss_and_header, number_in, rto_bounds};
 use crate::protocols::TransportConfig;
 use crate::units::{Rate, Time};
 
@@ -133,8 +254,19 @@ pub const MAX_HOPS: usize = 8;
 /// Wire bytes of D3's header: 8 allocations, desired and previous desired rate (2 B each),
 /// hop index and flags (1 B each).
 pub const HEADER_BYTES: u32 = 22;
-/// One unit of every D3 rate: 1 byte/µs.
-pub const BPS_PER_UNIT: u64 = 8_000_000;
+/// The default unit of every D3 rate, Mb/s (module doc).
+pub const DEFAULT_RATE_UNIT_MBPS: f64 = 1.0;
+/// The largest link rate, in units, a port may have: the 16-bit rate fields hold up to
+/// 65 535, and a desired rate that saturates them must still exceed every uplink for the
+/// quench test (`desired > C` at hop 0).
+pub const MAX_LINK_UNITS: u64 = u16::MAX as u64 - 1;
+/// The coarsest unit accepted: 1 Tb/s.
+const MAX_RATE_UNIT_MBPS: f64 = 1e6;
+/// `d3_capacity = "adjusted"`: α and β, RCP's published gains (D3 borrows RCP's law).
+pub const DEFAULT_ALPHA: f64 = 0.1;
+pub const DEFAULT_BETA: f64 = 1.0;
+/// The update interval where no network is known (unit tests of the endpoints).
+const FALLBACK_INTERVAL_US: f64 = 10.0;
 
 /// The packet carries a rate request (SYN, first data packet of an RTT, header-only request).
 pub const FLAG_REQUEST: u8 = 1;
@@ -152,9 +284,14 @@ const KEYS: &[&str] = &[
     "initial_rto_us",
     "max_rto_us",
     "d3_quench",
+    "d3_rate_unit_mbps",
+    "d3_capacity",
+    "d3_alpha",
+    "d3_beta",
+    "d3_interval_us",
 ];
 
-/// D3's header fields. Rates in bytes/µs.
+/// D3's header fields. Rates in units of `d3_rate_unit_mbps` ([`D3Params::unit_bps`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct D3Header {
     /// Sender → router: the allocations of the previous request, by hop. Router → sender: the
@@ -181,14 +318,31 @@ impl D3Header {
     }
 }
 
-/// A D3 rate as a [`Rate`].
-pub fn rate_of(units: u16) -> Rate {
-    Rate(units as u64 * BPS_PER_UNIT)
+/// A D3 rate of `units` units of `unit_bps` bit/s as a [`Rate`] (exact: at most
+/// 65 535 × 10¹² bit/s).
+pub fn rate_of(units: u16, unit_bps: u64) -> Rate {
+    Rate(units as u64 * unit_bps)
 }
 
-/// A link rate in whole D3 units, rounded down.
-pub fn units_of(rate: Rate) -> u64 {
-    rate.bits_per_sec() / BPS_PER_UNIT
+/// A link rate in whole units of `unit_bps` bit/s, rounded down.
+pub fn units_of(rate: Rate, unit_bps: u64) -> u64 {
+    rate.bits_per_sec() / unit_bps
+}
+
+/// The capacity a router hands out (`d3_capacity`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Capacity {
+    /// `adjusted` (the default): the paper's C, moved every `interval` by
+    /// `α·(C_link − u) − β·q/interval` from the rate u the port sent at and its queue q, in
+    /// [C_link, 2·C_link]; no allocation beyond the previous router's (module doc).
+    Adjusted {
+        alpha: f64,
+        beta: f64,
+        interval: Time,
+    },
+    /// `link`: the raw link rate, and each router allocates on its own (the behaviour before
+    /// issue 32).
+    Link,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -197,9 +351,69 @@ pub struct D3Params {
     /// Base header bytes (without D3's own [`HEADER_BYTES`]).
     pub header: u32,
     pub quench: bool,
+    /// The unit of every rate in the header and the router counters, bit/s.
+    pub unit_bps: u64,
+    pub capacity: Capacity,
     pub min_rto: Time,
     pub initial_rto: Time,
     pub max_rto: Time,
+}
+
+/// `d3_rate_unit_mbps` as a whole number of bit/s, or the error naming the key.
+fn unit_bps(cfg: &TransportConfig) -> ConfigResult<u64> {
+    let mbps = cfg.d3_rate_unit_mbps.unwrap_or(DEFAULT_RATE_UNIT_MBPS);
+    let bps = mbps * 1e6;
+    let whole = bps.round();
+    if !(mbps.is_finite() && (1.0..=MAX_RATE_UNIT_MBPS * 1e6).contains(&whole))
+        || (bps - whole).abs() > 1e-6 * whole
+    {
+        return Err(ConfigError::new(
+            "transport.d3_rate_unit_mbps",
+            format!(
+                "must be a whole number of bit/s from 0.000001 to {MAX_RATE_UNIT_MBPS} Mb/s \
+                 (got {mbps})"
+            ),
+        ));
+    }
+    Ok(whole as u64)
+}
+
+/// The capacity mode and its gains; the gains only under `adjusted`.
+fn capacity(cfg: &TransportConfig) -> ConfigResult<Capacity> {
+    let adjusted = match cfg.d3_capacity.as_deref() {
+        None | Some("adjusted") => true,
+        Some("link") => false,
+        Some(other) => {
+            return Err(ConfigError::new(
+                "transport.d3_capacity",
+                format!("unknown capacity '{other}'; valid: adjusted, link"),
+            ))
+        }
+    };
+    if !adjusted {
+        for (key, set) in [
+            ("d3_alpha", cfg.d3_alpha.is_some()),
+            ("d3_beta", cfg.d3_beta.is_some()),
+            ("d3_interval_us", cfg.d3_interval_us.is_some()),
+        ] {
+            if set {
+                return Err(ConfigError::new(
+                    format!("transport.{key}"),
+                    "only for d3_capacity = \"adjusted\" (the raw link rate is not adjusted)",
+                ));
+            }
+        }
+        return Ok(Capacity::Link);
+    }
+    Ok(Capacity::Adjusted {
+        alpha: number_in("d3_alpha", cfg.d3_alpha, DEFAULT_ALPHA, 0.0, 10.0)?,
+        beta: number_in("d3_beta", cfg.d3_beta, DEFAULT_BETA, 0.0, 10.0)?,
+        interval: crate::protocols::micros(
+            "d3_interval_us",
+            cfg.d3_interval_us,
+            FALLBACK_INTERVAL_US,
+        )?,
+    })
 }
 
 impl D3Params {
@@ -211,9 +425,60 @@ impl D3Params {
             mss,
             header,
             quench: cfg.d3_quench.unwrap_or(true),
+            unit_bps: unit_bps(cfg)?,
+            capacity: capacity(cfg)?,
             min_rto,
             initial_rto,
             max_rto,
         })
+    }
+
+    /// Refuses a network some link of which the unit cannot express: faster than
+    /// [`MAX_LINK_UNITS`] units (the 16-bit header fields), or slower than one unit (it could
+    /// never allocate anything). `rates`: every port's rate.
+    pub fn check_link_rates(&self, rates: impl Iterator<Item = Rate>) -> ConfigResult<()> {
+        let unit = format!("{} Mb/s", self.unit_bps as f64 / 1e6);
+        for rate in rates {
+            let units = units_of(rate, self.unit_bps);
+            if units > MAX_LINK_UNITS {
+                return Err(ConfigError::new(
+                    "transport.d3_rate_unit_mbps",
+                    format!(
+                        "a {rate} link is {units} units of {unit}, more than D3's 16-bit rate \
+                         fields hold ({MAX_LINK_UNITS}); set a unit of at least {} Mb/s",
+                        rate.bits_per_sec().div_ceil(MAX_LINK_UNITS) as f64 / 1e6
+                    ),
+                ));
+            }
+            if units == 0 {
+                return Err(ConfigError::new(
+                    "transport.d3_rate_unit_mbps",
+                    format!(
+                        "a {rate} link is less than one unit of {unit}: it could allocate nothing"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Fills what the scenario leaves unset from the network: the unit is 1 Mb/s, or, where the
+/// fastest link `fastest` has more than [`MAX_LINK_UNITS`] of those, the smallest whole number
+/// of Mb/s that holds it; under `adjusted` capacity, α = 0.1, β = 1 and the interval the base
+/// RTT of the network's longest path (`scale`, when two hosts are connected). The values used
+/// are written into `scenario.json`.
+pub fn network_defaults(cfg: &mut TransportConfig, scale: Option<&PathScale>, fastest: Rate) {
+    cfg.d3_rate_unit_mbps.get_or_insert_with(|| {
+        let mbps = fastest.bits_per_sec().div_ceil(MAX_LINK_UNITS * 1_000_000);
+        mbps.max(1) as f64
+    });
+    if matches!(cfg.d3_capacity.as_deref(), None | Some("adjusted")) {
+        cfg.d3_alpha.get_or_insert(DEFAULT_ALPHA);
+        cfg.d3_beta.get_or_insert(DEFAULT_BETA);
+        if let Some(scale) = scale {
+            cfg.d3_interval_us
+                .get_or_insert_with(|| scale.rtt.as_us_rounded_to_ns());
+        }
     }
 }

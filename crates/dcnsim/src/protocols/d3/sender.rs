@@ -28,6 +28,8 @@ pub struct D3Sender {
     core: PacedCore,
     deadline: Option<Time>,
     quench: bool,
+    /// The unit of the header's rates, bit/s.
+    unit_bps: u64,
     state: State,
     syn_pending: bool,
     /// The allocations of the latest reply, by hop, returned with the next request or FIN.
@@ -47,6 +49,7 @@ impl D3Sender {
             core: PacedCore::new(f, p.mss, p.header + HEADER_BYTES, rtt),
             deadline: f.deadline,
             quench: p.quench,
+            unit_bps: p.unit_bps,
             state: State::Idle,
             syn_pending: false,
             alloc: [0; MAX_HOPS],
@@ -65,8 +68,10 @@ impl D3Sender {
         }
     }
 
-    /// r = remaining wire bytes / time to the deadline, rounded up to a whole byte/µs; 0 for
-    /// flows without a deadline and for flows past it.
+    /// r = remaining wire bytes / time to the deadline, rounded up to a whole unit (so that
+    /// getting what it asks for meets the deadline); 0 for flows without a deadline and for
+    /// flows past it. Exact in integers: bits · 10¹² / (ps · unit) in 128 bits (at most
+    /// 2⁶⁴ · 8 · 10¹² ≈ 2¹⁰⁶ over 2⁶⁴ · 10¹² ≈ 2¹⁰⁴).
     fn desired_rate(&self, now: Time) -> u16 {
         let Some(deadline) = self.deadline else {
             return 0;
@@ -77,7 +82,8 @@ impl D3Sender {
         let remaining = self.core.size - self.core.snd_una.min(self.core.size);
         let wire = remaining + remaining.div_ceil(self.core.mss) * self.core.header as u64;
         let ps_left = (deadline - now).ps() as u128;
-        let units = (wire as u128 * 1_000_000u128).div_ceil(ps_left);
+        let bits_ps = wire as u128 * 8 * Time::PS_PER_SEC as u128;
+        let units = bits_ps.div_ceil(ps_left * self.unit_bps as u128);
         units.min(u16::MAX as u128) as u16
     }
 
@@ -138,7 +144,7 @@ impl D3Sender {
     /// The reply to a request: the new allocations and the rate for the next RTT.
     fn take_reply(&mut self, h: &D3Header) {
         self.alloc = h.alloc;
-        self.core.rate = rate_of(h.path_minimum());
+        self.core.set_rate(rate_of(h.path_minimum(), self.unit_bps));
         self.request_ready = true;
         if self.quench && self.deadline.is_some() && h.has(FLAG_QUENCH) {
             self.quench_now();
@@ -217,7 +223,8 @@ impl D3Sender {
     }
 
     /// A header-only request is due now: paused (base rate) with data left, and the reply to
-    /// the previous request is in.
+    /// the previous request is in. (A flow sending at a rate that spaces its packets more than
+    /// an RTT apart asks with its next data packet; see the module doc.)
     fn header_only_request_due(&self) -> bool {
         self.state == State::Established
             && self.request_ready

@@ -1,6 +1,7 @@
 //! D3's router on hand-built request sequences: the counters N, D, A, greedy FCFS allocation,
-//! the fair share of spare capacity, returns by FIN, quench flag, and the 1 B/µs granularity;
-//! and the sender's requests across a retransmission timeout.
+//! the fair share of spare capacity, returns by FIN, quench flag, the granularity of the rate
+//! unit, the adjusted capacity and the previous router's cap; the keys; and the sender's
+//! requests across a retransmission timeout and at a rate slower than one packet per RTT.
 
 use super::switch::Counters;
 use super::*;
@@ -9,23 +10,38 @@ use crate::protocols::agent::{Admission, SwitchAgent};
 use crate::protocols::{EndpointEvent, Transport};
 use crate::topo::TopologyConfig;
 
-/// A two-host star: ports 0 (h0→sw), 1 (sw→h0), 2 (h1→sw), 3 (sw→h1), all at `gbps`.
-fn star_switch(gbps: f64) -> D3Switch {
-    let cfg = TopologyConfig {
+/// A two-host star: ports 0 (h0→sw), 1 (sw→h0), 2 (h1→sw), 3 (sw→h1), all at `gbps`, with
+/// D3 configured by `cfg` (its protocol set here), and the network.
+fn star_switch_with(gbps: f64, cfg: TransportConfig) -> (D3Switch, crate::net::Network) {
+    let topo_cfg = TopologyConfig {
         hosts: Some(2),
         link_gbps: gbps,
         ..TopologyConfig::of_kind("star")
     };
-    let topo = crate::topo::build(&cfg, std::path::Path::new("."), 1).unwrap();
+    let topo = crate::topo::build(&topo_cfg, std::path::Path::new("."), 1).unwrap();
     let net = crate::net::Network::build(&topo, crate::net::queue::Discipline::Fifo, &|_| None);
     let t = Transport::from_config(&TransportConfig {
         protocol: "d3".into(),
-        ..Default::default()
+        ..cfg
     })
     .unwrap();
     match SwitchAgent::new(&t, &net, crate::lb::LbKind::Ecmp) {
-        Some(SwitchAgent::D3(s)) => s,
+        Some(SwitchAgent::D3(s)) => (s, net),
         _ => panic!("d3 has a switch agent"),
+    }
+}
+
+/// The router as it was before issue 32 — 1 B/µs units (8 Mb/s), the raw link rate — so that
+/// the hand values below are in bytes/µs (10 Gb/s = 1250).
+fn star_switch(gbps: f64) -> D3Switch {
+    star_switch_with(gbps, bytes_per_us_link()).0
+}
+
+fn bytes_per_us_link() -> TransportConfig {
+    TransportConfig {
+        d3_rate_unit_mbps: Some(8.0),
+        d3_capacity: Some("link".into()),
+        ..Default::default()
     }
 }
 
@@ -57,9 +73,14 @@ fn header(p: &Packet) -> D3Header {
     }
 }
 
+/// `s.on_enqueue` at time 0, the port having sent nothing.
+fn enqueue(s: &mut D3Switch, port: u32, p: &mut Packet) -> Admission {
+    s.on_enqueue(Time::ZERO, port, 0, p)
+}
+
 /// Serves the request at [`PORT`] and returns the allocation written in slot 0.
 fn serve(s: &mut D3Switch, mut p: Packet) -> u16 {
-    assert_eq!(s.on_enqueue(PORT, &mut p), Admission::Protected);
+    assert_eq!(enqueue(s, PORT, &mut p), Admission::Protected);
     let h = header(&p);
     assert_eq!(h.hop, 1, "the router moves the hop index on");
     h.alloc[0]
@@ -103,7 +124,7 @@ fn first_come_takes_its_demand_plus_fair_share_later_ones_get_what_is_left() {
         }
         h => h,
     };
-    assert_eq!(s.on_enqueue(PORT, &mut fin), Admission::Protected);
+    assert_eq!(enqueue(&mut s, PORT, &mut fin), Admission::Protected);
     assert_eq!(s.counters(PORT), counters(1, 600, 250));
     // Y now: fs = 1250 − 600 = 650, left = 1250 → 600 + 650 = 1250.
     assert_eq!(
@@ -140,18 +161,18 @@ fn data_without_a_request_and_acks_leave_the_counters_alone() {
     let before = s.counters(PORT);
     let mut plain = request(PacketKind::Data, 999, 0, 0);
     plain.header = Header::D3(D3Header::default());
-    assert_eq!(s.on_enqueue(PORT, &mut plain), Admission::Normal);
+    assert_eq!(enqueue(&mut s, PORT, &mut plain), Admission::Normal);
     assert_eq!(header(&plain).hop, 0);
     // A reply (the ACK that echoes a request, or the SYN-ACK) is protected, as the request
     // was: losing it would leave the allocations it carries back unknown to the sender, which
     // could then never return them. A plain ACK is not. Neither is served.
     let mut reply = request(PacketKind::Ack, 999, 5, 5);
-    assert_eq!(s.on_enqueue(PORT, &mut reply), Admission::Protected);
+    assert_eq!(enqueue(&mut s, PORT, &mut reply), Admission::Protected);
     let mut syn_ack = request(PacketKind::SynAck, 999, 5, 5);
-    assert_eq!(s.on_enqueue(PORT, &mut syn_ack), Admission::Protected);
+    assert_eq!(enqueue(&mut s, PORT, &mut syn_ack), Admission::Protected);
     let mut ack = request(PacketKind::Ack, 999, 5, 5);
     ack.header = Header::D3(D3Header::default());
-    assert_eq!(s.on_enqueue(PORT, &mut ack), Admission::Normal);
+    assert_eq!(enqueue(&mut s, PORT, &mut ack), Admission::Normal);
     assert_eq!((header(&reply).hop, header(&syn_ack).hop), (0, 0));
     assert_eq!(s.counters(PORT), before);
 }
@@ -161,8 +182,8 @@ fn each_hop_reads_and_writes_its_own_slot() {
     let mut s = star_switch(10.0);
     // A request crosses port 2 (hop 0, the NIC) then port 3 (hop 1).
     let mut p = request(PacketKind::Syn, 0, 0, 0);
-    s.on_enqueue(2, &mut p);
-    s.on_enqueue(3, &mut p);
+    enqueue(&mut s, 2, &mut p);
+    enqueue(&mut s, 3, &mut p);
     let h = header(&p);
     assert_eq!((h.hop, h.alloc[0], h.alloc[1]), (2, 1250, 1250));
     // A second flow's SYN at port 3 only: it takes hop 0's slot there.
@@ -174,8 +195,8 @@ fn each_hop_reads_and_writes_its_own_slot() {
         flags: FLAG_REQUEST,
         ..h
     });
-    s.on_enqueue(2, &mut next);
-    s.on_enqueue(3, &mut next);
+    enqueue(&mut s, 2, &mut next);
+    enqueue(&mut s, 3, &mut next);
     let h = header(&next);
     assert_eq!((h.alloc[0], h.alloc[1]), (1250, 625));
     assert_eq!(h.path_minimum(), 625);
@@ -187,17 +208,17 @@ fn each_hop_reads_and_writes_its_own_slot() {
 fn hop_zero_flags_a_desired_rate_beyond_the_uplink() {
     let mut s = star_switch(10.0);
     let mut p = request(PacketKind::Syn, 1251, 0, 0);
-    s.on_enqueue(2, &mut p);
+    enqueue(&mut s, 2, &mut p);
     assert!(header(&p).has(FLAG_QUENCH));
     // Beyond hop 0 the flag is not the router's business (that would be a core link).
     let mut q = request(PacketKind::Syn, 1251, 0, 0);
     if let Header::D3(h) = &mut q.header {
         h.hop = 1;
     }
-    s.on_enqueue(3, &mut q);
+    enqueue(&mut s, 3, &mut q);
     assert!(!header(&q).has(FLAG_QUENCH));
     let mut ok = request(PacketKind::Syn, 1250, 0, 0);
-    s.on_enqueue(0, &mut ok);
+    enqueue(&mut s, 0, &mut ok);
     assert!(!header(&ok).has(FLAG_QUENCH));
 }
 
@@ -208,7 +229,7 @@ fn a_path_longer_than_the_vector_passes_unmanaged() {
     if let Header::D3(h) = &mut p.header {
         h.hop = MAX_HOPS as u8;
     }
-    assert_eq!(s.on_enqueue(PORT, &mut p), Admission::Protected);
+    assert_eq!(enqueue(&mut s, PORT, &mut p), Admission::Protected);
     assert!(header(&p).has(FLAG_LONG_PATH));
     assert_eq!(s.counters(PORT), counters(0, 0, 0));
 }
@@ -239,13 +260,23 @@ fn header_fits_the_packet_budget() {
     assert!(std::mem::size_of::<Header>() <= 24);
 }
 
+/// A sender of `size` bytes in 1 B/µs units (the hand values of the tests below).
 fn sender_of(size: u64) -> D3Sender {
+    sender_with(size, None, 8.0)
+}
+
+fn sender_with(size: u64, deadline: Option<Time>, unit_mbps: f64) -> D3Sender {
     let params = D3Params::from_config(&TransportConfig {
         protocol: "d3".into(),
+        d3_rate_unit_mbps: Some(unit_mbps),
         ..Default::default()
     })
     .unwrap();
-    let mut s = D3Sender::new(&params, &crate::protocols::FlowSetup::for_tests(size));
+    let setup = crate::protocols::FlowSetup {
+        deadline,
+        ..crate::protocols::FlowSetup::for_tests(size)
+    };
+    let mut s = D3Sender::new(&params, &setup);
     s.start(Time::ZERO);
     s
 }
@@ -396,5 +427,297 @@ fn an_aborted_flow_returns_the_allocation_of_its_last_reply() {
     assert_eq!(
         (late[0].kind, header(&late[0]).alloc[0]),
         (PacketKind::Fin, 625)
+    );
+}
+
+/// The default unit, 1 Mb/s, on a 1 Gb/s link (1 000 units): N flows without deadline get
+/// ⌊1000/N⌋ each once every one has asked twice — 42 flows 23 (96.6 % of the link), 64 flows
+/// 15 (96.0 %), 250 flows 4 (all of it), where 1 B/µs units gave ⌊125/N⌋: 2 (67.2 %), 1
+/// (51.2 %) and 0 (nothing). No interval has passed, so the adjusted capacity is the link's.
+#[test]
+fn a_1_mbps_unit_shares_a_1g_link_within_a_unit_per_flow() {
+    for (n, share) in [(42u64, 23u16), (64, 15), (250, 4)] {
+        let (mut s, _) = star_switch_with(1.0, TransportConfig::default());
+        assert_eq!(s.counters(PORT).capacity, 1000);
+        let mut alloc: Vec<u16> = (0..n)
+            .map(|_| serve(&mut s, request(PacketKind::Syn, 0, 0, 0)))
+            .collect();
+        for _ in 0..2 {
+            for a in alloc.iter_mut() {
+                *a = serve(&mut s, request(PacketKind::Data, 0, 0, *a));
+            }
+        }
+        assert!(alloc.iter().all(|&a| a == share), "{n} flows: {alloc:?}");
+        assert_eq!(s.counters(PORT).allocated, n * share as u64);
+    }
+}
+
+/// The adjustment by hand, at C = 10 Gb/s and an interval of 10 µs: a port that sent at
+/// 7.5 Gb/s with an empty queue hands out C + α·(C − u) = 10.25 Gb/s; half an interval moves
+/// it half as far; one queued full packet (12 000 bits) takes β·q/T = 1.2 Gb/s off; the
+/// result stays within [C, 2C].
+#[test]
+fn adjusted_capacity_by_hand() {
+    let (c, t) = (10e9, 10e-6);
+    let adj = |cap: f64, dt: f64, u: f64, q: f64| adjusted_capacity(cap, c, dt, t, u, q, 0.1, 1.0);
+    let close = |a: f64, b: f64| (a - b).abs() < 1.0; // bit/s
+    assert!(close(adj(c, t, 7.5e9, 0.0), 10.25e9));
+    assert!(close(adj(c, t / 2.0, 7.5e9, 0.0), 10.125e9));
+    assert!(close(adj(12e9, t, 7.5e9, 12_000.0), 12e9 + 0.25e9 - 1.2e9));
+    assert_eq!(
+        adj(10.5e9, t, 1e10, 12_000.0),
+        c,
+        "never below the link rate"
+    );
+    assert_eq!(
+        adj(19.9e9, t, 0.0, 0.0),
+        2.0 * c,
+        "never above twice the link rate"
+    );
+    assert_eq!(MAX_CAPACITY_FACTOR, 2.0);
+}
+
+/// The adjustment in the router, by hand, at 10 Gb/s with 1 Mb/s units and a 10 µs interval.
+#[test]
+fn the_router_hands_out_the_adjusted_capacity_and_resets_it_when_idle() {
+    let cfg = TransportConfig {
+        d3_interval_us: Some(10.0),
+        ..Default::default()
+    };
+    let (mut s, mut net) = star_switch_with(10.0, cfg);
+    assert_eq!(s.poll_timeout(), None, "no flow, no timer");
+    // A first flow wakes the port and takes the whole link (fs = C/1).
+    assert_eq!(serve(&mut s, request(PacketKind::Syn, 0, 0, 0)), 10_000);
+    assert_eq!(s.poll_timeout(), Some(Time::from_us(10)));
+    // In its first interval the port sent 9 375 bytes: 7.5 Gb/s. C ← 10 + 0.1 · 2.5 Gb/s.
+    net.ports[PORT as usize].counters.tx_bytes = 9_375;
+    s.handle_timeout(Time::from_us(10), &net.ports);
+    assert!((s.capacity_bps(PORT) - 10.25e9).abs() < 1.0);
+    assert_eq!(s.poll_timeout(), Some(Time::from_us(20)));
+    // 10 250 units to hand out: a second flow gets the 250 the first leaves; the first, asking
+    // again, its fair share ⌊10 250 / 2⌋ = 5 125 (never more than the link, 10 000).
+    assert_eq!(serve(&mut s, request(PacketKind::Syn, 0, 0, 0)), 250);
+    assert_eq!(
+        serve(&mut s, request(PacketKind::Data, 0, 0, 10_000)),
+        5_125
+    );
+    assert_eq!(s.counters(PORT).allocated, 5_375);
+    // A full interval at line rate (12 500 bytes) and an empty queue: no change.
+    net.ports[PORT as usize].counters.tx_bytes += 12_500;
+    s.handle_timeout(Time::from_us(20), &net.ports);
+    assert!((s.capacity_bps(PORT) - 10.25e9).abs() < 1.0);
+    // Again, with a 1 500-byte packet queued: β·q/T = 1.2 Gb/s, 9.05 Gb/s, held at C.
+    let mut pool = crate::net::packet::PacketPool::default();
+    let queued = pool.insert(Packet {
+        size: 1500,
+        ..Default::default()
+    });
+    let port = &mut net.ports[PORT as usize];
+    port.queue.enqueue(&mut pool, queued);
+    port.counters.tx_bytes += 12_500;
+    s.handle_timeout(Time::from_us(30), &net.ports);
+    assert_eq!(s.capacity_bps(PORT), 10e9);
+    // The queue drains and the link idles for an interval: 10 + 0.1 · 10 = 11 Gb/s.
+    let port = &mut net.ports[PORT as usize];
+    assert_eq!(port.queue.dequeue(&pool), Some(queued));
+    s.handle_timeout(Time::from_us(40), &net.ports);
+    assert!((s.capacity_bps(PORT) - 11e9).abs() < 1.0);
+    // Both flows end: at the next update the port hands out the link rate again and sleeps.
+    for a in [250, 5_125] {
+        let mut fin = request(PacketKind::Fin, 0, 0, a);
+        enqueue(&mut s, PORT, &mut fin);
+    }
+    assert_eq!(
+        s.counters(PORT),
+        Counters {
+            capacity: 10_000,
+            ..Default::default()
+        }
+    );
+    s.handle_timeout(Time::from_us(50), &net.ports);
+    assert_eq!(s.capacity_bps(PORT), 10e9);
+    assert_eq!(s.poll_timeout(), None);
+}
+
+/// §4: a router gives no more than the previous router did (slot hop − 1 of the vector), so a
+/// flow held back upstream holds nothing more downstream. A SYN that the port before gave
+/// 2 500 units reaches port 3, where it is alone (fair share 10 000): `adjusted` gives it
+/// 2 500, `link` (the router before issue 32) 10 000.
+#[test]
+fn no_allocation_beyond_the_previous_routers() {
+    for (cfg, want) in [
+        (TransportConfig::default(), 2_500u16),
+        (link_1mbps(), 10_000),
+    ] {
+        let (mut s, _) = star_switch_with(10.0, cfg);
+        let mut p = request(PacketKind::Syn, 0, 0, 0);
+        if let Header::D3(h) = &mut p.header {
+            h.alloc[0] = 2_500;
+            h.hop = 1;
+        }
+        assert_eq!(enqueue(&mut s, PORT, &mut p), Admission::Protected);
+        assert_eq!(header(&p).alloc[1], want);
+        assert_eq!(s.counters(PORT).allocated, want as u64);
+    }
+}
+
+fn link_1mbps() -> TransportConfig {
+    TransportConfig {
+        d3_capacity: Some("link".into()),
+        ..Default::default()
+    }
+}
+
+/// The keys: bad values are refused with a message naming the key.
+#[test]
+fn keys_are_validated() {
+    let params = |cfg: TransportConfig| {
+        D3Params::from_config(&TransportConfig {
+            protocol: "d3".into(),
+            ..cfg
+        })
+    };
+    let unit = |mbps: f64| {
+        params(TransportConfig {
+            d3_rate_unit_mbps: Some(mbps),
+            ..Default::default()
+        })
+    };
+    assert_eq!(unit(1.0).unwrap().unit_bps, 1_000_000);
+    assert_eq!(unit(8.0).unwrap().unit_bps, 8_000_000);
+    assert_eq!(unit(0.001).unwrap().unit_bps, 1_000);
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 2e6, 1.5e-6, 1e-7] {
+        let err = unit(bad).unwrap_err();
+        assert_eq!(err.path, "transport.d3_rate_unit_mbps", "{bad}");
+    }
+    let p = params(TransportConfig::default()).unwrap();
+    assert_eq!(
+        p.capacity,
+        Capacity::Adjusted {
+            alpha: 0.1,
+            beta: 1.0,
+            interval: Time::from_us(10)
+        }
+    );
+    let err = params(TransportConfig {
+        d3_capacity: Some("raw".into()),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(err.path, "transport.d3_capacity");
+    let err = params(TransportConfig {
+        d3_capacity: Some("link".into()),
+        d3_alpha: Some(0.2),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(err.path, "transport.d3_alpha");
+    for (cfg, key) in [
+        (
+            TransportConfig {
+                d3_beta: Some(-1.0),
+                ..Default::default()
+            },
+            "transport.d3_beta",
+        ),
+        (
+            TransportConfig {
+                d3_interval_us: Some(0.0),
+                ..Default::default()
+            },
+            "transport.d3_interval_us",
+        ),
+    ] {
+        assert_eq!(params(cfg).unwrap_err().path, key);
+    }
+    // A unit the network's links cannot use: 100 Gb/s is 100 000 units of 1 Mb/s (the header
+    // holds 65 534); a 1 Gb/s link is less than one unit of 2 Gb/s.
+    use crate::units::Rate;
+    let p = unit(1.0).unwrap();
+    assert!(p
+        .check_link_rates([Rate(65_534_000_000)].into_iter())
+        .is_ok());
+    let err = p
+        .check_link_rates([Rate(1_000_000_000), Rate(100_000_000_000)].into_iter())
+        .unwrap_err();
+    assert_eq!(err.path, "transport.d3_rate_unit_mbps");
+    assert!(err.to_string().contains("at least 1.525"), "{err}");
+    let err = unit(2000.0)
+        .unwrap()
+        .check_link_rates([Rate(1_000_000_000)].into_iter())
+        .unwrap_err();
+    assert_eq!(err.path, "transport.d3_rate_unit_mbps");
+}
+
+/// The defaults a network gives: 1 Mb/s, or the smallest whole Mb/s that holds the fastest
+/// link in 16 bits; α = 0.1, β = 1 and the longest path's RTT under `adjusted`, nothing more
+/// under `link`.
+#[test]
+fn defaults_from_the_network() {
+    use crate::net::scale::PathScale;
+    use crate::units::Rate;
+    let scale = PathScale {
+        rtt: Time::from_ns(6_490),
+        rate: Rate(10_000_000_000),
+    };
+    let defaults = |capacity: Option<&str>, fastest_gbps: u64| {
+        let mut cfg = TransportConfig {
+            protocol: "d3".into(),
+            d3_capacity: capacity.map(str::to_string),
+            ..Default::default()
+        };
+        network_defaults(&mut cfg, Some(&scale), Rate(fastest_gbps * 1_000_000_000));
+        cfg
+    };
+    let cfg = defaults(None, 40);
+    assert_eq!(cfg.d3_rate_unit_mbps, Some(1.0));
+    assert_eq!(
+        (cfg.d3_alpha, cfg.d3_beta, cfg.d3_interval_us),
+        (Some(0.1), Some(1.0), Some(6.49))
+    );
+    assert_eq!(defaults(None, 100).d3_rate_unit_mbps, Some(2.0));
+    assert_eq!(defaults(None, 400).d3_rate_unit_mbps, Some(7.0));
+    let cfg = defaults(Some("link"), 10);
+    assert_eq!(
+        (cfg.d3_alpha, cfg.d3_beta, cfg.d3_interval_us),
+        (None, None, None)
+    );
+    assert!(D3Params::from_config(&cfg).is_ok());
+}
+
+/// A deadline flow asks for its remaining wire bytes over the time left, rounded up to a
+/// whole unit: 1 MB in 685 packets of 62 header bytes is 1 042 470 bytes, 8 339 760 bits; with
+/// a 1 ms deadline that is 8 339.76 Mb/s: 8 340 units of 1 Mb/s, 1 043 of 8 Mb/s.
+#[test]
+fn the_desired_rate_rounds_up_to_a_unit() {
+    for (unit, want) in [(1.0, 8_340u16), (8.0, 1_043)] {
+        let mut s = sender_with(1_000_000, Some(Time::from_ms(1)), unit);
+        let syn = s.poll_transmit(Time::ZERO).expect("the SYN");
+        assert_eq!(header(&syn).desired, want, "unit {unit} Mb/s");
+    }
+}
+
+/// A higher rate re-times the packet waiting for its turn: it leaves its wire size at the new
+/// rate after the previous packet, not at the old one. At 1 B/µs (8 Mb/s) a 1 522-byte packet
+/// waits 1 522 µs for the next; the reply to the request it carried brings 625 B/µs an RTT
+/// (10 µs) later, and the second packet, due 1 522 / 625 = 2.4352 µs after the first, leaves
+/// at once.
+#[test]
+fn a_higher_rate_speeds_up_the_waiting_packet() {
+    let mut s = sender_of(100 * 1460);
+    let syn = s.poll_transmit(Time::ZERO).expect("the SYN");
+    let t = Time::from_us(10);
+    s.handle_packet(t, &answer(PacketKind::SynAck, &syn, 0, 1)); // 1 B/µs
+    let first = s.poll_transmit(t).expect("a data packet with the request");
+    assert!(header(&first).has(FLAG_REQUEST) && first.payload > 0);
+    assert!(s.poll_transmit(t + Time::from_us(5)).is_none());
+    let t2 = t + Time::from_us(10);
+    s.handle_packet(t2, &answer(PacketKind::Ack, &first, 1460, 625));
+    let next = s.poll_transmit(t2).expect("the second data packet");
+    assert_eq!((next.seq, next.payload), (1460, 1460));
+    assert_eq!(
+        s.poll_timeout(),
+        Some(t2 + Time::from_ps(1_522 * 8 * 1_000_000 / 5_000)),
+        "paced at 5 Gb/s from here"
     );
 }

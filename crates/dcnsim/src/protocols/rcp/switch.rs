@@ -125,12 +125,9 @@ impl RcpSwitch {
         let t = (now - link.last_update).as_secs_f64();
         let c = link.capacity_bps;
         if t > 0.0 {
-            let d0 = link.d0_s;
             let y = link.arrived_bytes as f64 * 8.0 / t;
             let q = queue_bytes as f64 * 8.0;
-            let r = link.rate_bps * (1.0 + (t / d0) * (alpha * (c - y) - beta * q / d0) / c);
-            let r_min = MIN_PKTS_PER_RTT * FULL_PACKET_BITS / d0;
-            link.rate_bps = r.clamp(r_min.min(c), c);
+            link.rate_bps = rate_law(link.rate_bps, c, t, link.d0_s, y, q, alpha, beta);
         }
         if link.rtt_bytes > 0 {
             link.d0_s = link.rtt_weighted / link.rtt_bytes as f64;
@@ -143,6 +140,16 @@ impl RcpSwitch {
         link.next_update = (!idle).then(|| now + interval(link.d0_s));
         link.next_update
     }
+}
+
+/// RCP's rate law for one control interval: `R · [1 + (T/d0)·(α·(C − y) − β·q/d0) / C]`,
+/// clamped to [R_min, C] with R_min = 0.01 full packets per d0. Rates in bit/s, `t` and `d0`
+/// in seconds, `q` in bits.
+#[allow(clippy::too_many_arguments)]
+pub fn rate_law(r: f64, c: f64, t: f64, d0: f64, y: f64, q: f64, alpha: f64, beta: f64) -> f64 {
+    let next = r * (1.0 + (t / d0) * (alpha * (c - y) - beta * q / d0) / c);
+    let r_min = MIN_PKTS_PER_RTT * FULL_PACKET_BITS / d0;
+    next.clamp(r_min.min(c), c)
 }
 
 fn interval(d0_s: f64) -> Time {
