@@ -7,7 +7,9 @@
 //!
 //! * **Hold one, ask for no more.** A packet an endpoint emits into its host's full NIC queue
 //!   is **held** in the host, and the endpoint is not asked for further packets until that
-//!   one has entered the queue (TSQ's limit, at one packet). The rest of its burst stays
+//!   one has entered the queue. (Real TSQ bounds a socket's bytes in the qdisc and device
+//!   together; here one flow may fill the whole NIC queue, the device queue of this model, and
+//!   have one packet more waiting.) The rest of its burst stays
 //!   unsent inside the transport, in its own order, and does not count as in flight: a
 //!   window-based sender is then not limited by its window, so its window stops growing
 //!   (Linux's `tcp_is_cwnd_limited`, modelled in [`crate::protocols::tcp::cc`]). Without
@@ -18,8 +20,10 @@
 //!   (rank and pFabric queues) first, and round robin among equals — so a FIFO NIC serves its
 //!   flows round robin, roughly what Linux's per-flow qdiscs (fq, fq_codel) give, and
 //!   pFabric's NIC still sends the most urgent flow first. A packet offered while others are
-//!   held waits behind them; an endpoint whose packet entered the queue is asked at once for
-//!   its next one, which (the queue being full again) waits at the back of the turns.
+//!   held waits behind them, last in the turns; an endpoint whose packet entered the queue is
+//!   asked at once for its next one, which (the queue being full again) waits last in turn.
+//!   An endpoint held on one NIC of a multi-NIC host (BCube) sends on none until its packet
+//!   goes: TSQ is per socket.
 //! * **When.** A queued port (priority, rank, or a switch agent's) takes a held packet each
 //!   time it dequeues one. An eager FIFO port ([`crate::net::network::Port`]) frees a slot
 //!   when its oldest waiting packet starts serialising: one [`Event::NicRoom`] per such start
@@ -29,15 +33,24 @@
 //!   agents of PDQ, D3, RCP, MERP and PACE see it at enqueue and dequeue, ECN marking applies,
 //!   a rank queue orders it. A host's queue drops nothing of its own traffic except a packet
 //!   larger than its whole (byte-limited) buffer, which could never enter.
-//! * **Not held:** packets a host relays for others (server-centric layouts such as BCube)
-//!   meet the queue as at a switch; a packet offered to a NIC whose link is down is lost, and
-//!   a link that fails loses the packets its host held for it, as it loses its queue.
+//! * **Relayed packets** (server-centric layouts such as BCube, whose servers forward for
+//!   others) cannot be pushed back on: their sender is elsewhere. Where the NIC queue is full
+//!   or holds packets they are held too, each taking its turn with the host's own endpoints,
+//!   up to a second buffer of the queue's size; beyond that they are dropped, as at a switch.
+//!   Without their turn they would meet a queue that the host's held packets refill the
+//!   instant a slot frees, and a server would starve what it forwards behind its own flows.
+//! * **Failures.** A packet offered to a NIC whose link is down is lost, and a link that fails
+//!   loses the packets its host held for it, as it loses its queue.
 //! * **Timers.** A held endpoint's timer that is already due (a paced packet it may not send
 //!   yet) is not re-armed; the endpoint is asked again when its packet enters the queue.
+//! * **Freeing.** A flow's endpoints are not freed while its host holds one of their packets:
+//!   that side may have more to send (a FIN, a TERM that releases switch state), and is asked
+//!   for it when the held packet enters the NIC.
 //! * **Counted:** the time each packet waited in the host (the summary's `host_wait`, and per
-//!   flow `host_delay_mean_s` over its data packets), and drops at host NIC queues apart from
-//!   fabric drops (`packets.dropped_host_nic`, `packets.dropped_fabric`). A held packet was
-//!   emitted, so it is in flight at the end of a run that stops early.
+//!   flow `host_delay_mean_s` over its data packets), and drops at host NIC ports apart from
+//!   fabric drops (`packets.dropped_host_nic`: a host's own packets under `"droptail"`,
+//!   relayed packets, and packets lost on a failed host link; `packets.dropped_fabric`). A
+//!   held packet was emitted, so it is in flight at the end of a run that stops early.
 //!
 //! The NIC queue itself is the size its link gives it (100 packets by default), so a short
 //! flow still waits behind up to a buffer of a long flow's packets, as behind a device queue
