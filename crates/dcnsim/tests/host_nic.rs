@@ -64,23 +64,39 @@ fn host_port_drops(out: &RunOutput) -> u64 {
 ///   so the rest takes the flow's ideal FCT (its packets back to back, pipelined over 6 hops).
 #[test]
 fn a_lone_flow_loses_nothing_and_finishes_one_ramp_after_its_handshake() {
-    let dir = flow_dir("host-nic-lone", "src,dst,size_bytes,start_s\n0,15,1000000,0\n");
+    let dir = flow_dir(
+        "host-nic-lone",
+        "src,dst,size_bytes,start_s\n0,15,1000000,0\n",
+    );
     for protocol in ["dctcp", "tcp"] {
         let p = format!("transport.protocol=\"{protocol}\"");
         let held = run_in(FATTREE, &[&p], &dir);
         let f = &held.flows[0];
-        assert_eq!((held.counters.dropped_pkts, f.retransmits), (0, 0), "{protocol}");
+        assert_eq!(
+            (held.counters.dropped_pkts, f.retransmits),
+            (0, 0),
+            "{protocol}"
+        );
         let ramp = Time::from_ps(12_384_000 + 7_392_000);
         assert_eq!(f.fct(), Some(ramp + f.ideal_fct), "{protocol}");
-        assert!(held.counters.host_held_pkts > 0, "the NIC must have pushed back");
+        assert!(
+            held.counters.host_held_pkts > 0,
+            "the NIC must have pushed back"
+        );
         assert!(f.host_wait > Time::ZERO && f.host_delay_mean().unwrap() > 0.0);
 
         let dropped = run_in(FATTREE, &[&p, &host_nic("droptail")], &dir);
         let c = dropped.counters;
         assert!(c.dropped_host_nic_pkts > 20, "{protocol}: {c:?}");
-        assert_eq!(c.dropped_host_nic_pkts, c.dropped_pkts, "only the NIC drops");
+        assert_eq!(
+            c.dropped_host_nic_pkts, c.dropped_pkts,
+            "only the NIC drops"
+        );
         assert_eq!(host_port_drops(&dropped), c.dropped_host_nic_pkts);
-        assert_eq!((c.host_held_pkts, dropped.flows[0].host_wait), (0, Time::ZERO));
+        assert_eq!(
+            (c.host_held_pkts, dropped.flows[0].host_wait),
+            (0, Time::ZERO)
+        );
         assert!(dropped.flows[0].fct().unwrap() > f.fct().unwrap() + Time::from_us(100));
     }
 }
@@ -97,12 +113,19 @@ fn flows_of_one_host_take_turns_at_its_nic() {
     let dir = flow_dir("host-nic-turns", csv);
     let out = run_in(STAR, &["transport.init_cwnd_pkts=300"], &dir);
     assert_eq!(out.counters.dropped_pkts, 0);
-    let fct: Vec<f64> = out.flows.iter().map(|f| f.fct().unwrap().as_secs_f64()).collect();
+    let fct: Vec<f64> = out
+        .flows
+        .iter()
+        .map(|f| f.fct().unwrap().as_secs_f64())
+        .collect();
     let ideal = out.flows[0].ideal_fct.as_secs_f64();
     let head_start = 100.0 * 1.2e-6;
     assert!((fct[1] - fct[0] - head_start).abs() < 10e-6, "FCTs {fct:?}");
     for f in &fct {
-        assert!(*f > 1.8 * ideal && *f < 2.1 * ideal, "FCTs {fct:?}, ideal {ideal}");
+        assert!(
+            *f > 1.8 * ideal && *f < 2.1 * ideal,
+            "FCTs {fct:?}, ideal {ideal}"
+        );
     }
 }
 
@@ -122,7 +145,10 @@ up_s = 0.0004
     let out = run_in(&text, &["transport.init_cwnd_pkts=300"], &dir);
     let c = out.counters;
     assert!(c.dropped_host_nic_pkts > 100, "{c:?}");
-    assert_eq!(c.sent_pkts, c.delivered_pkts + c.dropped_pkts + out.in_flight_pkts);
+    assert_eq!(
+        c.sent_pkts,
+        c.delivered_pkts + c.dropped_pkts + out.in_flight_pkts
+    );
     assert!(out.flows.iter().all(|f| f.finish.is_some()));
 }
 
@@ -133,9 +159,16 @@ up_s = 0.0004
 fn held_packets_at_the_stop_are_in_flight() {
     let csv = "src,dst,size_bytes,start_s\n0,1,1000000,0\n0,2,1000000,0.000001\n";
     let dir = flow_dir("host-nic-stop", csv);
-    let out = run_in(STAR, &["transport.init_cwnd_pkts=300", "stop_s=0.0001"], &dir);
+    let out = run_in(
+        STAR,
+        &["transport.init_cwnd_pkts=300", "stop_s=0.0001"],
+        &dir,
+    );
     let c = out.counters;
-    assert_eq!(c.sent_pkts, c.delivered_pkts + c.dropped_pkts + out.in_flight_pkts);
+    assert_eq!(
+        c.sent_pkts,
+        c.delivered_pkts + c.dropped_pkts + out.in_flight_pkts
+    );
     assert_eq!(
         c.sent_bytes,
         c.delivered_bytes + c.dropped_bytes + out.in_flight_bytes

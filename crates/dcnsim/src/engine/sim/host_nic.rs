@@ -140,10 +140,20 @@ impl HostHolds {
 
     /// Holds `r`, a packet the host relays, at `port`, unless the relayed packets it holds
     /// there already fill a second buffer of the queue's size (`false`: the caller drops it).
-    fn hold_relayed(&mut self, port: &Port, at: PortIdx, r: PacketRef, pool: &PacketPool, now: Time) -> bool {
+    fn hold_relayed(
+        &mut self,
+        port: &Port,
+        at: PortIdx,
+        r: PacketRef,
+        pool: &PacketPool,
+        now: Time,
+    ) -> bool {
         let hold = &self.holds[at as usize];
         let size = pool.get(r).size as u64;
-        if !port.queue.admits(hold.relayed_pkts, hold.relayed_bytes, size) {
+        if !port
+            .queue
+            .admits(hold.relayed_pkts, hold.relayed_bytes, size)
+        {
             return false;
         }
         self.push(at, r, Side::Sender, true, pool, now);
@@ -152,7 +162,15 @@ impl HostHolds {
 
     /// Puts a held packet last in the turns: just before the cursor, which stays on the
     /// packet whose turn is next.
-    fn push(&mut self, port: PortIdx, r: PacketRef, side: Side, relayed: bool, pool: &PacketPool, now: Time) {
+    fn push(
+        &mut self,
+        port: PortIdx,
+        r: PacketRef,
+        side: Side,
+        relayed: bool,
+        pool: &PacketPool,
+        now: Time,
+    ) {
         let pkt = pool.get(r);
         self.held_pkts += 1;
         self.held_bytes += pkt.size as u64;
