@@ -59,8 +59,9 @@
 //! ns-3 `TcpD2tcp` (liyilun2019/ns3-d2tcp) stop the gamma correction (d = 1, DCTCP). Until
 //! issue 32 this simulator gave d = 2 and kept the flow going to its end: the most urgent flow
 //! for the rest of its life, which matches none of them and, measured, made D2TCP miss more
-//! deadlines than DCTCP (issue 32's second case: 68.8 % and 71.2 % against 65.2 % and 68.2 %,
-//! seeds 1 and 2; `bench/d2tcp/README.md`).
+//! deadlines than DCTCP (issue 32's second case: 62.7 % and 68.4 % against 61.2 % and 63.7 %,
+//! seeds 1 and 2; 68.8 % and 71.2 % against 65.2 % and 68.2 % with drop-tail host NICs;
+//! `bench/d2tcp/README.md`).
 //!
 //! Our default, `"d_min"`, chosen for the paper's objective: the flow **keeps sending, with
 //! d = `d2tcp_d_min`** from the first instant after its deadline. It can no longer meet its
@@ -97,15 +98,17 @@
 //!   g = 1/16 the gap opens over ten windows or so: a response of a few windows never sees it.
 //! * **Many flows per port leave no room**: 20 flows into a 10 Gb/s port with K = 65 have
 //!   windows of 2–8 packets, and the cut's floor of 2 SMSS evens out their cuts.
-//! * **Losses are outside its reach**: in issue 32's leaf-spine cases (~25 000 drops, 60–70 %
-//!   of them at the senders' own NICs, 700–1 200 timeouts per run) misses come mostly from
-//!   drops and timeouts, which D2TCP handles as DCTCP does.
+//! * **Losses are outside its reach**: in issue 32's leaf-spine cases (8 200–9 300 drops, none
+//!   at the hosts' NICs, 200–310 timeouts per run; with drop-tail host NICs ~25 000 drops,
+//!   60–70 % of them at the senders' own NICs, and 700–1 200 timeouts) 60–70 % of the flows
+//!   that miss lost a packet and 14–16 % timed out; D2TCP handles losses as DCTCP does.
 //!
 //! Where flows with different deadlines do share a port for many windows it works as the paper
 //! says: two 1 MB flows into one 10 Gb/s port, due at 1.58 and 10 ms, end at 1.64 and 1.65 ms
 //! under DCTCP, at 1.51 and 1.65 ms under D2TCP, which meets both deadlines. In our OLDI
-//! fan-in sweep D2TCP is within a few points of DCTCP, 16 % fewer misses at best, never the
-//! paper's 75 %.
+//! fan-in sweep D2TCP is within a few points of DCTCP, 16 % fewer misses at best with α
+//! starting at 1 (24 % with α starting at 0, fan-in 20, a deadline per response, load 0.3:
+//! 6.5 % against 8.5 %), never the paper's 75 %. Unchanged by host NICs that push back.
 //!
 //! ## Choices where the paper is silent
 //!

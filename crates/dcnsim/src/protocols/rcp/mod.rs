@@ -71,7 +71,9 @@
 //!   idle lets R grow back to C and sleeps there, so later flows on an idle link start at C
 //!   in both variants.
 //!
-//! Measured (`tests/rcp.rs`; 10 Gb/s star with 1 µs links unless said):
+//! Measured (`tests/rcp.rs`; 10 Gb/s star with 1 µs links unless said). Re-run with host NICs
+//! that push back (issue 32's item 1): every number in this doc is unchanged, RCP's paced
+//! senders never filled their NIC.
 //!
 //! | case | processor sharing | `ps` (default) | `published` |
 //! |---|---|---|---|
