@@ -137,6 +137,11 @@ Figs. 9–12, large scale (§4.2)
 What we get: Figs. 2–3 (full run 2026-11-25, 10 seeds)
 ------------------------------------------------------
 
+Re-run 2026-11-27 (issue 32: hosts push back instead of dropping at their own NIC, and the
+window of NewReno and DCTCP grows only while in use): Figs. 2–3, 6 and 7–8 give the numbers
+below again to every digit shown, with the same verdicts. At 1 Gb/s with one flow per sender
+at a time, a sender's NIC never overflowed here.
+
 10 of the 11 claims reproduced (12 of 13 rows: "no drops" is a row per scheme); the numbers
 are those of the first run of these figures (2026-11-24, before TR existed) to the last digit:
 adding TR changed nothing for the other schemes. The shared sweep (300 runs, TR's included)
@@ -183,7 +188,9 @@ giant flow).
 What we get: Figs. 7–8 (the same 50 runs per scheme)
 ----------------------------------------------------
 
-13 of 18 claims reproduced. TR, numbers for ratios 1.5 → 3.5:
+12 of 18 claims reproduced (4 of 8 for Fig. 7, 8 of 10 for Fig. 8; this said 13 before the
+re-run of 2026-11-27, which gave the same numbers and verdicts: a miscount). TR, numbers for
+ratios 1.5 → 3.5:
 
 * **fig7 (a)** short flows' queueing delay: TR 10.0 → 7.3 µs, RPS 4.9 → 1.7, DRB 13.4 → 2.3,
   against ECMP 18–19, LetFlow 18–30, Presto 25–27 → 9.5: RPS, DRB and TR below ECMP, LetFlow and
@@ -228,7 +235,8 @@ What we get: Figs. 7–8 (the same 50 runs per scheme)
 What we get: Fig. 6 (110 runs, 2 s of CPU)
 ------------------------------------------
 
-5 of 10 claims reproduced. Mean FCT (ms), simulation / model:
+6 of 10 claims reproduced (this said 5 before the re-run of 2026-11-27, which gave the same
+numbers and verdicts: a miscount). Mean FCT (ms), simulation / model:
 
 * (a) 20 flows, 100 → 350 KB: RPS 4.75 / 2.94 … 16.3 / 10.2; TR 1.92 / 2.70 … 6.61 / 9.39.
 * (b) 300 KB, 10 → 50 flows: RPS 12.9 / 4.39, 13.7 / 8.79, 14.4 / 13.2, 15.8 / 17.6,
