@@ -391,6 +391,7 @@ impl Simulation {
         Ok(self.finish(wall.elapsed().as_secs_f64()))
     }
 
+    #[inline(always)]
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::TxDone(p) => self.tx_done(p),

@@ -50,8 +50,8 @@
 //!
 //! * **β = β_published · min(1, BDP / 30 MB)** ([`ps_beta`]). The law weighs the queue in
 //!   BDPs: `β·q/d0` against C is β times the queue over the BDP. Paced flows meet in a queue
-//!   a packet at a time even below capacity, and at equilibrium α·(C − y) = β·E[q]/d0: the
-//!   link is left idle by (β/α)·E[q]/BDP. At the published scale a packet is 1/20 000 of the
+//!   a packet at a time even below capacity, and at equilibrium α·(C − y) = β·E\[q\]/d0: the
+//!   link is left idle by (β/α)·E\[q\]/BDP. At the published scale a packet is 1/20 000 of the
 //!   BDP and costs 0.05 % per packet of mean queue; on a 10 Gb/s star with 1 µs links (BDP
 //!   8.1 kB, 5.4 packets) the same β makes it 185 %, which is why the published law holds that
 //!   link near 62 %. Scaling β by the BDP keeps the weight of one queued packet what it was
