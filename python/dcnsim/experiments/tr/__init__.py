@@ -265,6 +265,15 @@ overtakes the simulation. The directions agree; the magnitudes do not, by 15–6
 What we get: Figs. 9–12 (245 runs)
 ----------------------------------
 
+Re-run 2026-11-27 (issue 32: hosts push back instead of dropping at their own NIC) for Web
+Search, Cache Follower and Web Server (Figs. 10–12): the same verdicts (2, 3 and 1 of 6), and
+TR's ratios to ECMP within 0.04 of the ones below — Web Search AFCT 0.81–0.92, tail 0.72–1.48,
+long flows 0.69–0.81; Cache Follower 0.78–0.82, 0.68–0.81, 0.70–0.82; Web Server 0.80–0.86,
+0.66–0.72 and 1.08 at the highest load, 0.59–1.01. Hosts held 35 000 (Web Server) to 700 000
+(Cache Follower) packets per workload and dropped none of their own. Data Mining (Fig. 9) and
+the headline (Figs. 9–12) are not re-run yet: their numbers below, the senders' drops
+included, are of hosts that dropped at their NIC.
+
 12 of 27 claims reproduced. Over ECMP at the same point, loads 0.16 → 0.8:
 
 * **Short flows gain, everywhere.** TR's short-flow AFCT is the lowest of all schemes at
