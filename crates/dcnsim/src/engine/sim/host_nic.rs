@@ -296,19 +296,10 @@ impl Simulation {
     /// routing chooses, held there if the NIC queue is full (or already holds packets) and the
     /// host pushes back.
     pub(super) fn send_from_host(&mut self, node: NodeIdx, r: PacketRef, side: Side) {
-        if self.host_holds.is_none() {
-            return self.forward(node, r);
-        }
-        let Some(port) = self.route(node, r) else {
-            return self.drop_packet(r, None);
-        };
-        let p = &mut self.net.ports[port as usize];
-        let holds = self.host_holds.as_mut().expect("checked above");
-        if p.up && (holds.holding(port) || !has_room(p, self.pool.get(r).size as u64, self.now)) {
+        if let Some(port) = self.to_nic_or_hold(node, r) {
+            let holds = self.host_holds.as_mut().expect("only when holding");
             holds.hold(port, r, side, &self.pool, self.now);
             self.wake_nic_when_room(port);
-        } else {
-            self.enqueue(port, r);
         }
     }
 
@@ -318,23 +309,36 @@ impl Simulation {
     /// relayed packet would meet a queue the host's held packets refill the instant a slot
     /// frees, and the traffic the host forwards would starve behind its own.
     pub(super) fn relay_from_host(&mut self, node: NodeIdx, r: PacketRef) {
-        if self.host_holds.is_none() {
-            return self.forward(node, r);
-        }
-        let Some(port) = self.route(node, r) else {
-            return self.drop_packet(r, None);
-        };
-        let p = &mut self.net.ports[port as usize];
-        let holds = self.host_holds.as_mut().expect("checked above");
-        if p.up && (holds.holding(port) || !has_room(p, self.pool.get(r).size as u64, self.now)) {
+        if let Some(port) = self.to_nic_or_hold(node, r) {
+            let holds = self.host_holds.as_mut().expect("only when holding");
+            let p = &self.net.ports[port as usize];
             if holds.hold_relayed(p, port, r, &self.pool, self.now) {
                 self.wake_nic_when_room(port);
             } else {
                 self.drop_packet(r, Some(port));
             }
-        } else {
-            self.enqueue(port, r);
         }
+    }
+
+    /// Routes a packet leaving host `node` and queues it at its NIC (or drops it where there
+    /// is no route, or the link is down); returns the NIC instead when the host must hold the
+    /// packet: the host pushes back, and the NIC queue is full or already holds packets.
+    fn to_nic_or_hold(&mut self, node: NodeIdx, r: PacketRef) -> Option<PortIdx> {
+        if self.host_holds.is_none() {
+            self.forward(node, r);
+            return None;
+        }
+        let Some(port) = self.route(node, r) else {
+            self.drop_packet(r, None);
+            return None;
+        };
+        let p = &mut self.net.ports[port as usize];
+        let holds = self.host_holds.as_ref().expect("checked above");
+        if p.up && (holds.holding(port) || !has_room(p, self.pool.get(r).size as u64, self.now)) {
+            return Some(port);
+        }
+        self.enqueue(port, r);
+        None
     }
 
     /// Moves held packets into the NIC queue of `port` while it has room, and asks each
