@@ -130,6 +130,12 @@ impl HostHolds {
         self.blocked[flow as usize] & (1 << side as u8) != 0
     }
 
+    /// The host holds a packet of either endpoint of `flow`.
+    #[inline]
+    pub fn any_side_blocked(&self, flow: u32) -> bool {
+        self.blocked[flow as usize] != 0
+    }
+
     /// Holds `r`, the packet the endpoint (`flow`, `side`) just emitted, at `port`.
     fn hold(&mut self, port: PortIdx, r: PacketRef, side: Side, pool: &PacketPool, now: Time) {
         let flow = pool.get(r).flow;

@@ -926,9 +926,7 @@ impl Simulation {
 
     /// Whether a host holds a packet of either endpoint of `flow` for its NIC.
     fn any_side_held(&self, flow: u32) -> bool {
-        self.host_holds
-            .as_ref()
-            .is_some_and(|h| h.is_blocked(flow, Side::Sender) || h.is_blocked(flow, Side::Receiver))
+        (self.host_holds.as_ref()).is_some_and(|h| h.any_side_blocked(flow))
     }
 
     /// Hands an endpoint's packets to its host's NIC one by one, as it emits them. An

@@ -236,19 +236,26 @@ fn a_path_longer_than_the_vector_passes_unmanaged() {
 
 /// PACE §6: at 1 Gb/s (125 B/µs) the fair share of 125 flows is 1 B/µs; one flow more and it
 /// rounds to 0 for all of them.
+/// The allocations of `n` flows without deadline that open at once (SYN) and then renew
+/// twice, each returning what it was given: the port's steady shares.
+fn steady_shares(s: &mut D3Switch, n: u64) -> Vec<u16> {
+    let mut alloc: Vec<u16> = (0..n)
+        .map(|_| serve(s, request(PacketKind::Syn, 0, 0, 0)))
+        .collect();
+    for _ in 0..2 {
+        for a in alloc.iter_mut() {
+            *a = serve(s, request(PacketKind::Data, 0, 0, *a));
+        }
+    }
+    alloc
+}
+
 #[test]
 fn granularity_limits_a_1g_link_to_125_flows() {
     for (n, share) in [(125u64, 1u16), (126, 0)] {
         let mut s = star_switch(1.0);
         assert_eq!(s.counters(PORT).capacity, 125);
-        let mut alloc: Vec<u16> = (0..n)
-            .map(|_| serve(&mut s, request(PacketKind::Syn, 0, 0, 0)))
-            .collect();
-        for _ in 0..2 {
-            for a in alloc.iter_mut() {
-                *a = serve(&mut s, request(PacketKind::Data, 0, 0, *a));
-            }
-        }
+        let alloc = steady_shares(&mut s, n);
         assert!(alloc.iter().all(|&a| a == share), "{n} flows: {alloc:?}");
         assert_eq!(s.counters(PORT).allocated, n * share as u64);
     }
@@ -439,14 +446,7 @@ fn a_1_mbps_unit_shares_a_1g_link_within_a_unit_per_flow() {
     for (n, share) in [(42u64, 23u16), (64, 15), (250, 4)] {
         let (mut s, _) = star_switch_with(1.0, TransportConfig::default());
         assert_eq!(s.counters(PORT).capacity, 1000);
-        let mut alloc: Vec<u16> = (0..n)
-            .map(|_| serve(&mut s, request(PacketKind::Syn, 0, 0, 0)))
-            .collect();
-        for _ in 0..2 {
-            for a in alloc.iter_mut() {
-                *a = serve(&mut s, request(PacketKind::Data, 0, 0, *a));
-            }
-        }
+        let alloc = steady_shares(&mut s, n);
         assert!(alloc.iter().all(|&a| a == share), "{n} flows: {alloc:?}");
         assert_eq!(s.counters(PORT).allocated, n * share as u64);
     }
