@@ -302,7 +302,7 @@ impl Simulation {
     /// routing chooses, held there if the NIC queue is full (or already holds packets) and the
     /// host pushes back.
     pub(super) fn send_from_host(&mut self, node: NodeIdx, r: PacketRef, side: Side) {
-        if let Some(port) = self.to_nic_or_hold(node, r) {
+        if let Some(port) = self.route_to_nic(node, r) {
             let holds = self.host_holds.as_mut().expect("only when holding");
             holds.hold(port, r, side, &self.pool, self.now);
             self.wake_nic_when_room(port);
@@ -315,7 +315,7 @@ impl Simulation {
     /// relayed packet would meet a queue the host's held packets refill the instant a slot
     /// frees, and the traffic the host forwards would starve behind its own.
     pub(super) fn relay_from_host(&mut self, node: NodeIdx, r: PacketRef) {
-        if let Some(port) = self.to_nic_or_hold(node, r) {
+        if let Some(port) = self.route_to_nic(node, r) {
             let holds = self.host_holds.as_mut().expect("only when holding");
             let p = &self.net.ports[port as usize];
             if holds.hold_relayed(p, port, r, &self.pool, self.now) {
@@ -329,7 +329,7 @@ impl Simulation {
     /// Routes a packet leaving host `node` and queues it at its NIC (or drops it where there
     /// is no route, or the link is down); returns the NIC instead when the host must hold the
     /// packet: the host pushes back, and the NIC queue is full or already holds packets.
-    fn to_nic_or_hold(&mut self, node: NodeIdx, r: PacketRef) -> Option<PortIdx> {
+    fn route_to_nic(&mut self, node: NodeIdx, r: PacketRef) -> Option<PortIdx> {
         if self.host_holds.is_none() {
             self.forward(node, r);
             return None;
