@@ -140,14 +140,10 @@ pub fn merp_keys(
         table.extend(net.flows_on(l).iter().map(|&f| {
             let m = flow(f);
             FlowEntry {
-                flow: m.id,
-                dst: m.dst,
-                size: m.size,
                 rs: m.rs,
-                arrival: m.arrival,
-                vdl: Time::ZERO,
                 esr: 0.0,
-                last_seen: Time::ZERO, // no soft state at flow level
+                // No soft state at flow level.
+                ..FlowEntry::new(m.id, m.dst, m.size, m.arrival, Time::ZERO)
             }
         }));
         if table.is_empty() {

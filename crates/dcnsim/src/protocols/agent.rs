@@ -192,10 +192,9 @@ impl SwitchAgent {
 
     /// A packet leaves `port`'s queue and starts serialising.
     pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
-        let _ = now;
         match self {
             SwitchAgent::Pdq(_) | SwitchAgent::Rcp(_) | SwitchAgent::D3(_) => {}
-            SwitchAgent::Merp(a) => a.on_dequeue(port, pkt),
+            SwitchAgent::Merp(a) => a.on_dequeue(now, port, pkt),
             SwitchAgent::Pace(a) => a.on_dequeue(port, at),
             SwitchAgent::Mcp(_) => {}
         }

@@ -159,6 +159,10 @@ pub struct TransportConfig {
     pub merp_rtt_us: Option<f64>,
     /// MERP: a link forgets a flow that sent nothing across it for this long.
     pub merp_entry_timeout_us: Option<f64>,
+    /// MERP: `work_conserving` (a first flow held elsewhere passes its grant on) or `paper`
+    /// (Algorithm 3 as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merp_handover: Option<String>,
     /// PACE: the initial (and shortest) allocation period.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pace_period_us: Option<f64>,
@@ -219,6 +223,7 @@ impl Default for TransportConfig {
             merp_q: None,
             merp_rtt_us: None,
             merp_entry_timeout_us: None,
+            merp_handover: None,
             pace_period_us: None,
         }
     }

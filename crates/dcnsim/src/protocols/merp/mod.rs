@@ -35,6 +35,7 @@
 //! | `merp_q` | 0.8 | Q as a fraction of a link's rate, the smallest along the path (§6.1: "Q = 0.8 Gbps", 80 % of 1 Gb/s) |
 //! | `merp_rtt_us` | the network's RTT | the RTT early start looks ahead by: the base RTT of the longest path ([`crate::net::scale`]) |
 //! | `merp_entry_timeout_us` | 100 000 | a link forgets a flow that sent nothing across it for this long (below) |
+//! | `merp_handover` | `work_conserving` | who gets α·C when the first flow is held on another link: `work_conserving` (the next flow too, below) or `paper` (no one: Algorithm 3 as written) |
 //! | `mss_bytes`, `header_bytes` | 1460, 40 | §6.1: 1500-byte packets including a 40-byte header |
 //! | `min_rto_us` | the network's RTT | floor of the RTO (see below) |
 //! | `initial_rto_us` | 3 × the network's RTT | RTO before the first RTT sample |
@@ -47,8 +48,40 @@
 //! * **Per link.** The flow table, C and the algorithms belong to each egress port, host NICs
 //!   included: a host's flows compete for its link as for any other (§4.3 speaks of "each
 //!   MERP switch" with "link capacity C").
-//! * **rs** is the flow's size less the DATA bytes (wire bytes) that have arrived at the link;
-//!   sizes are wire bytes, as the paper's flow sizes "include the packet header".
+//! * **rs** is the flow's size less its wire bytes up to the highest DATA byte that has reached
+//!   the link, read from sequence numbers; sizes are wire bytes, as the paper's flow sizes
+//!   "include the packet header". Counting every DATA packet offered to the port instead
+//!   counted dropped and resent segments twice: rs reached 0 early, early start fired and two
+//!   flows sent at α·C at once (on the tree at 60 % load, seed 1, 92 875 DATA drops; 2 207
+//!   with rs from sequence numbers).
+//! * **Room for the ACKs.** The full grant is α·(C − A), A the rate of the ACKs that left the
+//!   link in the last complete window of `merp_rtt_us`. RateAdj budgets a link for its flows'
+//!   DATA and DETs only; the ACKs of flows going the other way (40 B per 1500 B, 2.7 % of C
+//!   at line rate) come on top, and DATA at α·C = 999 Mb/s with them is 102.6 % of the link.
+//!   MERP has no window, so the queue then grows until it drops. The paper reserves 1 − α for
+//!   detection and says α and Q change little; it does not count ACKs. A constant room
+//!   (α ≈ 0.973) would cost 2.6 % on links that carry no ACKs (Fig. 13 at 74 ms); measured,
+//!   it costs nothing there. Two opposite 20 MB flows through one switch: 278 ms each with
+//!   9 412 retransmissions before (slowdown 1.69), 169.2 ms and none now (pFabric 168.8 ms).
+//! * **The hand-over** (`merp_handover`). RateAdj gives α·C to the flow with the smallest vdl
+//!   only; when that flow is postponed on another link of its path, this link idles, which
+//!   breaks the paper's own objective, eq. (4) (MERP has no "paused by" signal, unlike PDQ).
+//!   The signal is there, though: a flow that has held the full grant here for more than an
+//!   RTT and still sends DETs here is held elsewhere (its DETs' asr is lowered on another
+//!   link). `work_conserving`, the default, then gives the next flow in vdl order α·C as well,
+//!   and so on down the order while flows are held; the flow after the last full grant is the
+//!   second (early start applies to it). When the held flow sends DATA here again, the next
+//!   flow's next packet brings it back to detecting: an overlap of at most an RTT, which the
+//!   buffer absorbs. `paper` keeps Algorithm 3's letter. Case (one 1 Gb/s switch): A h0→h3
+//!   4 MB at 0, B h1→h3 8 MB at 1 ms, C h1→h2 20 MB at 2 ms. B waits behind A at sw→h3 but is
+//!   first on h1's link: under `paper` h1's link is 0.2 % used from 2 to 33 ms, C ends at
+//!   263.6 ms and the largest expansion ratio is 1.591; under `work_conserving` C ends at
+//!   232.4 ms (pFabric 232.4) and the largest ratio is B's 1.487, the least any order gives.
+//! * **Loss recovery** resends only what is missing (the paced core's selective recovery:
+//!   each DATAACK names the segment it answers, as SACK would): on expiry every unreported
+//!   segment below the highest sent, on three duplicate ACKs every unreported one below the
+//!   highest reported. The paper does not say what is resent; going back to the first
+//!   unacknowledged byte at α·C resent whole windows that had arrived.
 //! * **esr on packets.** The sender stamps every packet with the esr its receiver echoed last
 //!   (∞ before the first echo, §4.1): switches then hold the smallest esr along the whole path,
 //!   which is how a flow's vdl becomes the same on every link and how GMER (route control)
@@ -175,7 +208,32 @@ const KEYS: &[&str] = &[
     "merp_q",
     "merp_rtt_us",
     "merp_entry_timeout_us",
+    "merp_handover",
 ];
+
+/// How a link passes its full grant on when its first flow cannot use it
+/// (`transport.merp_handover`; module doc, "The hand-over").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handover {
+    /// `work_conserving` (the default): a first flow held on another link of its path passes
+    /// α·C on to the next flow in vdl order, which keeps eq. (4)'s objective.
+    WorkConserving,
+    /// `paper`: Algorithm 3 as written; only the first flow (and early start) gets α·C.
+    Paper,
+}
+
+impl Handover {
+    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<Handover> {
+        match cfg.merp_handover.as_deref() {
+            None | Some("work_conserving") => Ok(Handover::WorkConserving),
+            Some("paper") => Ok(Handover::Paper),
+            Some(other) => Err(ConfigError::new(
+                "transport.merp_handover",
+                format!("unknown hand-over '{other}'; valid: work_conserving, paper"),
+            )),
+        }
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MerpParams {
@@ -187,6 +245,7 @@ pub struct MerpParams {
     pub rtt: Time,
     /// A link forgets a flow that sent nothing across it for this long.
     pub entry_timeout: Time,
+    pub handover: Handover,
     pub min_rto: Time,
     pub initial_rto: Time,
     pub max_rto: Time,
@@ -228,6 +287,7 @@ impl MerpParams {
                 cfg.merp_entry_timeout_us,
                 DEFAULT_ENTRY_TIMEOUT_US,
             )?,
+            handover: Handover::from_config(cfg)?,
             min_rto,
             initial_rto: initial_rto.clamp(min_rto, max_rto),
             max_rto,

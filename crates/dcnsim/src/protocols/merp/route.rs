@@ -112,14 +112,8 @@ mod tests {
 
     fn flow(id: u32, dst: u32, size: u64, esr: f64) -> FlowEntry {
         FlowEntry {
-            flow: id,
-            dst,
-            size,
-            rs: size,
-            arrival: Time::ZERO,
-            vdl: Time::ZERO,
             esr,
-            last_seen: Time::ZERO,
+            ..FlowEntry::new(id, dst, size, Time::ZERO, Time::ZERO)
         }
     }
 

@@ -33,9 +33,33 @@ pub struct FlowEntry {
     pub esr: f64,
     /// When the flow last sent a packet across the link (soft state, [`super::switch`]).
     pub last_seen: Time,
+    /// Since when the flow's packets have left this link with its full grant (α·C);
+    /// `Time::MAX` while they do not. With the latest DET's and DATA packet's arrival here, it
+    /// tells the work-conserving hand-over that the flow is held on another link
+    /// ([`super::switch`]).
+    pub granted_at: Time,
+    pub last_det: Time,
+    pub last_data: Time,
 }
 
 impl FlowEntry {
+    /// A flow new to a link: nothing of it has crossed, no vdl or esr yet.
+    pub fn new(flow: FlowId, dst: HostId, size: u64, arrival: Time, now: Time) -> FlowEntry {
+        FlowEntry {
+            flow,
+            dst,
+            size,
+            rs: size,
+            arrival,
+            vdl: Time::ZERO,
+            esr: f64::INFINITY,
+            last_seen: now,
+            granted_at: Time::MAX,
+            last_det: Time::ZERO,
+            last_data: Time::ZERO,
+        }
+    }
+
     /// Eq. (5): the expansion ratio of this flow if it finishes once `bytes` more (its own
     /// remainder included) have crossed the link from `now`.
     fn ratio(&self, now: Time, c: f64, bytes: u64) -> f64 {
@@ -153,14 +177,8 @@ mod tests {
 
     fn entry(flow: u32, arrival_s: f64, size: u64, rs: u64) -> FlowEntry {
         FlowEntry {
-            flow,
-            dst: 0,
-            size,
             rs,
-            arrival: Time::from_secs_f64(arrival_s),
-            vdl: Time::ZERO,
-            esr: f64::INFINITY,
-            last_seen: Time::ZERO,
+            ..FlowEntry::new(flow, 0, size, Time::from_secs_f64(arrival_s), Time::ZERO)
         }
     }
 

@@ -2,7 +2,8 @@
 //! only) while it does not, both paced at asr; a BOOST starts DATA at once; a FIN when every
 //! byte is acknowledged, resent until its FINACK. Every packet carries the flow's size, asr =
 //! the sender's own link capacity (switches lower it), the esr its receiver echoed last
-//! (infinity before the first echo) and Q.
+//! (infinity before the first echo) and Q. Loss recovery resends only the segments its
+//! receiver has not reported (the paced core's selective recovery; module doc of [`super`]).
 
 use super::header::{kbps, MerpHeader, MerpKind};
 use super::MerpParams;
@@ -49,7 +50,7 @@ impl MerpSender {
         let segments = f.size.div_ceil(p.mss as u64);
         let wire = f.size + segments * p.header as u64;
         MerpSender {
-            core: PacedCore::new(f, p.mss, p.header, rtt),
+            core: PacedCore::new(f, p.mss, p.header, rtt).with_selective_acks(),
             state: State::Idle,
             sending_data: false,
             asr: Rate(0),

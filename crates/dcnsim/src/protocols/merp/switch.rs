@@ -5,20 +5,71 @@
 use super::header::{kbps, MerpHeader, MerpKind};
 use super::route::Memr;
 use super::schedule::{vdg, FlowEntry};
-use super::MerpParams;
+use super::{Handover, MerpParams};
 use crate::net::network::Network;
 use crate::net::packet::Packet;
 use crate::net::{NodeIdx, PortIdx};
 use crate::protocols::agent::SilenceSweep;
 use crate::units::Time;
 
-/// One egress link: its capacity and flow state table.
+/// The rate of the ACKs (of flows going the other way) that leave a link, measured over
+/// windows of one RTT: the rate of the last complete window.
+#[derive(Clone, Debug, Default)]
+pub struct AckMeter {
+    window_start: Time,
+    bytes: u64,
+    /// Bytes/s over the last complete window.
+    rate: f64,
+}
+
+impl AckMeter {
+    /// Closes the windows that ended before `now` (a window with no ACK measures 0).
+    fn roll(&mut self, now: Time, window: Time) {
+        let elapsed = now.saturating_sub(self.window_start);
+        if elapsed < window {
+            return;
+        }
+        self.rate = if elapsed < window + window {
+            self.bytes as f64 / window.as_secs_f64()
+        } else {
+            0.0
+        };
+        self.bytes = 0;
+        self.window_start = now - Time::from_ps(elapsed.ps() % window.ps());
+    }
+
+    fn add(&mut self, now: Time, window: Time, bytes: u32) {
+        self.roll(now, window);
+        self.bytes += bytes as u64;
+    }
+
+    /// Bytes/s of ACKs in the last complete window before `now`.
+    pub fn rate(&mut self, now: Time, window: Time) -> f64 {
+        self.roll(now, window);
+        self.rate
+    }
+}
+
+/// One egress link: its capacity, flow state table and the ACK rate it carries.
 #[derive(Clone, Debug)]
 pub struct Link {
     /// C, bytes/s.
     pub capacity: f64,
     pub table: Vec<FlowEntry>,
+    pub acks: AckMeter,
     sweep: SilenceSweep,
+}
+
+/// What RateAdj gives a flow on a link.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Grant {
+    /// α·(C − ACK rate): the first flow, early start, and flows behind a first flow that is
+    /// held elsewhere (work-conserving hand-over).
+    Full,
+    /// The second flow's detecting rate, (n − 1)(1 − α)·C.
+    Second,
+    /// The others' detecting rate, (1 − α)·C.
+    Other,
 }
 
 impl Link {
@@ -27,6 +78,7 @@ impl Link {
         Link {
             capacity,
             table: Vec::new(),
+            acks: AckMeter::default(),
             sweep: SilenceSweep::default(),
         }
     }
@@ -35,20 +87,39 @@ impl Link {
         self.table.iter().position(|f| f.flow == flow)
     }
 
-    /// Indices of the flows with the smallest and second smallest virtual deadline (ties: the
-    /// lower flow id first).
-    fn first_two(&self) -> (Option<usize>, Option<usize>) {
+    /// The flow after `after` in vdl order (ties: the lower flow id first); the first flow
+    /// when `after` is `None`.
+    fn next_in_order(&self, after: Option<usize>) -> Option<usize> {
         let key = |i: usize| (self.table[i].vdl, self.table[i].flow);
-        let (mut first, mut second): (Option<usize>, Option<usize>) = (None, None);
-        for i in 0..self.table.len() {
-            if first.is_none_or(|f| key(i) < key(f)) {
-                second = first;
-                first = Some(i);
-            } else if second.is_none_or(|s| key(i) < key(s)) {
-                second = Some(i);
+        (0..self.table.len())
+            .filter(|&i| after.is_none_or(|a| key(i) > key(a)))
+            .min_by_key(|&i| key(i))
+    }
+
+    /// Algorithm 3's choice for the flow at `me`. Flows are taken in vdl order: the first
+    /// gets the full grant and, under the work-conserving hand-over, so does each next one
+    /// while every flow before it is held on another link of its path (`held`). The flow after
+    /// the last full grant is the second: full too when that one will end within `window`
+    /// bytes here (early start).
+    fn grant(&self, me: usize, window: f64, held: impl Fn(&FlowEntry) -> bool) -> Grant {
+        let mut at = self.next_in_order(None);
+        while let Some(i) = at {
+            if i == me {
+                return Grant::Full;
             }
+            let next = self.next_in_order(Some(i));
+            if !held(&self.table[i]) {
+                return if next != Some(me) {
+                    Grant::Other
+                } else if (self.table[i].rs as f64) < window {
+                    Grant::Full // early start
+                } else {
+                    Grant::Second
+                };
+            }
+            at = next;
         }
-        (first, second)
+        unreachable!("the flow at `me` is in the table")
     }
 }
 
@@ -60,6 +131,7 @@ pub struct MerpSwitch {
     q: f64,
     rtt: Time,
     entry_timeout: Time,
+    handover: Handover,
     /// Flows whose FIN has passed a link, by flow id. A DET queued behind the FIN (it has the
     /// lowest priority, the FIN the middle one) or a late duplicate SYN must not bring such a
     /// flow back into a table: nothing would remove it again, and a stale first flow blocks
@@ -87,6 +159,7 @@ impl MerpSwitch {
             q: p.q,
             rtt: p.rtt,
             entry_timeout: p.entry_timeout,
+            handover: p.handover,
             ended: Vec::new(),
             syn_sent: Vec::new(),
             memr: memr.then(Memr::default),
@@ -157,16 +230,13 @@ impl MerpSwitch {
                         Some(&t) if t != Time::MAX => t,
                         _ => now,
                     };
-                    link.table.push(FlowEntry {
-                        flow: pkt.flow,
-                        dst: pkt.dst,
-                        size: h.size as u64,
-                        rs: h.size as u64,
+                    link.table.push(FlowEntry::new(
+                        pkt.flow,
+                        pkt.dst,
+                        h.size as u64,
                         arrival,
-                        vdl: Time::ZERO,
-                        esr: f64::INFINITY,
-                        last_seen: now,
-                    });
+                        now,
+                    ));
                 }
                 vdg(&mut link.table, now, link.capacity);
                 link.position(pkt.flow).expect("just inserted")
@@ -179,8 +249,13 @@ impl MerpSwitch {
         f.esr = esr;
         f.vdl = f.deadline_from_esr();
         h.esr = esr as f32;
-        if h.kind == MerpKind::Data {
-            f.rs = f.rs.saturating_sub(pkt.size as u64);
+        match h.kind {
+            MerpKind::Data if pkt.payload > 0 => {
+                f.last_data = now;
+                f.rs = f.rs.min(remaining_after(h.size as u64, pkt));
+            }
+            MerpKind::Det => f.last_det = now,
+            _ => {}
         }
         h.write(pkt);
     }
@@ -190,14 +265,21 @@ impl MerpSwitch {
     /// if the first will finish within an RTT (early start); the others detect at (1 − α)·C;
     /// detection is capped at Q. The packet's Q comes down to this link's share of its own
     /// capacity first, as asr does (see "Q on a path of several rates" in the module doc).
-    pub fn on_dequeue(&mut self, port: PortIdx, pkt: &mut Packet) {
+    /// C for DATA is what the ACKs leaving this link leave of it ("Room for the ACKs"), and
+    /// the work-conserving hand-over passes the full grant on past a first flow held elsewhere
+    /// ("The hand-over"; both in the module doc). ACKs are measured here.
+    pub fn on_dequeue(&mut self, now: Time, port: PortIdx, pkt: &mut Packet) {
         let Some(mut h) = MerpHeader::read(pkt) else {
             return;
         };
-        if !matches!(h.kind, MerpKind::Syn | MerpKind::Data | MerpKind::Det) {
+        let link = &mut self.links[port as usize];
+        if !h.kind.is_forward() {
+            link.acks.add(now, self.rtt, pkt.size);
             return;
         }
-        let link = &self.links[port as usize];
+        if h.kind == MerpKind::Fin {
+            return;
+        }
         let Some(me) = link.position(pkt.flow) else {
             return;
         };
@@ -205,21 +287,40 @@ impl MerpSwitch {
         h.q_kbps = h.q_kbps.min(kbps(self.q * c));
         let q = h.q_kbps as f64 * 1000.0;
         let n = link.table.len() as f64;
-        let (first, second) = link.first_two();
-        let rate = if first == Some(me) {
-            alpha * c
-        } else if second == Some(me) {
-            let fk = &link.table[first.expect("a second implies a first")];
-            let window = alpha * link.capacity * self.rtt.as_secs_f64();
-            if (fk.rs as f64) < window {
-                alpha * c // early start
-            } else {
-                ((n - 1.0) * (1.0 - alpha) * c).min(q)
-            }
-        } else {
-            ((1.0 - alpha) * c).min(q)
+        let window = alpha * link.capacity * self.rtt.as_secs_f64();
+        let rtt = self.rtt;
+        let grant = match self.handover {
+            Handover::Paper => link.grant(me, window, |_| false),
+            Handover::WorkConserving => link.grant(me, window, |f| held_elsewhere(f, rtt)),
+        };
+        let rate = match grant {
+            Grant::Full => alpha * (c - 8.0 * link.acks.rate(now, rtt)).max(0.0),
+            Grant::Second => ((n - 1.0) * (1.0 - alpha) * c).min(q),
+            Grant::Other => ((1.0 - alpha) * c).min(q),
+        };
+        let f = &mut link.table[me];
+        f.granted_at = match grant {
+            Grant::Full => f.granted_at.min(now),
+            _ => Time::MAX,
         };
         h.asr_kbps = h.asr_kbps.min(kbps(rate));
         h.write(pkt);
     }
+}
+
+/// The flow's bytes still to cross the link once the DATA packet `pkt` has: its wire size
+/// less the wire bytes up to the packet's last byte. Segments are `mss` bytes but the last, so
+/// a packet's segments up to its end are ⌈end / payload⌉: exact for a full segment, at least
+/// the flow's whole count for the last one (which leaves 0, as it should).
+fn remaining_after(wire_size: u64, pkt: &Packet) -> u64 {
+    let end = pkt.seq + pkt.payload as u64;
+    let header = pkt.size.saturating_sub(pkt.payload) as u64;
+    let through = end + end.div_ceil(pkt.payload as u64) * header;
+    wire_size.saturating_sub(through)
+}
+
+/// Whether a flow holding the full grant here is held on another link of its path: it has
+/// held it for more than an RTT, long enough to hear of it, and still sends DETs.
+fn held_elsewhere(f: &FlowEntry, rtt: Time) -> bool {
+    f.granted_at != Time::MAX && f.last_det > f.last_data && f.last_det > f.granted_at + rtt
 }

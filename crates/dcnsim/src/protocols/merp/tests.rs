@@ -55,12 +55,27 @@ fn asr_at(s: &mut MerpSwitch, now: Time, port: u32, flow: u32, kind: MerpKind, s
     let mut p = packet(flow, kind, size, wire);
     p.ts = now;
     s.on_enqueue(now, port, &mut p);
-    s.on_dequeue(port, &mut p);
+    s.on_dequeue(now, port, &mut p);
     MerpHeader::read(&p).unwrap().asr_kbps
 }
 
 fn asr_through(s: &mut MerpSwitch, now: Time, flow: u32, kind: MerpKind, size: u32) -> u32 {
     asr_at(s, now, PORT, flow, kind, size)
+}
+
+/// The asr a full DATA segment of `flow` starting at byte `seq` leaves [`PORT`] with.
+fn data_through(s: &mut MerpSwitch, now: Time, flow: u32, size: u32, seq: u64) -> u32 {
+    let mut p = packet(flow, MerpKind::Data, size, 1500);
+    p.ts = now;
+    p.seq = seq;
+    s.on_enqueue(now, PORT, &mut p);
+    s.on_dequeue(now, PORT, &mut p);
+    MerpHeader::read(&p).unwrap().asr_kbps
+}
+
+fn rs_of(s: &MerpSwitch, flow: u32) -> u64 {
+    let table = &s.links[PORT as usize].table;
+    table.iter().find(|f| f.flow == flow).unwrap().rs
 }
 
 /// Two flows cross two links of a path; their SYNs left the senders 5 µs apart, X first, but
@@ -94,7 +109,7 @@ fn links_of_a_path_order_flows_alike() {
         }
         p.ts = us(300);
         s.on_enqueue(us(300), port, &mut p);
-        s.on_dequeue(port, &mut p);
+        s.on_dequeue(us(300), port, &mut p);
         MerpHeader::read(&p).unwrap().asr_kbps
     };
     for port in [first, second] {
@@ -124,22 +139,16 @@ fn rate_adjustment_first_second_and_others() {
     let table = &s.links[PORT as usize].table;
     assert_eq!(table.len(), 3);
     // α·C = 999 Mb/s for the first flow.
-    assert_eq!(asr_through(&mut s, t, 1, MerpKind::Data, 30_000), 999_000);
+    assert_eq!(data_through(&mut s, t, 1, 30_000, 0), 999_000);
     // The second: (n − 1)(1 − α)C = 2 Mb/s; the others (1 − α)C = 1 Mb/s.
     assert_eq!(asr_through(&mut s, t, 2, MerpKind::Det, 60_000), 2_000);
     assert_eq!(asr_through(&mut s, t, 0, MerpKind::Det, 90_000), 1_000);
     // Early start: once the first flow has less than α·C·RTT = 7992 B left at this link, the
     // second may send at α·C.
-    for _ in 0..15 {
-        asr_through(&mut s, t, 1, MerpKind::Data, 30_000);
+    for k in 1..16 {
+        data_through(&mut s, t, 1, 30_000, k * 1460);
     }
-    let rs = s.links[PORT as usize]
-        .table
-        .iter()
-        .find(|f| f.flow == 1)
-        .unwrap()
-        .rs;
-    assert_eq!(rs, 30_000 - 16 * 1500);
+    assert_eq!(rs_of(&s, 1), 30_000 - 16 * 1500);
     assert_eq!(asr_through(&mut s, t, 2, MerpKind::Det, 60_000), 999_000);
     assert_eq!(asr_through(&mut s, t, 0, MerpKind::Det, 90_000), 1_000);
     // The FIN removes the first flow: the second is first now.
@@ -174,6 +183,122 @@ fn esr_is_the_smaller_of_packet_and_table_both_ways() {
     let mut p = packet(0, MerpKind::Data, 125_000, 1500);
     s.on_enqueue(t, PORT, &mut p);
     assert_eq!(MerpHeader::read(&p).unwrap().esr, 62.5e6);
+}
+
+/// rs is the flow's size less its wire bytes up to the highest byte that reached the link: a
+/// segment offered again (dropped here or later and resent) lowers it once; a later segment
+/// that overtakes a lost one counts the lost one's bytes too; the short last one leaves 0.
+#[test]
+fn rs_counts_each_byte_once() {
+    let mut s = switch();
+    let t = Time::from_us(1);
+    // 4 380 B of payload in three 1 460 B segments: 4 500 wire bytes.
+    asr_through(&mut s, t, 0, MerpKind::Syn, 4_500);
+    data_through(&mut s, t, 0, 4_500, 0);
+    assert_eq!(rs_of(&s, 0), 3_000);
+    data_through(&mut s, t, 0, 4_500, 0); // resent: no change
+    assert_eq!(rs_of(&s, 0), 3_000);
+    // Segment 2 (bytes 2 920..4 380) arrives before a resent segment 1: rs = 0; segment 1
+    // then changes nothing.
+    data_through(&mut s, t, 0, 4_500, 2_920);
+    assert_eq!(rs_of(&s, 0), 0);
+    data_through(&mut s, t, 0, 4_500, 1_460);
+    assert_eq!(rs_of(&s, 0), 0);
+    // A short last segment: 2 000 B of payload, segments of 1 460 and 540 (+ 40 each).
+    asr_through(&mut s, t, 1, MerpKind::Syn, 2_080);
+    data_through(&mut s, t, 1, 2_080, 0);
+    assert_eq!(rs_of(&s, 1), 580);
+    let mut last = packet(1, MerpKind::Data, 2_080, 580);
+    last.seq = 1_460;
+    s.on_enqueue(t, PORT, &mut last);
+    assert_eq!(rs_of(&s, 1), 0);
+}
+
+/// The full grant leaves room for the ACKs that leave the link: α·(C − ACK rate), the rate
+/// measured over the last complete RTT window (64 µs here).
+#[test]
+fn the_full_grant_leaves_room_for_acks() {
+    let mut s = switch();
+    let us = Time::from_us;
+    asr_through(&mut s, us(1), 0, MerpKind::Syn, 1_000_000);
+    assert_eq!(data_through(&mut s, us(2), 0, 1_000_000, 0), 999_000);
+    // 40-byte ACKs of another flow, one every 12 µs, leave the same port from 64 µs on:
+    // 40 B / 12 µs = 26.67 Mb/s. The window [64, 128) µs holds 6 of them (64, 76, …, 124).
+    for k in 0..11 {
+        let mut ack = packet(9, MerpKind::DataAck, 0, 40);
+        s.on_dequeue(us(64 + 12 * k), PORT, &mut ack);
+    }
+    // In [128, 192) µs the last complete window's rate is 6 × 40 B / 64 µs = 30 Mb/s.
+    let asr = data_through(&mut s, us(130), 0, 1_000_000, 1_460);
+    assert_eq!(asr, (0.999f64 * (1e9 - 30e6) / 1e3) as u32, "{asr}");
+    // Two windows without an ACK: the room is gone.
+    assert_eq!(data_through(&mut s, us(400), 0, 1_000_000, 2_920), 999_000);
+}
+
+/// The work-conserving hand-over: a first flow that has held the full grant here for more than
+/// an RTT (64 µs) and still sends DETs is held on another link; the next flow in vdl order
+/// gets α·C as well, the one after it the second's rate. Once the first sends DATA here again,
+/// the next is back to detecting. `paper` keeps Algorithm 3's letter.
+#[test]
+fn a_first_flow_held_elsewhere_passes_its_grant_on() {
+    for handover in ["work_conserving", "paper"] {
+        let params = MerpParams::from_config(&TransportConfig {
+            protocol: "merp".into(),
+            merp_rtt_us: Some(64.0),
+            merp_handover: Some(handover.into()),
+            ..Default::default()
+        })
+        .unwrap();
+        let cfg = TopologyConfig {
+            hosts: Some(4),
+            link_gbps: 1.0,
+            ..TopologyConfig::of_kind("star")
+        };
+        let topo = crate::topo::build(&cfg, std::path::Path::new("."), 1).unwrap();
+        let net = crate::net::Network::build(&topo, crate::net::queue::Discipline::Rank, &|_| None);
+        let mut s = MerpSwitch::new(&params, &net, false);
+        let us = Time::from_us;
+        for (flow, size) in [(0, 30_000), (1, 60_000), (2, 90_000)] {
+            asr_through(&mut s, us(1), flow, MerpKind::Syn, size);
+        }
+        // Flow 0 is first: its DET leaves with the full grant at 10 µs.
+        assert_eq!(
+            asr_through(&mut s, us(10), 0, MerpKind::Det, 30_000),
+            999_000
+        );
+        // Within an RTT of that, still DETs: not yet held (it may not have heard).
+        assert_eq!(
+            asr_through(&mut s, us(60), 0, MerpKind::Det, 30_000),
+            999_000
+        );
+        assert_eq!(asr_through(&mut s, us(61), 1, MerpKind::Det, 60_000), 2_000);
+        // A DET more than an RTT on: held elsewhere.
+        assert_eq!(
+            asr_through(&mut s, us(80), 0, MerpKind::Det, 30_000),
+            999_000
+        );
+        let (next, after) = match handover {
+            "paper" => (2_000, 1_000), // (n − 1)(1 − α)C and (1 − α)C
+            _ => (999_000, 2_000),
+        };
+        assert_eq!(
+            asr_through(&mut s, us(81), 1, MerpKind::Det, 60_000),
+            next,
+            "{handover}"
+        );
+        assert_eq!(
+            asr_through(&mut s, us(82), 2, MerpKind::Det, 90_000),
+            after,
+            "{handover}"
+        );
+        // Flow 0 sends DATA here: it is not held; flow 1 detects again.
+        data_through(&mut s, us(90), 0, 30_000, 0);
+        assert_eq!(
+            asr_through(&mut s, us(91), 1, MerpKind::Det, 60_000),
+            2_000,
+            "{handover}"
+        );
+    }
 }
 
 fn setup(size: u64) -> FlowSetup {
