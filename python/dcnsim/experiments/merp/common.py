@@ -22,16 +22,21 @@ PARETO_SHAPE = 1.5
 #: Pareto has infinite variance and one giant flow would decide a run's tail).
 PARETO_CAP = 100
 
-#: Transports by label (MERP's parameters at their defaults: α = 0.999, Q = 0.8 C).
+#: Transports by label (MERP's parameters at their defaults: α = 0.999, Q = 0.8 C, the
+#: work-conserving hand-over; ``merp-paper`` keeps Algorithm 3's letter, drawn dashed).
 TRANSPORTS: dict[str, dict[str, Any]] = {
     "merp": {"protocol": "merp"},
+    "merp-paper": {"protocol": "merp", "merp_handover": "paper"},
     "pfabric": {"protocol": "pfabric"},
     "tcp": {"protocol": "tcp"},
 }
-NAMES = {"merp": "MERP", "pfabric": "pFabric", "tcp": "TCP NewReno (drop-tail)",
+NAMES = {"merp": "MERP", "merp-paper": "MERP, Algorithm 3's hand-over",
+         "pfabric": "pFabric", "tcp": "TCP NewReno (drop-tail)",
          "ecmp": "ECMP + MERP rate control", "conga": "CONGA + TCP NewReno"}
-STYLE = {"merp": ("tab:red", "o"), "pfabric": ("tab:blue", "s"), "tcp": ("tab:green", "^"),
-         "ecmp": ("tab:blue", "s"), "conga": ("tab:green", "^")}
+STYLE = {"merp": ("tab:red", "o"), "merp-paper": ("tab:red", "x"), "pfabric": ("tab:blue", "s"),
+         "tcp": ("tab:green", "^"), "ecmp": ("tab:blue", "s"), "conga": ("tab:green", "^")}
+#: Curves drawn other than solid.
+LINESTYLE = {"merp-paper": "--"}
 
 
 def pareto(mean_wire_kb: float) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 - ``fig5-7``: MERP against pFabric and TCP NewReno on drop-tail queues, Pareto sizes of mean
   1500 KB (Figs. 5, 7) and 150 KB (Fig. 6): mean and largest expansion ratio, 99.9th
-  percentile and mean FCT against load.
+  percentile and mean FCT against load. MERP runs twice: with the work-conserving hand-over
+  (the default, whose numbers the claims use) and with Algorithm 3's letter (dashed).
 - ``fig8-9``: MERP alone with four values of α (Fig. 8) and of Q (Fig. 9), mean 150 KB:
   99.9th-percentile FCT against load, and packets dropped.
 
@@ -126,7 +127,7 @@ def _curve(ax, means: pd.DataFrame, metric: str, labels, names=None, styles=None
             continue
         colour, marker = (styles or STYLE).get(lab, (f"C{i}", "o"))
         ax.plot(g["x"], g[metric], color=colour, marker=marker, ms=4,
-                label=(names or NAMES).get(lab, lab))
+                ls=common.LINESTYLE.get(lab, "-"), label=(names or NAMES).get(lab, lab))
 
 
 def _note(ours: pd.DataFrame, paper: pd.DataFrame, metric: str) -> str:
@@ -189,7 +190,8 @@ FIG5_7 = Figure(
     shows="Figs. 5–7 (§6.1.1–6.1.2): 9 servers under 3 ToRs and a root, 1 Gb/s, 100-packet "
           "buffers, 10 µs per hop; Pareto sizes of mean 1500 KB and 150 KB, Poisson arrivals, "
           "load 10–80 % of the most loaded link; MERP vs pFabric vs TCP NewReno on drop-tail: "
-          "mean and largest expansion ratio, 99.9th percentile and mean FCT.",
+          "mean and largest expansion ratio, 99.9th percentile and mean FCT. MERP with "
+          "Algorithm 3's literal hand-over is drawn dashed.",
     sweep=SWEEPS_5_7[0],
     more_sweeps=SWEEPS_5_7[1:],
     measure=measure_fig5_7,

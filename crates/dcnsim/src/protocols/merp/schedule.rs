@@ -34,12 +34,13 @@ pub struct FlowEntry {
     /// When the flow last sent a packet across the link (soft state, [`super::switch`]).
     pub last_seen: Time,
     /// Since when the flow's packets have left this link with its full grant (α·C);
-    /// `Time::MAX` while they do not. With the latest DET's and DATA packet's arrival here, it
-    /// tells the work-conserving hand-over that the flow is held on another link
-    /// ([`super::switch`]).
+    /// `Time::MAX` while they do not. With the latest DET's and DATA packet's arrival here,
+    /// and whether that DET came with a detecting rate from the links before, it tells the
+    /// work-conserving hand-over that the flow is held on another link ([`super::switch`]).
     pub granted_at: Time,
     pub last_det: Time,
     pub last_data: Time,
+    pub held_upstream: bool,
 }
 
 impl FlowEntry {
@@ -57,6 +58,7 @@ impl FlowEntry {
             granted_at: Time::MAX,
             last_det: Time::ZERO,
             last_data: Time::ZERO,
+            held_upstream: false,
         }
     }
 

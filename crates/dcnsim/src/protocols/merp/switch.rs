@@ -55,6 +55,8 @@ impl AckMeter {
 pub struct Link {
     /// C, bytes/s.
     pub capacity: f64,
+    /// T, kept in vdl order (ties: the lower flow id first), so that RateAdj reads the first
+    /// flows off its front.
     pub table: Vec<FlowEntry>,
     pub acks: AckMeter,
     sweep: SilenceSweep,
@@ -72,6 +74,10 @@ enum Grant {
     Other,
 }
 
+fn order_key(f: &FlowEntry) -> (Time, u32) {
+    (f.vdl, f.flow)
+}
+
 impl Link {
     /// A link of `capacity` bytes/s with an empty table.
     pub fn new(capacity: f64) -> Link {
@@ -87,13 +93,26 @@ impl Link {
         self.table.iter().position(|f| f.flow == flow)
     }
 
-    /// The flow after `after` in vdl order (ties: the lower flow id first); the first flow
-    /// when `after` is `None`.
-    fn next_in_order(&self, after: Option<usize>) -> Option<usize> {
-        let key = |i: usize| (self.table[i].vdl, self.table[i].flow);
-        (0..self.table.len())
-            .filter(|&i| after.is_none_or(|a| key(i) > key(a)))
-            .min_by_key(|&i| key(i))
+    /// Restores vdl order after VDG (whose order is the schedule's, ties aside): an insertion
+    /// sort, linear on a table that is nearly in order.
+    fn sort(&mut self) {
+        for i in 1..self.table.len() {
+            self.reposition(i);
+        }
+    }
+
+    /// Moves the entry at `i`, whose vdl changed, to its place in vdl order; returns where.
+    fn reposition(&mut self, mut i: usize) -> usize {
+        let t = &mut self.table;
+        while i > 0 && order_key(&t[i]) < order_key(&t[i - 1]) {
+            t.swap(i, i - 1);
+            i -= 1;
+        }
+        while i + 1 < t.len() && order_key(&t[i]) > order_key(&t[i + 1]) {
+            t.swap(i, i + 1);
+            i += 1;
+        }
+        i
     }
 
     /// Algorithm 3's choice for the flow at `me`. Flows are taken in vdl order: the first
@@ -102,24 +121,19 @@ impl Link {
     /// the last full grant is the second: full too when that one will end within `window`
     /// bytes here (early start).
     fn grant(&self, me: usize, window: f64, held: impl Fn(&FlowEntry) -> bool) -> Grant {
-        let mut at = self.next_in_order(None);
-        while let Some(i) = at {
-            if i == me {
-                return Grant::Full;
-            }
-            let next = self.next_in_order(Some(i));
-            if !held(&self.table[i]) {
-                return if next != Some(me) {
-                    Grant::Other
-                } else if (self.table[i].rs as f64) < window {
-                    Grant::Full // early start
-                } else {
-                    Grant::Second
-                };
-            }
-            at = next;
+        let mut i = 0;
+        while i < me && held(&self.table[i]) {
+            i += 1;
         }
-        unreachable!("the flow at `me` is in the table")
+        if i == me {
+            Grant::Full
+        } else if i + 1 < me {
+            Grant::Other
+        } else if (self.table[i].rs as f64) < window {
+            Grant::Full // early start
+        } else {
+            Grant::Second
+        }
     }
 }
 
@@ -209,7 +223,7 @@ impl MerpSwitch {
         let at = link.position(pkt.flow);
         if h.kind == MerpKind::Fin {
             if let Some(i) = at {
-                link.table.swap_remove(i);
+                link.table.remove(i);
             }
             return;
         }
@@ -239,6 +253,7 @@ impl MerpSwitch {
                     ));
                 }
                 vdg(&mut link.table, now, link.capacity);
+                link.sort();
                 link.position(pkt.flow).expect("just inserted")
             }
         };
@@ -249,12 +264,18 @@ impl MerpSwitch {
         f.esr = esr;
         f.vdl = f.deadline_from_esr();
         h.esr = esr as f32;
+        let i = link.reposition(i);
+        let f = &mut link.table[i];
         match h.kind {
             MerpKind::Data if pkt.payload > 0 => {
                 f.last_data = now;
                 f.rs = f.rs.min(remaining_after(h.size as u64, pkt));
             }
-            MerpKind::Det => f.last_det = now,
+            MerpKind::Det => {
+                f.last_det = now;
+                // Its asr is already a detecting rate: a link before this one holds it.
+                f.held_upstream = h.asr_kbps <= h.q_kbps;
+            }
             _ => {}
         }
         h.write(pkt);
@@ -274,7 +295,10 @@ impl MerpSwitch {
         };
         let link = &mut self.links[port as usize];
         if !h.kind.is_forward() {
-            link.acks.add(now, self.rtt, pkt.size);
+            // DETACKs yield to DATA (the lowest priority): only the ACKs that compete with it.
+            if h.kind.priority() <= MerpKind::Data.priority() {
+                link.acks.add(now, self.rtt, pkt.size);
+            }
             return;
         }
         if h.kind == MerpKind::Fin {
@@ -319,8 +343,11 @@ fn remaining_after(wire_size: u64, pkt: &Packet) -> u64 {
     wire_size.saturating_sub(through)
 }
 
-/// Whether a flow holding the full grant here is held on another link of its path: it has
-/// held it for more than an RTT, long enough to hear of it, and still sends DETs.
+/// Whether a flow holding the full grant here is held on another link of its path: it still
+/// sends DETs, and either its latest DET arrived with a detecting rate (a link before this one
+/// holds it) or it has held the grant here for more than an RTT, long enough to hear of it.
 fn held_elsewhere(f: &FlowEntry, rtt: Time) -> bool {
-    f.granted_at != Time::MAX && f.last_det > f.last_data && f.last_det > f.granted_at + rtt
+    f.granted_at != Time::MAX
+        && f.last_det > f.last_data
+        && (f.held_upstream || f.last_det > f.granted_at + rtt)
 }

@@ -301,6 +301,29 @@ fn a_first_flow_held_elsewhere_passes_its_grant_on() {
     }
 }
 
+/// A DET that reaches the link with a detecting rate already (a link before this one holds
+/// its flow) shows the hold at once, without waiting an RTT: the next flow gets α·C.
+#[test]
+fn a_flow_held_upstream_passes_its_grant_on_at_once() {
+    let mut s = switch();
+    let us = Time::from_us;
+    for (flow, size) in [(0, 30_000), (1, 60_000)] {
+        asr_through(&mut s, us(1), flow, MerpKind::Syn, size);
+    }
+    assert_eq!(asr_through(&mut s, us(10), 0, MerpKind::Det, 30_000), 999_000);
+    // Within the RTT, a DET of flow 0 that an upstream link lowered to 1 Mb/s.
+    let mut det = packet(0, MerpKind::Det, 30_000, 40);
+    if let crate::net::packet::Header::Merp(h) = &mut det.header {
+        h.asr_kbps = 1_000;
+    }
+    s.on_enqueue(us(20), PORT, &mut det);
+    s.on_dequeue(us(20), PORT, &mut det);
+    assert_eq!(asr_through(&mut s, us(21), 1, MerpKind::Det, 60_000), 999_000);
+    // Its next DET comes with the full rate (the upstream link let it go): not held.
+    assert_eq!(asr_through(&mut s, us(30), 0, MerpKind::Det, 30_000), 999_000);
+    assert_eq!(asr_through(&mut s, us(31), 1, MerpKind::Det, 60_000), 1_000);
+}
+
 fn setup(size: u64) -> FlowSetup {
     FlowSetup {
         flow: 0,
