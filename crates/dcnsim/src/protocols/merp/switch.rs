@@ -295,8 +295,9 @@ impl MerpSwitch {
         };
         let link = &mut self.links[port as usize];
         if !h.kind.is_forward() {
-            // DETACKs yield to DATA (the lowest priority): only the ACKs that compete with it.
-            if h.kind.priority() <= MerpKind::Data.priority() {
+            // The replies to DATA and FIN, DATA's own class: SYNACKs and BOOSTs answer the
+            // handshake and detection, DETACKs yield to DATA.
+            if matches!(h.kind, MerpKind::DataAck | MerpKind::FinAck) {
                 link.acks.add(now, self.rtt, pkt.size);
             }
             return;
@@ -307,8 +308,12 @@ impl MerpSwitch {
         let Some(me) = link.position(pkt.flow) else {
             return;
         };
+        // What the ACKs leave of the link; never less than a postponed flow's share, so that
+        // no grant silences a flow.
         let (alpha, c) = (self.alpha, link.capacity * 8.0);
-        h.q_kbps = h.q_kbps.min(kbps(self.q * c));
+        let free = (c - 8.0 * link.acks.rate(now, self.rtt)).max((1.0 - alpha) * c);
+        // Q scales with it, so that the full grant α·free stays above Q (§4.4: Q ≤ α·C).
+        h.q_kbps = h.q_kbps.min(kbps(self.q * free));
         let q = h.q_kbps as f64 * 1000.0;
         let n = link.table.len() as f64;
         let window = alpha * link.capacity * self.rtt.as_secs_f64();
@@ -318,7 +323,7 @@ impl MerpSwitch {
             Handover::WorkConserving => link.grant(me, window, |f| held_elsewhere(f, rtt)),
         };
         let rate = match grant {
-            Grant::Full => alpha * (c - 8.0 * link.acks.rate(now, rtt)).max(0.0),
+            Grant::Full => alpha * free,
             Grant::Second => ((n - 1.0) * (1.0 - alpha) * c).min(q),
             Grant::Other => ((1.0 - alpha) * c).min(q),
         };

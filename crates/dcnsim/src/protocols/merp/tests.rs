@@ -214,25 +214,58 @@ fn rs_counts_each_byte_once() {
     assert_eq!(rs_of(&s, 1), 0);
 }
 
-/// The full grant leaves room for the ACKs that leave the link: α·(C − ACK rate), the rate
-/// measured over the last complete RTT window (64 µs here).
+/// The full grant leaves room for the ACKs that leave the link: α·(C − A), A the rate of
+/// DATAACKs and FINACKs measured over the last complete RTT window (64 µs here); the packet's
+/// Q comes down with it (0.8·(C − A)), so that the full grant stays above Q. SYNACKs, BOOSTs
+/// and DETACKs are not counted. However many ACKs, no grant falls to zero.
 #[test]
 fn the_full_grant_leaves_room_for_acks() {
     let mut s = switch();
     let us = Time::from_us;
     asr_through(&mut s, us(1), 0, MerpKind::Syn, 1_000_000);
     assert_eq!(data_through(&mut s, us(2), 0, 1_000_000, 0), 999_000);
-    // 40-byte ACKs of another flow, one every 12 µs, leave the same port from 64 µs on:
-    // 40 B / 12 µs = 26.67 Mb/s. The window [64, 128) µs holds 6 of them (64, 76, …, 124).
+    let reply = |s: &mut MerpSwitch, at: Time, kind: MerpKind| {
+        let mut ack = packet(9, kind, 0, 40);
+        s.on_dequeue(at, PORT, &mut ack);
+    };
+    // 40-byte DATAACKs of another flow, one every 12 µs, leave the same port from 64 µs on
+    // (40 B / 12 µs = 26.67 Mb/s), with a BOOST, a SYNACK and a DETACK beside each. The
+    // window [64, 128) µs holds 6 DATAACKs (64, 76, …, 124).
     for k in 0..11 {
-        let mut ack = packet(9, MerpKind::DataAck, 0, 40);
-        s.on_dequeue(us(64 + 12 * k), PORT, &mut ack);
+        let at = us(64 + 12 * k);
+        for kind in [
+            MerpKind::DataAck,
+            MerpKind::Boost,
+            MerpKind::SynAck,
+            MerpKind::DetAck,
+        ] {
+            reply(&mut s, at, kind);
+        }
     }
     // In [128, 192) µs the last complete window's rate is 6 × 40 B / 64 µs = 30 Mb/s.
-    let asr = data_through(&mut s, us(130), 0, 1_000_000, 1_460);
-    assert_eq!(asr, (0.999f64 * (1e9 - 30e6) / 1e3) as u32, "{asr}");
+    let mut p = packet(0, MerpKind::Data, 1_000_000, 1500);
+    p.seq = 1_460;
+    s.on_enqueue(us(130), PORT, &mut p);
+    s.on_dequeue(us(130), PORT, &mut p);
+    let h = MerpHeader::read(&p).unwrap();
+    assert_eq!(h.asr_kbps, (0.999f64 * (1e9 - 30e6) / 1e3) as u32);
+    assert_eq!(h.q_kbps, (0.8f64 * (1e9 - 30e6) / 1e3) as u32);
     // Two windows without an ACK: the room is gone.
     assert_eq!(data_through(&mut s, us(400), 0, 1_000_000, 2_920), 999_000);
+    // DATAACKs back to back at line rate for a whole window (A = C): the grant keeps what a
+    // postponed flow would get, α·(1 − α)·C, above the Q that comes with it: the flow sends.
+    let mut at = us(448);
+    while at < us(512) {
+        reply(&mut s, at, MerpKind::DataAck);
+        at = at + Time::from_ps(320_000);
+    }
+    let mut p = packet(0, MerpKind::Data, 1_000_000, 1500);
+    p.seq = 4_380;
+    s.on_enqueue(us(520), PORT, &mut p);
+    s.on_dequeue(us(520), PORT, &mut p);
+    let h = MerpHeader::read(&p).unwrap();
+    assert_eq!(h.asr_kbps, (0.999f64 * 0.001 * 1e9 / 1e3) as u32);
+    assert!(h.asr_kbps > h.q_kbps, "{h:?}");
 }
 
 /// The work-conserving hand-over: a first flow that has held the full grant here for more than
@@ -310,7 +343,10 @@ fn a_flow_held_upstream_passes_its_grant_on_at_once() {
     for (flow, size) in [(0, 30_000), (1, 60_000)] {
         asr_through(&mut s, us(1), flow, MerpKind::Syn, size);
     }
-    assert_eq!(asr_through(&mut s, us(10), 0, MerpKind::Det, 30_000), 999_000);
+    assert_eq!(
+        asr_through(&mut s, us(10), 0, MerpKind::Det, 30_000),
+        999_000
+    );
     // Within the RTT, a DET of flow 0 that an upstream link lowered to 1 Mb/s.
     let mut det = packet(0, MerpKind::Det, 30_000, 40);
     if let crate::net::packet::Header::Merp(h) = &mut det.header {
@@ -318,9 +354,15 @@ fn a_flow_held_upstream_passes_its_grant_on_at_once() {
     }
     s.on_enqueue(us(20), PORT, &mut det);
     s.on_dequeue(us(20), PORT, &mut det);
-    assert_eq!(asr_through(&mut s, us(21), 1, MerpKind::Det, 60_000), 999_000);
+    assert_eq!(
+        asr_through(&mut s, us(21), 1, MerpKind::Det, 60_000),
+        999_000
+    );
     // Its next DET comes with the full rate (the upstream link let it go): not held.
-    assert_eq!(asr_through(&mut s, us(30), 0, MerpKind::Det, 30_000), 999_000);
+    assert_eq!(
+        asr_through(&mut s, us(30), 0, MerpKind::Det, 30_000),
+        999_000
+    );
     assert_eq!(asr_through(&mut s, us(31), 1, MerpKind::Det, 60_000), 1_000);
 }
 
