@@ -264,3 +264,75 @@ file = "flows.csv"
     assert!(fct / ideal < 1.02, "FCT {fct} s, ideal {ideal} s");
     assert_eq!(out.counters.dropped_pkts, 0);
 }
+
+/// The hand-over gives a held first flow its link back (found in review). Flow 1 (h0→h3,
+/// 3 MB) waits at h0's NIC behind flow 0 (h0→h1, 1 MB, done at 8.3 ms) and is first on
+/// sw→h3, which the hand-over lends to flow 2 (h2→h3, 20 MB). A 5 KB flow from h2 at 2 ms
+/// overlaps flow 2 at h2's NIC (early start) and leaves a backlog there, so flow 2's DATA
+/// reaches sw→h3 back to back and flow 1's DETs (the lowest priority) wait behind it. Once
+/// flow 1's DETs arrive free of the hold at h0, it is no longer held: flow 2 is told to
+/// detect, and flow 1's DETs get through. It ends near the `paper` rule's 33.0 ms (pFabric
+/// 33.1); it ended at 74.8 ms while a flow counted as held until its DATA arrived.
+#[test]
+fn a_held_first_flow_gets_its_link_back() {
+    let csv = "src,dst,size_bytes,start_s\n0,1,1000000,0\n0,3,3000000,0.0001\n\
+               2,3,20000000,0.001\n2,4,5000,0.002\n";
+    let end = |handover: &str| {
+        let set = format!("transport.merp_handover={handover}");
+        let out = star(5, "merp", csv, &format!("hand-back-{handover}"), &[&set]);
+        out.flows[1].finish.unwrap().as_secs_f64()
+    };
+    let paper = end("paper");
+    assert!(paper < 0.034, "paper: flow 1 ends at {paper} s");
+    let wc = end("work_conserving");
+    assert!(
+        wc < 0.036,
+        "work_conserving: flow 1 ends at {wc} s (paper {paper} s)"
+    );
+}
+
+/// Room for the ACKs keeps the full grant above Q (found in review). Leaf-spine with 10 Gb/s
+/// hosts and 1 Gb/s links to spine1. Flow 0 (h0→h4, 50 MB) goes by spine0 and its ACKs come
+/// back by leaf1→spine1: about 267 Mb/s of ACKs on a 1 Gb/s link. Flow 1 (h5→h1, 2 MB) is
+/// first on leaf1→spine1, granted α·(C − A) ≈ 733 Mb/s; with Q at 800 Mb/s its sender read
+/// that as a detecting rate and sent 91 000 DETs, and the flow ended at 57.7 ms. With Q
+/// lowered to 0.8·(C − A) it sends DATA at about 733 Mb/s, 22.4 ms for its 2 MB on the wire
+/// from 1 ms on: it ends at 25.3 ms (pFabric 23.5).
+#[test]
+fn the_ack_room_keeps_the_full_grant_above_q() {
+    let text = r#"
+stop_s = 0.2
+[topology]
+kind = "leafspine"
+leaves = 2
+hosts_per_leaf = 4
+spines = 2
+link_gbps = 10
+link_delay_us = 2
+[[topology.link_overrides]]
+between = ["leaf0", "spine1"]
+gbps = 1
+[[topology.link_overrides]]
+between = ["leaf1", "spine1"]
+gbps = 1
+[transport]
+protocol = "merp"
+[workload]
+kind = "flows"
+file = "flows.csv"
+"#;
+    let out = run_in(
+        text,
+        &[],
+        &flow_dir(
+            "merp-ack-room-q",
+            "src,dst,size_bytes,start_s\n0,4,50000000,0\n5,1,2000000,0.001\n",
+        ),
+    );
+    let f = &out.flows[1];
+    let end = f.finish.expect("finishes").as_secs_f64();
+    assert!(
+        end < 0.025,
+        "the 2 MB flow ends at {end} s (flow 0 at 0.041 s)"
+    );
+}

@@ -157,20 +157,41 @@
 //!   receiver, its BOOST returning and its first DATA reaching the switch, ≈ 53 µs against the
 //!   240 µs of a 20-packet flow. The paper's 91.8 % needs DETs that pass while DATA flows; it
 //!   does not say how its detecting packets get through a link that α = 0.999 keeps busy.
-//! * **Multi-hop capacity.** A link's first flow (smallest vdl) holds α·C even while it is
-//!   postponed on another link of its path (MERP has no "paused by" signal, unlike PDQ), and
-//!   learns it is free again only at its next DET. On the 9-server tree with random pairs the
-//!   ToR–root links carry 3 × 6/8 = 2.25 times the load of a host link, so loads given per host
-//!   link above 0.44 overload them for every protocol; the reproduction states its load
-//!   relative to the most loaded link. There MERP's links idle behind held first flows often
-//!   enough that beyond ~50 % of the ToR–root links it falls behind its load (the module doc
-//!   of `dcnsim.experiments.merp` has a three-flow reproducer and the figures).
-//! * **Two-way links.** RateAdj budgets a link for its flows' DATA (α·C) and DETs; the ACKs
-//!   of flows crossing it the other way (40 B per 1500 B: 2.7 % of C at line rate) are not
-//!   counted, so a link carrying DATA one way and ACKs back is overloaded by ~2.6 %. With no
-//!   window its queue fills, drops DETs, then DATA and ACKs, and a lost DATA packet costs an
-//!   RTO and go-back-N: on the tree at 10 % load (1500 KB flows) 90 of 3000 flows retransmit,
-//!   16 with α = 0.97.
+//! * **One bottleneck at load.** 8 senders into one 1 Gb/s receiver link at 80 %, 1 000
+//!   Pareto flows of mean 150 KB: mean FCT 5.07 ms (pFabric 5.08), largest expansion ratio
+//!   15.8 (pFabric 19.1), 99.9th percentile 544 ms (pFabric 667). MERP does what the paper
+//!   says: the largest ratio falls, the mean stays.
+//! * **Multi-hop capacity** (issue 33, item 5). On the 9-server tree with random pairs the
+//!   ToR–root links carry 2.25 times a host link's load (the reproduction states its load
+//!   relative to them). MERP's fluid model (`engine = "flow"`: the same VDG order, signalled
+//!   at once) there at 80 % gives a largest ratio of 9.0 against SRPT's 13.7 and a mean of
+//!   2.21 against 1.68: the order is right. Packet by packet, with 1 000 flows of mean 150
+//!   KB, MERP is stable at 60 % (mean ratio 2.73, largest 12.4; pFabric 1.77 and 11.8) but
+//!   not from 70 %: the mean ratio grows from 3.7 in the first quarter of the flows to 9.0 in
+//!   the last at 70 %, from 5.7 to 18.7 at 80 %. Over 0.1–0.3 s at 80 % its ToR–root links
+//!   carried 49–68 % of their capacity while flows waited (pFabric 80–93 %). The cost is the
+//!   signalling a hand-over across links needs. A link learns that its first flow is held
+//!   elsewhere from that flow's DETs: at once when a link before it holds the flow (the DET
+//!   comes with a detecting rate), else only from a DET an RTT after the grant, and DETs come
+//!   at (1 − α)·C, one per 320 µs at 1 Gb/s. The next flow then learns of its grant from its
+//!   own next DET and starts an RTT later. That is several hundred µs per hand-over, against
+//!   1.2 ms on the wire for a 150 KB flow. What we tried at 80 % (mean / largest ratio; 13.9
+//!   / 46.7 before the upstream signal):
+//!   - the upstream signal (kept): 13.3 / 40.4;
+//!   - the second flow detecting at least once per RTT (§4.4's bound with d = RTT): 13.7 / 43.8;
+//!   - DETs served by vdl among themselves, so that stale DETs do not pass first: 15.7 / 49.0;
+//!   - 3× the detecting rates: 9.3 / 27.3. At 10× the DETs' own load drops 30× more packets
+//!     and gives 11.7 / 36.6;
+//!   - a shorter `merp_rtt_us` (40 µs): 16.5 / 41.1;
+//!   - 1 000-packet buffers: no change.
+//!
+//!   None comes near the fluid model's 2.2 / 9.0, and we keep the paper's rates. The paper
+//!   does not say how its DETs cross a link that α = 0.999 keeps busy (Fig. 14 below).
+//! * **Before issue 33** three faults of ours added to this, and each is fixed now. rs counted
+//!   resent segments. Go-back-N resent whole windows. DATA at α·C plus the reverse ACKs
+//!   overloaded two-way links: at 10 % load with 1500 KB flows, 90 of 3 000 flows
+//!   retransmitted. A link also served only its first flow when that flow was held elsewhere.
+//!   MERP then fell behind its load beyond ~50 % of the ToR–root links.
 
 pub mod header;
 mod receiver;
@@ -262,6 +283,18 @@ fn fraction(key: &str, v: Option<f64>, default: f64) -> ConfigResult<f64> {
     Ok(v)
 }
 
+/// α must leave postponed flows a detecting rate, (1 − α)·C > 0 (§4.4: α < 1 − size/((n − 1)dC)).
+fn below_one(key: &str, v: Option<f64>, default: f64) -> ConfigResult<f64> {
+    let v = fraction(key, v, default)?;
+    if v >= 1.0 {
+        return Err(ConfigError::new(
+            format!("transport.{key}"),
+            "must be below 1: postponed flows detect at (1 − α)·C",
+        ));
+    }
+    Ok(v)
+}
+
 impl MerpParams {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<MerpParams> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
@@ -279,7 +312,7 @@ impl MerpParams {
         Ok(MerpParams {
             mss,
             header,
-            alpha: fraction("merp_alpha", cfg.merp_alpha, DEFAULT_ALPHA)?,
+            alpha: below_one("merp_alpha", cfg.merp_alpha, DEFAULT_ALPHA)?,
             q: fraction("merp_q", cfg.merp_q, DEFAULT_Q)?,
             rtt,
             entry_timeout: micros(

@@ -96,8 +96,13 @@ impl Link {
     /// Restores vdl order after VDG (whose order is the schedule's, ties aside): an insertion
     /// sort, linear on a table that is nearly in order.
     fn sort(&mut self) {
-        for i in 1..self.table.len() {
-            self.reposition(i);
+        let t = &mut self.table;
+        for end in 1..t.len() {
+            let mut i = end;
+            while i > 0 && order_key(&t[i]) < order_key(&t[i - 1]) {
+                t.swap(i, i - 1);
+                i -= 1;
+            }
         }
     }
 
@@ -310,6 +315,9 @@ impl MerpSwitch {
         };
         // What the ACKs leave of the link; never less than a postponed flow's share, so that
         // no grant silences a flow.
+        // Whether the links before this one let the flow send (its asr is not yet a
+        // detecting rate).
+        let free_upstream = h.asr_kbps > h.q_kbps;
         let (alpha, c) = (self.alpha, link.capacity * 8.0);
         let free = (c - 8.0 * link.acks.rate(now, self.rtt)).max((1.0 - alpha) * c);
         // Q scales with it, so that the full grant α·free stays above Q (§4.4: Q ≤ α·C).
@@ -327,9 +335,11 @@ impl MerpSwitch {
             Grant::Second => ((n - 1.0) * (1.0 - alpha) * c).min(q),
             Grant::Other => ((1.0 - alpha) * c).min(q),
         };
+        // The hand-over's clock starts when a packet leaves with the full grant and nothing
+        // before this link holds the flow: from then on the flow can hear of it.
         let f = &mut link.table[me];
         f.granted_at = match grant {
-            Grant::Full => f.granted_at.min(now),
+            Grant::Full if free_upstream => f.granted_at.min(now),
             _ => Time::MAX,
         };
         h.asr_kbps = h.asr_kbps.min(kbps(rate));
@@ -348,11 +358,14 @@ fn remaining_after(wire_size: u64, pkt: &Packet) -> u64 {
     wire_size.saturating_sub(through)
 }
 
-/// Whether a flow holding the full grant here is held on another link of its path: it still
-/// sends DETs, and either its latest DET arrived with a detecting rate (a link before this one
-/// holds it) or it has held the grant here for more than an RTT, long enough to hear of it.
+/// Whether a flow first here is held on another link of its path: it still sends DETs, and
+/// either its latest DET arrived with a detecting rate (a link before this one holds it) or
+/// a DET arrived more than an RTT after one of its packets left here with the full grant and
+/// nothing before holding it (it has heard of the grant, so a link after this one holds it).
+/// A flow whose latest DET comes free from the links before, but whose grant has not yet
+/// left here, is not held: its DETs may be waiting in this link's queue behind the DATA of
+/// the flow that borrowed its grant.
 fn held_elsewhere(f: &FlowEntry, rtt: Time) -> bool {
-    f.granted_at != Time::MAX
-        && f.last_det > f.last_data
-        && (f.held_upstream || f.last_det > f.granted_at + rtt)
+    f.last_det > f.last_data
+        && (f.held_upstream || (f.granted_at != Time::MAX && f.last_det > f.granted_at + rtt))
 }

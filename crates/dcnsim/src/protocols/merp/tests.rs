@@ -366,6 +366,36 @@ fn a_flow_held_upstream_passes_its_grant_on_at_once() {
     assert_eq!(asr_through(&mut s, us(31), 1, MerpKind::Det, 60_000), 1_000);
 }
 
+/// The table stays in (vdl, flow) order after VDG, ties included: flows with nothing left
+/// here share the vdl of the flow before them, and VDG may put a higher id first among them.
+#[test]
+fn the_table_is_in_vdl_then_flow_order() {
+    let entry = |flow, size, rs| schedule::FlowEntry {
+        rs,
+        ..schedule::FlowEntry::new(flow, 3, size, Time::ZERO, Time::ZERO)
+    };
+    let mut s = switch();
+    let link = &mut s.links[PORT as usize];
+    link.table = vec![
+        entry(2, 1_000, 1_000),
+        entry(5, 2_000, 0),
+        entry(1, 3_000, 0),
+    ];
+    schedule::vdg(&mut link.table, Time::from_us(5), link.capacity);
+    let mut sorted = switch();
+    sorted.links[PORT as usize].table = link.table.clone();
+    // A SYN of a new flow runs VDG and the sort.
+    asr_through(&mut sorted, Time::from_us(5), 7, MerpKind::Syn, 90_000);
+    let keys: Vec<(Time, u32)> = sorted.links[PORT as usize]
+        .table
+        .iter()
+        .map(|f| (f.vdl, f.flow))
+        .collect();
+    let mut want = keys.clone();
+    want.sort();
+    assert_eq!(keys, want);
+}
+
 fn setup(size: u64) -> FlowSetup {
     FlowSetup {
         flow: 0,
@@ -497,6 +527,7 @@ fn keys_are_validated_and_network_values_filled() {
         MerpParams::from_config(&c).unwrap_err().path
     };
     assert_eq!(bad(|c| c.merp_alpha = Some(1.5)), "transport.merp_alpha");
+    assert_eq!(bad(|c| c.merp_alpha = Some(1.0)), "transport.merp_alpha");
     assert_eq!(bad(|c| c.merp_q = Some(0.0)), "transport.merp_q");
     assert_eq!(
         bad(|c| c.merp_entry_timeout_us = Some(f64::NAN)),
