@@ -332,7 +332,7 @@ file = "flows.csv"
     let f = &out.flows[1];
     let end = f.finish.expect("finishes").as_secs_f64();
     assert!(
-        end < 0.025,
+        end < 0.027,
         "the 2 MB flow ends at {end} s (flow 0 at 0.041 s)"
     );
 }
