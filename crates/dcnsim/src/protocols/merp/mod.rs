@@ -33,7 +33,7 @@
 //! |---|---|---|
 //! | `merp_alpha` | 0.999 | α, the largest share of C a flow sends DATA at (§6.1) |
 //! | `merp_q` | 0.8 | Q as a fraction of a link's rate, the smallest along the path (§6.1: "Q = 0.8 Gbps", 80 % of 1 Gb/s) |
-//! | `merp_rtt_us` | the network's RTT | the RTT early start looks ahead by: the base RTT of the longest path ([`crate::net::scale`]) |
+//! | `merp_rtt_us` | the network's RTT | the RTT early start looks ahead by, the window the ACK rate is measured over and the wait before the hand-over calls a flow held downstream: the base RTT of the longest path ([`crate::net::scale`]) |
 //! | `merp_entry_timeout_us` | 100 000 | a link forgets a flow that sent nothing across it for this long (below) |
 //! | `merp_handover` | `work_conserving` | who gets α·C when the first flow is held on another link: `work_conserving` (the next flow too, below) or `paper` (no one: Algorithm 3 as written) |
 //! | `mss_bytes`, `header_bytes` | 1460, 40 | §6.1: 1500-byte packets including a 40-byte header |
@@ -54,8 +54,13 @@
 //!   counted dropped and resent segments twice: rs reached 0 early, early start fired and two
 //!   flows sent at α·C at once (on the tree at 60 % load, seed 1, 92 875 DATA drops; 2 207
 //!   with rs from sequence numbers).
-//! * **Room for the ACKs.** The full grant is α·(C − A), A the rate of the ACKs that left the
-//!   link in the last complete window of `merp_rtt_us`. RateAdj budgets a link for its flows'
+//! * **Room for the ACKs.** The full grant is α·(C − A), A the rate of the DATAACKs and
+//!   FINACKs that left the link in the last complete window of `merp_rtt_us` (DETACKs yield to
+//!   DATA; SYNACKs and BOOSTs answer the handshake and detection, and a burst of BOOSTs once
+//!   measured a whole link as ACKs). Q on the link scales the same way, q·(C − A), so that
+//!   the full grant stays above Q as §4.4 asks (α·(C − A) under 0.8·C made a first flow
+//!   detect, at up to 733 Mb/s, instead of sending). C − A is never taken below (1 − α)·C:
+//!   no grant is zero (a zero asr silenced a flow for good). RateAdj budgets a link for its flows'
 //!   DATA and DETs only; the ACKs of flows going the other way (40 B per 1500 B, 2.7 % of C
 //!   at line rate) come on top, and DATA at α·C = 999 Mb/s with them is 102.6 % of the link.
 //!   MERP has no window, so the queue then grows until it drops. The paper reserves 1 − α for
@@ -66,13 +71,19 @@
 //! * **The hand-over** (`merp_handover`). RateAdj gives α·C to the flow with the smallest vdl
 //!   only; when that flow is postponed on another link of its path, this link idles, which
 //!   breaks the paper's own objective, eq. (4) (MERP has no "paused by" signal, unlike PDQ).
-//!   The signal is there, though: a flow that has held the full grant here for more than an
-//!   RTT and still sends DETs here is held elsewhere (its DETs' asr is lowered on another
-//!   link). `work_conserving`, the default, then gives the next flow in vdl order α·C as well,
-//!   and so on down the order while flows are held; the flow after the last full grant is the
-//!   second (early start applies to it). When the held flow sends DATA here again, the next
-//!   flow's next packet brings it back to detecting: an overlap of at most an RTT, which the
-//!   buffer absorbs. `paper` keeps Algorithm 3's letter. Case (one 1 Gb/s switch): A h0→h3
+//!   The signal is there, though, in the flow's DETs. One that arrives with a detecting asr
+//!   shows that a link before this one holds the flow. One that arrives more than an RTT
+//!   after a packet of the flow left here with the full grant, free of any hold before, shows
+//!   that the flow heard of the grant and a link after this one holds it. `work_conserving`,
+//!   the default, then gives the next flow in vdl order α·C as well, and so on down the order
+//!   while flows are held; the flow after the last full grant is the second (early start
+//!   applies to it). A flow whose DETs come free of the links before, but none of whose
+//!   packets has yet left here with the grant, is not held: its DETs may wait in this queue
+//!   behind the borrower's DATA (review case: a first flow counted as held until its DATA
+//!   arrived lost its link for 40 ms). When the held flow comes back, the borrower's next
+//!   packet brings it back to detecting, and the two overlap for an RTT or two. 100-packet
+//!   buffers absorb that; with 10–20 packets it costs drops and timeouts, which `paper` does
+//!   not have. `paper` keeps Algorithm 3's letter. Case (one 1 Gb/s switch): A h0→h3
 //!   4 MB at 0, B h1→h3 8 MB at 1 ms, C h1→h2 20 MB at 2 ms. B waits behind A at sw→h3 but is
 //!   first on h1's link: under `paper` h1's link is 0.2 % used from 2 to 33 ms, C ends at
 //!   263.6 ms and the largest expansion ratio is 1.591; under `work_conserving` C ends at
@@ -187,6 +198,11 @@
 //!
 //!   None comes near the fluid model's 2.2 / 9.0, and we keep the paper's rates. The paper
 //!   does not say how its DETs cross a link that α = 0.999 keeps busy (Fig. 14 below).
+//! * **A slow first hop.** A link gives α·C of itself to one flow. When that flow's NIC is
+//!   slower (1 Gb/s hosts behind a 10 Gb/s link), the rest of the fast link idles while the
+//!   others wait: four 2 MB flows from four such hosts run one after another, slowdowns up to
+//!   3.85 (pFabric 1.00 for all four). That follows from Algorithm 3, written for links of one
+//!   rate; the hand-over does not help, since the first flow does send DATA.
 //! * **Before issue 33** three faults of ours added to this, and each is fixed now. rs counted
 //!   resent segments. Go-back-N resent whole windows. DATA at α·C plus the reverse ACKs
 //!   overloaded two-way links: at 10 % load with 1500 KB flows, 90 of 3 000 flows

@@ -26,7 +26,8 @@ pub struct FlowEntry {
     /// Flow size and the part of it still to cross this link, in wire bytes.
     pub size: u64,
     pub rs: u64,
-    /// When the flow's SYN reached this link (aT).
+    /// The flow's arrival time aT: when its sender sent the SYN, the same on every link
+    /// ([`super`], "One arrival time per flow").
     pub arrival: Time,
     /// Virtual deadline (vdl) and expected sending rate (esr, bytes/s) at this link.
     pub vdl: Time,

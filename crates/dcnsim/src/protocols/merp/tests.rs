@@ -18,6 +18,10 @@ fn params() -> MerpParams {
 
 /// A 1 Gb/s star of four hosts; port 7 is sw → h3.
 fn switch() -> MerpSwitch {
+    switch_with(&params())
+}
+
+fn switch_with(params: &MerpParams) -> MerpSwitch {
     let cfg = TopologyConfig {
         hosts: Some(4),
         link_gbps: 1.0,
@@ -25,7 +29,7 @@ fn switch() -> MerpSwitch {
     };
     let topo = crate::topo::build(&cfg, std::path::Path::new("."), 1).unwrap();
     let net = crate::net::Network::build(&topo, crate::net::queue::Discipline::Rank, &|_| None);
-    MerpSwitch::new(&params(), &net, false)
+    MerpSwitch::new(params, &net, false)
 }
 
 const PORT: u32 = 7;
@@ -282,14 +286,7 @@ fn a_first_flow_held_elsewhere_passes_its_grant_on() {
             ..Default::default()
         })
         .unwrap();
-        let cfg = TopologyConfig {
-            hosts: Some(4),
-            link_gbps: 1.0,
-            ..TopologyConfig::of_kind("star")
-        };
-        let topo = crate::topo::build(&cfg, std::path::Path::new("."), 1).unwrap();
-        let net = crate::net::Network::build(&topo, crate::net::queue::Discipline::Rank, &|_| None);
-        let mut s = MerpSwitch::new(&params, &net, false);
+        let mut s = switch_with(&params);
         let us = Time::from_us;
         for (flow, size) in [(0, 30_000), (1, 60_000), (2, 90_000)] {
             asr_through(&mut s, us(1), flow, MerpKind::Syn, size);
