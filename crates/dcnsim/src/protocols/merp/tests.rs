@@ -261,7 +261,7 @@ fn the_full_grant_leaves_room_for_acks() {
     let mut at = us(448);
     while at < us(512) {
         reply(&mut s, at, MerpKind::DataAck);
-        at = at + Time::from_ps(320_000);
+        at += Time::from_ps(320_000);
     }
     let mut p = packet(0, MerpKind::Data, 1_000_000, 1500);
     p.seq = 4_380;
