@@ -313,16 +313,15 @@ impl MerpSwitch {
         let Some(me) = link.position(pkt.flow) else {
             return;
         };
-        // What the ACKs leave of the link; never less than a postponed flow's share, so that
-        // no grant silences a flow.
         // Whether the links before this one let the flow send (its asr is not yet a
         // detecting rate).
         let free_upstream = h.asr_kbps > h.q_kbps;
         let (alpha, c) = (self.alpha, link.capacity * 8.0);
-        let free = (c - 8.0 * link.acks.rate(now, self.rtt)).max((1.0 - alpha) * c);
-        // Q scales with it, so that the full grant α·free stays above Q (§4.4: Q ≤ α·C).
-        h.q_kbps = h.q_kbps.min(kbps(self.q * free));
+        h.q_kbps = h.q_kbps.min(kbps(self.q * c));
         let q = h.q_kbps as f64 * 1000.0;
+        // What the ACKs leave of the link, but the full grant stays above Q, so that it still
+        // reads as "send" (§4.4: Q ≤ α·C): with Q = 0.8·C, room for ACKs up to ~20 % of C.
+        let free = (c - 8.0 * link.acks.rate(now, self.rtt)).max((self.q * c + 1e3) / alpha);
         let n = link.table.len() as f64;
         let window = alpha * link.capacity * self.rtt.as_secs_f64();
         let rtt = self.rtt;
