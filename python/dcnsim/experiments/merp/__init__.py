@@ -55,11 +55,11 @@ What the paper did, what we run, and why
   the second, so any Q above ~n Mb/s never binds. Hence Q = 0.001, 0.01, 0.1, 0.8 of C
   (1 to 800 Mb/s): each step down caps the second flow at a smaller n, and 0.001 makes it
   detect no faster than the others — the "small Q" the paper speaks of.
-* **Runs.** Figs. 5–7: 3 seeds, 3000 flows per run at 1500 KB and 4000 at 150 KB; Figs. 8–9:
-  2 seeds, 2000 flows, loads 10, 20, 40, 60, 80 %; Figs. 10–12: 2 seeds, 1000 flows. MERP is
-  slow to simulate once its links back up (thousands of postponed flows in the tables, each
-  sending DETs): one run at 150 KB and 80 % takes 4 s with 2000 flows, 17 s with 4000, and
-  minutes with 10 000. The paper gives neither flow counts nor seeds. Every statistic is
+* **Runs.** Figs. 5–7: 3 seeds, 3000 flows per run at 1500 KB and 4000 at 150 KB, MERP with
+  both hand-overs; Figs. 8–9: 2 seeds, 2000 flows, loads 10, 20, 40, 60, 80 %; Figs. 10–12:
+  2 seeds, 1000 flows. MERP is slow to simulate once its links back up (hundreds of postponed
+  flows in the tables, each sending DETs): one run at 150 KB and 80 % takes about 11 s with
+  4000 flows. The paper gives neither flow counts nor seeds. Every statistic is
   computed per run (summary.json) and averaged over seeds.
 * **Claims.** Relative claims ("reduced by about 48 percent compared with pFabric") are
   measured as 1 − MERP/pFabric at the stated load. The paper's "expansion ratio" in §6.1.1 is
@@ -71,90 +71,88 @@ What the paper did, what we run, and why
 * ``--quick``: two loads, one seed and tens to hundreds of flows per run; for tests, not
   for verdicts.
 
-What we get (full run 2026-11-25, 18 min with ``-j 2`` on 2 cores shared with other work;
-2128 s of simulation), and our reading
----------------------------------------------------------------------------------------
+What we get (full run 2026-11-27, after issue 33; 26 min with ``-j 2`` on 2 cores), and our
+reading
+-----------------------------------------------------------------------------------------
 
-24 of the 49 claims reproduced: the worked example, flow switching, the failed-link figure's
-direction, and the orderings that hold at light load. Almost every number the paper gives for
-loaded networks differs, in MERP's disfavour, for three reasons found in the runs (the first
-two are properties of Algorithms 1–3 as the paper writes them, not of our baselines):
+21 of the 49 claims reproduced (24 before issue 33, with numbers much further from the
+paper's: MERP collapsed beyond ~50 % load). Issue 33 fixed four faults of ours in the
+protocol (module doc of ``protocols::merp``):
 
-1. **A link serves only its first flow, even when that flow is held elsewhere.** RateAdj
-   gives α·C to the flow with the smallest vdl and detection rates to the rest; nothing tells
-   a link that its first flow is postponed on another link of its path (PDQ has "paused by"
-   for this). Reproducer, one switch at 1 Gb/s: A h0→h3 4 MB at 0, B h1→h3 8 MB at 1 ms, C
-   h1→h2 20 MB at 2 ms. B waits behind A at sw→h3 but is first on h1's link, so h1's link is
-   0.2 % used from 2 to 33 ms and C finishes at 263.6 ms (pFabric: 232.4 ms, the link busy
-   throughout). With 40 flows of 1–5 MB started together on the tree, MERP needs 491 ms,
-   pFabric 324, the busiest link 296; even MERP's own objective, the largest expansion ratio,
-   is worse (11.9 against 8.4). Chains of such waits leave many links idle at once.
-2. **DATA at α·C plus the reverse ACKs overload a link used both ways.** A host that sends
-   at α·C = 999 Mb/s while it receives another flow also sends that flow's ACKs (40 B per
-   1500 B, 27 Mb/s at line rate) on the same link; a switch port likewise carries one flow's
-   DATA and the ACKs of a flow going the other way. MERP has no window, so the queue grows
-   until it drops DETs, then DATA and ACKs; each lost DATA packet costs an RTO and go-back-N.
-   At 10 % load (1500 KB) 90 of 3000 flows retransmit (267 RTOs); with α = 0.97, leaving room
-   for the ACKs, 16 do, and at 40 % the largest ratio falls from 19.5 to 6.8 (pFabric 6.2),
-   the mean FCT from 24.6 to 21.3 ms (pFabric 19.2). (A diagnosis, one seed: the figures keep
-   the paper's α = 0.999.) The paper's "switch buffer overflows happen very frequently when α
-   is large" may be this.
-3. **Beyond ~50 % MERP is overloaded.** With (1) and (2), its effective capacity on the tree
-   lies between 50 and 60 % of the ToR–root links (on the fat-tree between 20 and 40 % of a
-   host link): the backlog grows through the run, and the numbers there depend on the run's
-   length (150 KB at 80 %, seed 1: mean expansion ratio 66 with 2000 flows, 154 with 4000).
-   pFabric and TCP stay stable to 80 %.
+* rs counted resent segments;
+* loss recovery went back N;
+* DATA at α·C plus the reverse ACKs overloaded two-way links;
+* a link served only its first flow, even while that flow was held on another link.
 
-The fix the runs led to in the protocol is one arrival time per flow (module doc of
-``protocols::merp``): with per-link SYN arrival times, two flows into h0 were each first on
-one of root→tor0 and tor0→h0, and 814 of 4000 flows never finished.
+The default hand-over is now work-conserving. Figs. 5–7 also draw Algorithm 3's letter
+(``merp_handover = "paper"``, dashed). The run gives three findings:
 
-* **table1** (14 of 15): SRPT and PS exact; MERP packet by packet serves A, C, B (as Fig. 1c),
-  mean FCT 5.69 units (paper 17/3 = 5.67), largest expansion ratio 2.34 (7/3); pFabric gives
-  SRPT's order, 5.35 and 2.51. ER(PS, A) differs on purpose (the paper's 7/3 is B's; above).
-* **fig5-7**, mean 1500 KB (1 of 8): MERP is within 2–11 % of pFabric's mean FCT at 10–30 %
-  (24 % at 40 %), but its largest expansion ratio is 2.1–3.5× pFabric's at 10–50 % (6.4–19
-  against 2.9–8.9; reasons 1 and 2) and 8–12× above. At 80 % the paper has MERP −48 %
-  (largest ratio), −15 % (mean ratio), −12 % (99.9th percentile FCT) and +8 % (mean FCT)
-  against pFabric; ours are ×8.0, ×33, ×3.5 and ×17.6 (reason 3). "Within 10 times" holds at
-  10 % only (share 0.125); MERP's tail is never the lowest at 50–80 %; TCP's mean FCT is
-  above both at 5 of 8 loads (share 0.625, not 1: MERP's is higher from 60 %). The
-  MERP–pFabric gap does widen with load at every step (reproduced).
-* **fig5-7**, mean 150 KB (1 of 4): MERP's 99.9th percentile FCT is 2–6 % below pFabric's at
-  10–20 % and within 8 % to 40 %, its largest ratio below pFabric's at 10 % (3.4 vs 3.7); from
-  50 % it collapses: largest ratio 550 at 80 % (paper about 15; pFabric 107, TCP 283), ×5.1
-  pFabric's (paper −50 %), tail ×2.0 (paper −30 %). "The gap is larger at 150 KB" is
-  reproduced only in that MERP is less far behind pFabric there (×5.1 against ×8.0).
-* **fig8-9** (3 of 7): at 10 % the α values give tails within 7 % (reproduced), the Q values
-  identical. α = 0.9999 collapses from 20 %: its postponed flows detect at 0.1 Mb/s, one DET
-  per 3.2 ms, so each hand-over costs milliseconds (the paper's §4.4 warns of too little
-  detection bandwidth); 0.99–0.999 stay within 6 % of each other at every load; with 0.9999
-  (largest − smallest)/smallest reaches 48 (paper "very small"). A larger α does not give a
-  smaller tail at 80 % (share 1/3): α = 0.995 is lowest. α = 0.99 drops the most at 60–80 %
-  (its DETs are 10× more), 0.9999 at 20–40 % (share 0.4). Q changes the tail by at most 4 %
-  (reproduced "very small"); small Q is not worse at 80 % (share 1/3): Q only caps DET rates,
-  which exceed 1 Mb/s only for the second flow.
-* **fig10-11** (2 of 8): MEMR beats ECMP by 45 % in mean FCT at 0.4 and ties at 0.2, 0.6, 0.8
-  (smallest cut −0.2 %, paper ≥ 20 %); mean ratio 13 % lower on average over the loads (paper
-  75 %). CONGA with TCP is far better than either from 0.4 on (MERP ×4.4 its mean FCT at 0.6);
-  at 0.2 MERP's mean FCT is 26 % below CONGA's, the only load where CONGA is worst (share
-  0.25). At 0.6, 28 % of MERP's flows finish within 100 ms (paper > 99 %); 48 % of ECMP's and
-  7.6 % of CONGA's take over 200 ms (paper > 1 %: reproduced for both).
-* **fig12** (1 of 3): MERP has the lowest mean FCT at every load (reproduced), by up to 50 %
-  against ECMP (at 80 %) and 45 % against CONGA (at 60 %); the paper's "up to 31 percent"
-  differs by more than the tolerance, in MERP's favour. The loads here put at most 13 % on a
-  host link, below MERP's collapse, and MEMR does what §6.2.2 says: it moves flows for
-  edge0_1 off agg0_1, which carries all of edge0_0's traffic (agg0_1→edge0_1 carries 231 MB
-  under MEMR, 359 MB under ECMP, at 80 %, seed 1), and ECMP with MERP's rate control falls
-  behind at 80 % (mean expansion ratio 5.8 against MERP's 2.4).
-* **fig13** (2 of 3): done at 72.46 ms (paper 72.25, within 0.3 %); the ideal of our flows is
-  72.000 ms. The overhead is 0.46 ms against the paper's 0.25 (pFabric's here: 0.42 ms): the
-  link idles 0.13 ms at the start (the SYN's round trip) and 0.07 and 0.35 ms at the two
-  hand-overs: the next flow detects at 2 and then 1 Mb/s, a DET per 160–320 µs, and meets
-  early start's last RTT only by chance.
-* **fig14** (0 of 1): 78.7 % over 10–18 ms (paper 91.8 %; pFabric 100 %): each of the 30
-  hand-overs costs a DET's, a BOOST's and a DATA packet's trip, ≈ 53 µs against 240 µs of
-  data (module doc of ``protocols::merp``).
+1. **Light load matches pFabric, and MERP's largest ratio is the lower one.** MERP's
+   largest expansion ratio is below pFabric's at every load at 1500 KB (2.7–31.7 against
+   2.9–36.0) and at 10–50 % at 150 KB. Its mean FCT is within 3 % of pFabric's up to 40 %.
+2. **The literal hand-over collapses.** From 50 % (1500 KB: largest ratio 12 → 153 at
+   60 %; 150 KB: 52 at 50 %), the paper's rule leaves links idle behind first flows that
+   are held elsewhere. Three flows on one switch show it: A h0→h3 4 MB at 0, B h1→h3 8 MB
+   at 1 ms, C h1→h2 20 MB at 2 ms. The paper's rule ends C at 263.6 ms, the work-conserving
+   hand-over at 232.4 ms (pFabric 232.4).
+3. **At high load MERP falls behind on multi-hop paths.** On one bottleneck MERP does what
+   the paper says: 8 senders into one receiver at 80 % (150 KB) give a largest ratio of 15.8
+   against pFabric's 19.1, with the same mean FCT. Its fluid model (``engine = "flow"``) on
+   the tree at 80 % gives 9.0 against SRPT's 13.7. At packet level on the tree, MERP is
+   stable at 60 % but not from 70 % (150 KB), and its ToR–root links carried 49–68 % of their
+   capacity while flows waited (pFabric 80–93 %).
+
+   The cost is the signalling. A link learns that its first flow is held elsewhere only from
+   that flow's DETs, one per 320 µs at (1 − α)·C. The next flow hears of its grant from its
+   own next DET and starts an RTT later. That is several hundred µs per hand-over, against
+   1.2 ms of data for a 150 KB flow. The module doc lists what we tried (faster detection,
+   DETs ordered by vdl, §4.4's bound on the second flow's detecting delay, shorter RTTs):
+   none comes near the fluid model, and we keep the paper's rates.
+
+Per figure:
+
+* **table1** (14 of 15): SRPT and PS are exact. MERP packet by packet serves A, C, B (as in
+  Fig. 1c): mean FCT 5.69 units (paper 17/3 = 5.67), largest expansion ratio 2.34 (7/3).
+  ER(PS, A) differs on purpose (the paper's 7/3 is B's).
+* **fig5-7, mean 1500 KB** (1 of 8).
+
+  | at 80 % | paper | ours |
+  |---|---|---|
+  | largest expansion ratio against pFabric | −48 % | −12 % (31.7 against 36.0) |
+  | 99.9th percentile FCT | −12 % | +3 % |
+  | mean expansion ratio | −15 % | ×3.2 |
+  | mean FCT | +8 % | ×2.1 |
+
+  The mean FCT is within 6 % of pFabric's up to 50 % and 12 % above it at 60 % (finding 3).
+  "Within 10 times" holds at 6 of 8 loads (share 0.75; ratio 14.9 and 31.7 at 70 and 80 %).
+  MERP's tail is the lowest at 1 of the 4 loads from 50 % (0.25). The gap to pFabric widens
+  at 5 of 7 steps (0.71). TCP's mean FCT is the highest at every load (reproduced).
+* **fig5-7, mean 150 KB** (0 of 4). MERP's largest ratio is 0.5–21 % below pFabric's at
+  10–50 % and above it from 60 %. At 80 % it is 153 against 107, +43 % where the paper has
+  −50 % and a value near 15; the tail is +30 % (paper −30 %). Finding 3: MERP is stable only
+  below ~65 % here. "The gap is larger at 150 KB" does not hold.
+* **fig8-9** (1 of 7). At 10 % the α values' tails lie within 10.3 % of each other (paper
+  "very small"; our tolerance is 10 %), and the Q values' are identical (reproduced).
+  α = 0.9999 collapses from 40 %: its postponed flows detect at 0.1 Mb/s, one DET per 3.2
+  ms, and (largest − smallest)/smallest reaches 22. α = 0.99–0.999 stay within 6 % of each
+  other up to 60 % and 0.995 has the lowest tail at 80 %. A larger α gives a smaller tail at
+  80 % in 1 of 3 steps. α = 0.99 drops the most packets (its DETs are 10× more). Q changes
+  the tail by up to 18 % (at 60 %, Q = 0.001); the smaller Q is not worse at 80 % in 2 of 3
+  steps.
+* **fig10-11** (2 of 8). On the fat-tree, MERP with MEMR has a lower mean FCT than ECMP with
+  MERP's rate control at every load: 4–15 % (paper ≥ 20 %). Its mean ratio is 11 % lower on
+  average (paper 75 %). Against CONGA with TCP, MERP is 25–32 % lower at 0.2–0.4, 6 % at 0.6
+  and 9.5 % higher at 0.8. At 0.6, 87 % of MERP's flows finish within 100 ms (paper > 99 %;
+  it was 28 % before issue 33). 7.5 % of ECMP's and 6.4 % of CONGA's take over 200 ms
+  (paper > 1 %: reproduced for both).
+* **fig12** (1 of 3). MERP has the lowest mean FCT at every load (reproduced): up to 14 %
+  below ECMP (paper "up to 31 percent") and 52 % below CONGA.
+* **fig13** (2 of 3): done at 72.46 ms (paper 72.25, within 0.3 %; ideal 72.000). The
+  overhead is 0.46 ms against the paper's 0.25: the SYN's round trip at the start, and two
+  hand-overs that early start seldom hides (the next flow's DETs pass a busy link at 1 Mb/s).
+* **fig14** (0 of 1): 78.7 % utilisation over 10–18 ms (paper 91.8 %; pFabric 100 %). Each of
+  the 30 hand-overs costs a DET's, a BOOST's and a DATA packet's trip, ≈ 53 µs against 240 µs
+  of data (module doc of ``protocols::merp``).
 """
 
 from ..figure import Paper
