@@ -57,13 +57,18 @@
 //! * **Room for the ACKs.** The full grant is α·(C − A), A the rate of the DATAACKs and
 //!   FINACKs that left the link in the last complete window of `merp_rtt_us` (DETACKs yield to
 //!   DATA; SYNACKs and BOOSTs answer the handshake and detection, and a burst of BOOSTs once
-//!   measured a whole link as ACKs). Q on the link scales the same way, q·(C − A), so that
-//!   the full grant stays above Q as §4.4 asks (α·(C − A) under 0.8·C made a first flow
-//!   detect, at up to 733 Mb/s, instead of sending). C − A is never taken below (1 − α)·C:
-//!   no grant is zero (a zero asr silenced a flow for good). RateAdj budgets a link for its flows'
-//!   DATA and DETs only; the ACKs of flows going the other way (40 B per 1500 B, 2.7 % of C
-//!   at line rate) come on top, and DATA at α·C = 999 Mb/s with them is 102.6 % of the link.
-//!   MERP has no window, so the queue then grows until it drops. The paper reserves 1 − α for
+//!   measured a whole link as ACKs). The full grant never falls to Q or below: it must still
+//!   read as "send" (§4.4: Q ≤ α·C). α·(C − A) under 0.8·C made a first flow detect, at up to
+//!   733 Mb/s, instead of sending, and a zero grant silenced a flow for good. So with the
+//!   default Q there is room for ACKs up to ~20 % of C; beyond that, the link is over-booked
+//!   by the rest (a review case with 27 % of ACKs: the 2 MB flow ends at 28.2 ms, pFabric 23.5;
+//!   57.7 ms when it detected instead). Scaling Q with the room instead set a link's Q below
+//!   the detecting rate of a link without ACKs when Q is small: at Q = 0.001, flows held on
+//!   another link were BOOSTed, and the mean FCT at 20 % load was 758 ms against 1.68 ms.
+//!   Why room at all: RateAdj budgets a link for its flows' DATA and DETs only; the ACKs of
+//!   flows going the other way (40 B per 1500 B, 2.7 % of C at line rate) come on top, and
+//!   DATA at α·C = 999 Mb/s with them is 102.6 % of the link. MERP has no window, so the
+//!   queue then grows until it drops. The paper reserves 1 − α for
 //!   detection and says α and Q change little; it does not count ACKs. A constant room
 //!   (α ≈ 0.973) would cost 2.6 % on links that carry no ACKs (Fig. 13 at 74 ms); measured,
 //!   it costs nothing there. Two opposite 20 MB flows through one switch: 278 ms each with
