@@ -137,6 +137,134 @@ Figs. 9–12, large scale (§4.2)
 What we get: Figs. 2–3 (full run 2026-11-25, 10 seeds)
 ------------------------------------------------------
 
+Re-run 2026-11-27 (issue 32: hosts push back instead of dropping at their own NIC, and the
+window of NewReno and DCTCP grows only while in use): Figs. 2–3, 6 and 7–8 give the numbers
+below again to every digit shown, with the same verdicts. At 1 Gb/s with one flow per sender
+at a time, a sender's NIC never overflowed here.
+
+10 of the 11 claims reproduced (12 of 13 rows: "no drops" is a row per scheme); the numbers
+are those of the first run of these figures (2026-11-24, before TR existed) to the last digit:
+adding TR changed nothing for the other schemes. The shared sweep (300 runs, TR's included)
+took 433 s of CPU, each run 0.05–5.7 s (the long ones are RPS and DRB crawling through a
+giant flow).
+
+* **fig2 (a)** queueing delay of short flows, ratio 1.5 → 3.5: RPS 4.9 → 1.7 µs, ECMP
+  18–19 µs, LetFlow 18–30 µs: RPS lowest at every ratio (reproduced). All are small: 18 µs
+  is 1.5 packets of queue summed over a packet's hops, far below K = 20.
+* **fig2 (b)** retransmission ratio of short flows: RPS 2.6–5.2 %, ECMP and LetFlow 0 at
+  every ratio (reproduced). No packet is dropped in any run of any scheme (reproduced), so
+  every retransmission is one of reordering, as the paper says of its runs.
+* **fig2 (c)** AFCT of short flows: RPS 0.47, 0.55, 0.65, 0.74, 0.82 ms against the better
+  of ECMP and LetFlow 0.53, 0.60, 0.67, 0.74, 0.80 ms. RPS is below both at 1.5–2.5 and
+  between them at 3.0–3.5 (at 3.5 2 % above LetFlow, 2 % below ECMP): "RPS significantly
+  higher" differs (share 0 of 5, paper 1); the gap to the better one does widen at every
+  step (−0.06 → +0.016 ms, reproduced). Our reading: 97 % of the short flows are ≤ 10 KB
+  (Data Mining), sent in the first window of 10 packets; a reordered packet costs such a flow
+  only its own later arrival (the spurious retransmission does not delay the original),
+  while RPS spares it the queues behind long flows that ECMP's hashing puts it in. The
+  paper's direction does show in the few 10–100 KB flows (2.3 per run): from 2.5 up RPS is
+  the slowest (at 3.5 RPS 3.0 ms, ECMP 2.7, LetFlow 2.0), though at 1.5 it is still the
+  fastest (1.2 vs 1.8 ms). A smaller initial window (2 packets, 5 seeds) does not change the
+  order. What makes tiny flows pay for reordering in the paper's ns-2 runs we do not know.
+* **fig3 (a)** s.d. of per-path throughput over the run: RPS 0.13–0.30 Mb/s, LetFlow
+  208–213, ECMP 220 Mb/s: RPS lowest, LetFlow between (both reproduced), but LetFlow only
+  ~5 % below ECMP: a giant flow sends back to back at line rate, leaves no 500 µs gap and
+  keeps its first path as under ECMP.
+* **fig3 (b)** retransmission ratio of long flows: RPS 5.6–6.6 %, ECMP and LetFlow 0
+  (reproduced).
+* **fig3 (c)** total throughput of long flows: LetFlow 14.0 → 12.6, ECMP 12.9 → 11.4, RPS
+  8.0 → 2.9 Gb/s (−64 %), falling at every step: LetFlow highest and RPS falling
+  (reproduced). RPS's path utilisation at 3.5 is 0.14 against the paper's "about 0.12"
+  (+18 %, reproduced; the choice of reading above decides this one).
+* **DRB and Presto** (not in the paper's Figs. 2–3): DRB's buffer hides the 50 µs skew of
+  ratio 1.5 (no retransmissions) but not the larger ones (from 2.5 up: short 1.2–2.7 %,
+  long 0.5–4.9 %); its total throughput collapses at 3.0–3.5 (5 Gb/s), and in 5 of the 10
+  seeds at 3.5 its giant flow (~100 Mb/s) is still unfinished at the core's guard, 60 s
+  after the last start. Presto retransmits more than RPS on long flows at 4 of the 5 ratios
+  (5–19 %; 16–19 % at 3.0–3.5): cell boundaries that skew by more than the 100 µs hold reach
+  TCP, and NewReno's partial-ACK retransmissions then resend much of a window that was only
+  late (Fig. 8 below).
+
+What we get: Figs. 7–8 (the same 50 runs per scheme)
+----------------------------------------------------
+
+12 of 18 claims reproduced (4 of 8 for Fig. 7, 8 of 10 for Fig. 8; this said 13 before the
+re-run of 2026-11-27, which gave the same numbers and verdicts: a miscount). TR, numbers for
+ratios 1.5 → 3.5:
+
+* **fig7 (a)** short flows' queueing delay: TR 10.0 → 7.3 µs, RPS 4.9 → 1.7, DRB 13.4 → 2.3,
+  against ECMP 18–19, LetFlow 18–30, Presto 25–27 → 9.5: RPS, DRB and TR below ECMP, LetFlow and
+  Presto at every ratio (reproduced). TR sits between the sprayers and the rest: a short flow
+  goes to the earliest uplink, which other short flows choose too.
+* **fig7 (b)** short flows' retransmission ratio: TR 0 at every ratio (reproduced) — and no
+  packet of TR's was dropped in any of its 50 runs. On two leaves each spine's queue towards
+  leaf1 is fed by one uplink at its own rate and stays empty, so eq. (1) is exact; 70 of
+  28.5 M data packets arrived out of order, every one a pair of packets whose TNLs were
+  exactly equal (they swap at the far leaf; one duplicate ACK each; lb/tr.rs). RPS 2.6, 3.6,
+  5.2, 5.1, 4.5 %, DRB 0, 0.1, 1.2, 2.5, 2.7 %, Presto ≤ 0.75 %. "RPS and DRB highest" holds
+  at 4 ratios of 5 (**differs**, 0.8): at 1.5 DRB's 100 µs hold hides the 50 µs skew (0 %,
+  below Presto's 0.75 %). "Increasingly serious" holds for DRB at every step, for RPS at 2
+  of 4 (**differs**, 0.5): its ratio peaks at 2.5 — 97 % of the short flows are ≤ 10 KB, one
+  window, and once the skew outlasts the window more skew reorders nothing more.
+* **fig7 (c)** AFCT of short flows: TR 0.45, 0.46, 0.47, 0.48, 0.48 ms, the lowest at every
+  ratio (reproduced) and flat, against the best other 0.47 (RPS) at 1.5 and 0.79 (Presto) at
+  3.5: 3 % to 40 % lower. "RPS much worse than the others" holds at no ratio (**differs**, 0),
+  as in Fig. 2 (c) and for the reason given there.
+* **fig7 (d)** 99th-percentile FCT of short flows: TR 1.17–1.30 ms, the lowest at 4 ratios
+  of 5 (**differs**, 0.8): at 1.5 RPS's is 1.07 ms. At 3.5 the others take 1.83–2.41 ms.
+* **fig8 (a)** s.d. of per-path throughput: DRB 0.004–0.019 Mb/s, RPS 0.13–0.30, Presto
+  0.15–0.28, TR 74–103, LetFlow 209–213, ECMP 220. RPS and DRB the most balanced at 4 of 5
+  (**differs**, 0.8): at 1.5 Presto's round-robin flowcells (0.28) beat RPS (0.30). TR
+  spreads long flows less than the sprayers: a long flow takes the uplink with the fewest
+  short flows, so stretches of a giant flow stay on one path.
+* **fig8 (b)** long flows' retransmission ratio: ECMP, LetFlow and TR 0 (reproduced); RPS
+  5.6–6.6 %, DRB 0–4.9 %. Presto 8.5, 5.0, 8.2, 16.1, 18.7 % (**differs**: the paper counts it
+  among the schemes that avoid reordering). Why, from the reproducer (flow 46 of the Fig. 2
+  set-up with spines 5–9 at 50 µs, seed 1, an 834 MB flow): 5 371 segments arrived late —
+  cell boundaries whose skew, queues included, outlasted the receiver's 100 µs hold — and
+  each triggered a fast retransmit; the cumulative ACKs that follow are partial ACKs (the
+  "lost" segments were only late), and NewReno (RFC 6582, no SACK) resends one segment per
+  partial ACK, i.e. the rest of the window: 64 retransmissions per window cut, 526 172 spurious
+  retransmissions of 1 097 738 packets. Both are as specified (Presto's hold time is not
+  given; NewReno's partial-ACK rule is the RFC's); a longer hold or a SACK/DSACK sender would
+  hide them. Left as is.
+* **fig8 (c)** total throughput of long flows: TR 14.8, 14.7, 14.7, 14.6, 14.6 Gb/s, the
+  highest at every ratio, above Presto (12.8 → 8.6) and flat (3.5 over 1.5: 0.99) — all
+  reproduced; RPS (8.0 → 2.9) and DRB (13.5 → 4.7) fall at every step (reproduced).
+
+What we get: Fig. 6 (110 runs, 2 s of CPU)
+------------------------------------------
+
+6 of 10 claims reproduced (this said 5 before the re-run of 2026-11-27, which gave the same
+numbers and verdicts: a miscount). Mean FCT (ms), simulation / model:
+
+* (a) 20 flows, 100 → 350 KB: RPS 4.75 / 2.94 … 16.3 / 10.2; TR 1.92 / 2.70 … 6.61 / 9.39.
+* (b) 300 KB, 10 → 50 flows: RPS 12.9 / 4.39, 13.7 / 8.79, 14.4 / 13.2, 15.8 / 17.6,
+  17.0 / 22.0; TR 6.17 / 4.03, 5.76 / 8.06, 9.86 / 12.1, 11.1 / 16.1, 14.2 / 20.1.
+
+TR is below RPS at every point of both panels in simulation, as in the model (reproduced);
+every FCT grows with the size (reproduced) and RPS's with the number of flows (reproduced).
+TR's does not from 10 to 20 flows (**differs**, 3 steps of 4): at 10 flows two seeds of
+five take 11.5 and 9.7 ms (the other three 3.1). What happens there is TR's own rules at work:
+when the flows pass 100 KB they become long and all move to the uplink with the fewest short
+flows — one uplink takes 8 of the 10; its queue soon delays their packets more than any other
+path would, so no other uplink passes the TNL filter and they stay (the fallback keeps the
+previous uplink), until its 250-packet buffer overflows and retransmission timeouts free
+them.
+
+"Basically close" (geometric mean of simulation / model, default tolerance 25 %): TR 0.72
+(a, **differs**) and 0.85 (b, reproduced); RPS 1.59 (a) and 1.28 (b), both **differ**. Our
+reading: eq. (8) is a worst case by construction (every packet on a bad path) and charges
+the sawtooth's 4/3 although the bottleneck — each sender's 1 Gb/s link — stays busy: 20 flows
+of 100 KB take 1.92 ms here, 1.6 ms at line rate, 2.70 ms in the model. Eq. (7) lets
+reordering halve RPS's window once (w = nB/2N); a NewReno sender halves it at every spurious
+fast retransmit and resends the window on partial ACKs, so at few flows RPS is 1.5–3× slower
+than the model, and from 40 flows on the model's queueing term N·w·t/n, which grows with N,
+overtakes the simulation. The directions agree; the magnitudes do not, by 15–60 %.
+
+What we get: Figs. 9–12 (245 runs)
+----------------------------------
+
 Re-run in full 2026-11-27 with hosts that push back instead of dropping at their own NIC
 (issue 32): the same verdicts as before, and TR's ratios to ECMP within 0.04 of the earlier
 run's. Hosts held 35 000 (Web Server) to 1.6 million (Data Mining) packets per point and
