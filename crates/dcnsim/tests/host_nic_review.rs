@@ -1,4 +1,5 @@
-//! Review of issue 32, item 1 (hosts that push back): cases that break it.
+//! Hosts that push back (issue 32, item 1): the cases a review built to break them, each of
+//! which did before its fix.
 
 mod common;
 use common::{flow_dir, run_in};

@@ -33,8 +33,9 @@
 //! * [`on_dequeue`](SwitchAgent::on_dequeue): the packet leaves the queue and starts
 //!   serialising onto the link. Rewrites here see the queue as the packet leaves it.
 //! * [`poll_timeout`](SwitchAgent::poll_timeout) / [`handle_timeout`](SwitchAgent::handle_timeout):
-//!   periodic work (RCP's control interval, D3's capacity adjustment, PDQ's rate controller). The engine asks
-//!   `poll_timeout()` after every `handle_timeout` and after every `on_enqueue` (so a hook may
+//!   periodic work (RCP's control interval, D3's capacity adjustment, PDQ's rate
+//!   controller). The engine asks `poll_timeout()` after every `handle_timeout` and after
+//!   every `on_enqueue` (so a hook may
 //!   wake a sleeping port), keeps one live event at the earliest answer and ignores superseded
 //!   ones. `poll_timeout` is therefore on the per-packet path: keep it O(1) (a heap's top).
 //!   `handle_timeout` sees every port (queue occupancy, rate) and must tolerate being called

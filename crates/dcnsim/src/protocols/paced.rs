@@ -266,8 +266,7 @@ impl PacedCore {
 mod tests {
     use super::*;
 
-    /// Ten 1 000-byte segments, all sent; `acked` answers the segments given, in order, each
-    /// ACK naming its segment and carrying the receiver's cumulative number.
+    /// Ten 1 000-byte segments, all sent.
     fn sent_core(selective: bool) -> PacedCore {
         let us = Time::from_us;
         let rtt = RttEstimator::new(us(100), us(100), us(10_000));
@@ -286,6 +285,8 @@ mod tests {
         core
     }
 
+    /// The receiver answers `segments`, in order: each ACK names its segment and carries the
+    /// cumulative number of what has arrived (`got`).
     fn answer(core: &mut PacedCore, now: Time, segments: &[u64], got: &mut Vec<u64>) {
         for &s in segments {
             got.push(s);

@@ -467,12 +467,11 @@ mod tests {
         assert_eq!(order(&mut h, Discipline::Pfabric, &pool), [4, 2, 3, 1]);
     }
 
-    /// Review finding: among held packets of equal rank (or priority class) the turns are
-    /// not round robin once a better-ranked packet has been taken from the middle of the list.
-    /// `take` leaves `turn` at the taken index and `hold` appends, so an endpoint that emits
-    /// its next packet at once (it always does while it has data: the queue is full again)
-    /// lands at `turn` again and is taken again, for ever, while the equal one before the
-    /// cursor waits. Here A waits behind X (better) and B; after X, B is served every time.
+    /// Equal ranks (or priority classes) take turns, also after a better-ranked packet was
+    /// taken from the middle of the list: a held packet goes last in the turns. (Appended at
+    /// the end, an endpoint that emits its next packet at once, as it does while it has data,
+    /// landed at the cursor again and was served for ever while its equal waited.) Here A
+    /// waits behind X (better) and B; after X, A and B alternate.
     #[test]
     fn equal_ranks_take_turns_after_a_better_one_left() {
         let mut pool = PacketPool::default();
@@ -544,12 +543,10 @@ mod tests {
         false
     }
 
-    /// Review finding: an endpoint's last packets (the FIN/TERM a protocol sends when the
-    /// application aborts the flow, which tell the switches holding state for it to let it
-    /// go) are lost without trace when the endpoint is freed while its host holds one of its
-    /// packets: `send_packets` does not ask a blocked endpoint, but `after_endpoint` and
-    /// `abort_at_deadline` still take its events and free it. With `droptail` the close
-    /// packets always go out.
+    /// An aborted flow whose host holds one of its packets still sends its close packets
+    /// (the FIN/TERM that tell the switches holding state for it to let it go): its endpoint
+    /// is not freed until the held packet enters the NIC and it can be asked for them.
+    /// (Freed at once, they were lost without trace.) With `droptail` they always go out.
     #[test]
     fn an_aborted_flow_blocked_at_its_nic_still_sends_its_close_packet() {
         for protocol in ["pdq", "merp"] {

@@ -34,10 +34,11 @@ pub struct FlowEntry {
     pub esr: f64,
     /// When the flow last sent a packet across the link (soft state, [`super::switch`]).
     pub last_seen: Time,
-    /// Since when the flow's packets have left this link with its full grant (α·C);
-    /// `Time::MAX` while they do not. With the latest DET's and DATA packet's arrival here,
-    /// and whether that DET came with a detecting rate from the links before, it tells the
-    /// work-conserving hand-over that the flow is held on another link ([`super::switch`]).
+    /// Since when the flow's packets have left this link with its full grant (α·C) while no
+    /// link before this one held it; `Time::MAX` otherwise. With the latest DET's and DATA
+    /// packet's arrival here, and whether that DET came with a detecting rate from the links
+    /// before, it tells the work-conserving hand-over that the flow is held on another link
+    /// ([`super::switch`]).
     pub granted_at: Time,
     pub last_det: Time,
     pub last_data: Time,

@@ -96,23 +96,25 @@ impl Link {
     /// Restores vdl order after VDG (whose order is the schedule's, ties aside): an insertion
     /// sort, linear on a table that is nearly in order.
     fn sort(&mut self) {
-        let t = &mut self.table;
-        for end in 1..t.len() {
-            let mut i = end;
-            while i > 0 && order_key(&t[i]) < order_key(&t[i - 1]) {
-                t.swap(i, i - 1);
-                i -= 1;
-            }
+        for end in 1..self.table.len() {
+            self.sift_left(end);
         }
     }
 
-    /// Moves the entry at `i`, whose vdl changed, to its place in vdl order; returns where.
-    fn reposition(&mut self, mut i: usize) -> usize {
+    /// Moves the entry at `i` left past every entry it precedes in vdl order; returns where.
+    fn sift_left(&mut self, mut i: usize) -> usize {
         let t = &mut self.table;
         while i > 0 && order_key(&t[i]) < order_key(&t[i - 1]) {
             t.swap(i, i - 1);
             i -= 1;
         }
+        i
+    }
+
+    /// Moves the entry at `i`, whose vdl changed, to its place in vdl order; returns where.
+    fn reposition(&mut self, i: usize) -> usize {
+        let mut i = self.sift_left(i);
+        let t = &mut self.table;
         while i + 1 < t.len() && order_key(&t[i]) > order_key(&t[i + 1]) {
             t.swap(i, i + 1);
             i += 1;
