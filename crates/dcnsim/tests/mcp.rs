@@ -36,38 +36,41 @@ fn by_src(out: &RunOutput, src: u32) -> &FlowRecord {
     out.flows.iter().find(|f| f.src == src).unwrap()
 }
 
-/// 5 MB due in 10 ms needs 4 Gb/s of the 10: MCP finishes just in time rather than at line
-/// rate (DCTCP takes 4.1 ms). Its window starts at RTT × γ(0) and is set from the deficit
-/// each RTT: the flow ends within the last 10 % of its time. (It runs up to a packet per RTT
-/// above γ: the deficit lifts the window to whole segments that cover γ, and Z, never
-/// negative, does not bring it down once the flow is ahead.)
+/// 5 MB due in 10 ms needs 4 Gb/s of the 10: MCP paces it to end near its deadline rather
+/// than at line rate (DCTCP takes 0.41 of it). It aims one RTT before the deadline and sends
+/// its window rounded up to whole segments, so it ends a little early: between 0.75 and 1.0
+/// of the deadline, under both variants.
 #[test]
 fn a_lone_deadline_flow_runs_at_the_rate_it_needs() {
     let csv = "src,dst,size_bytes,start_s,deadline_s\n0,2,5000000,0,0.010\n";
-    let out = run("mcp", csv, "lone", &[]);
-    let f = by_src(&out, 0);
-    let fct = f.fct().expect("finished").as_secs_f64();
-    assert!(fct <= 0.010, "met its deadline: {fct}");
-    assert!(
-        fct > 0.009,
-        "did not take the whole link: {fct} s against ideal {}",
-        f.ideal_fct
-    );
+    for variant in ["approx", "opt"] {
+        let set = format!("transport.mcp_variant=\"{variant}\"");
+        let out = run("mcp", csv, &format!("lone-{variant}"), &[&set]);
+        let share = by_src(&out, 0).fct().expect("finished").as_secs_f64() / 0.010;
+        assert!(
+            share > 0.75 && share <= 1.0,
+            "{variant}: {share} of the deadline"
+        );
+    }
     let dctcp = run("dctcp", csv, "lone", &[]);
     assert!(by_src(&dctcp, 0).fct().unwrap().as_secs_f64() < 0.005);
-    // MCP-Opt, with the switches' true queue and price: the same on an idle path.
-    let opt = run("mcp", csv, "lone-opt", &["transport.mcp_variant=\"opt\""]);
-    let fct = by_src(&opt, 0).fct().expect("finished").as_secs_f64();
-    assert!(fct <= 0.010 && fct > 0.009, "opt: {fct}");
 }
 
-/// On the k = 8 fat-tree of the seed's evaluation (10/40 Gb/s, 1 µs links: RTT 17.5 µs), a
-/// lone 500 KB flow due in 1.235 ms needs 5.6 packets per RTT: a window that is not a whole
-/// number of packets. It makes its deadline (it missed by 2 packets while the update counted
-/// the window's fraction of a packet, which the sender never sends, as rate).
-#[test]
-fn a_lone_flow_with_a_fractional_window_makes_its_deadline() {
-    let text = r#"
+/// The base RTT of the k = 8 fat-tree's longest path (10, 10, 40, 40, 10, 10 Gb/s, 1 µs links):
+/// a 1500-byte packet out, a 40-byte ACK back. The deadline of `dcnsim reproduce mcp`:
+/// D = 2·RTT + 8·S / (10 Gb/s / 3).
+fn experiment_deadline(size: u64) -> f64 {
+    let ser = |bytes: f64| {
+        [10e9, 10e9, 40e9, 40e9, 10e9, 10e9]
+            .iter()
+            .map(|r| bytes * 8.0 / r)
+            .sum::<f64>()
+    };
+    let rtt = ser(1500.0) + ser(40.0) + 12e-6;
+    2.0 * rtt + size as f64 * 8.0 / (10e9 / 3.0)
+}
+
+const FAT_TREE: &str = r#"
 [topology]
 kind = "fattree"
 k = 8
@@ -82,11 +85,52 @@ protocol = "mcp"
 kind = "flows"
 file = "flows.csv"
 "#;
+
+/// Queries of 2, 6, 10 and 20 KB from h0 to the same rack (h1), the same pod (h5) and across
+/// the core (h20), one at a time on the idle k = 8 fat-tree, with the experiment's deadlines
+/// (40–83 µs, 2–5 RTTs): all twelve met under both variants. (Before issue 34, 9 of 12: the
+/// first window from the handshake's 40-byte RTT sample sent one segment of 6 KB across the
+/// core, and the window might only double per update.)
+#[test]
+fn lone_queries_meet_their_deadlines() {
+    let mut csv = String::from("src,dst,size_bytes,start_s,deadline_s\n");
+    let mut start = 0.0;
+    for size in [2_000u64, 6_000, 10_000, 20_000] {
+        for dst in [1, 5, 20] {
+            let d = experiment_deadline(size);
+            csv += &format!("0,{dst},{size},{start},{d}\n");
+            start += 0.001;
+        }
+    }
+    for variant in ["approx", "opt"] {
+        let set = format!("transport.mcp_variant=\"{variant}\"");
+        let out = run_in(
+            FAT_TREE,
+            &[&set],
+            &flow_dir(&format!("mcp-queries-{variant}"), &csv),
+        );
+        let missed: Vec<_> = out
+            .flows
+            .iter()
+            .filter(|f| f.met_deadline() != Some(true))
+            .map(|f| (f.size_bytes, f.dst))
+            .collect();
+        assert_eq!(out.flows.len(), 12);
+        assert!(missed.is_empty(), "{variant} missed {missed:?}");
+    }
+}
+
+/// On the k = 8 fat-tree of the seed's evaluation (10/40 Gb/s, 1 µs links: RTT 17.5 µs), a
+/// lone 500 KB flow due in 1.235 ms needs 5.6 packets per RTT: a window that is not a whole
+/// number of packets. It makes its deadline (it missed by 2 packets while the update counted
+/// the window's fraction of a packet, which the sender never sends, as rate).
+#[test]
+fn a_lone_flow_with_a_fractional_window_makes_its_deadline() {
     let csv = "src,dst,size_bytes,start_s,deadline_s\n0,127,500000,0,0.001235088\n";
     for variant in ["approx", "opt"] {
         let set = format!("transport.mcp_variant=\"{variant}\"");
         let out = run_in(
-            text,
+            FAT_TREE,
             &[&set],
             &flow_dir(&format!("mcp-frac-{variant}"), csv),
         );
@@ -95,14 +139,20 @@ file = "flows.csv"
     }
 }
 
-/// A: 10 MB in 10 ms (8 Gb/s); B: 4 MB in 25 ms (1.3 Gb/s); together 9.3 of 10 Gb/s. DCTCP
-/// gives each half until B is done (6.4 ms), leaving A 6 MB for 3.6 ms: A misses. D2TCP's
-/// deadline-aware cut does not make up for it either. MCP gives each the rate it needs.
+/// The seed's Fig. 1 case. A: 10 MB in 10 ms (8 Gb/s); B: 4 MB in 25 ms (1.3 Gb/s); together
+/// 9.3 of 10 Gb/s. DCTCP gives each half until B is done (6.4 ms), leaving A 6 MB for 3.6 ms:
+/// A misses. D2TCP's deadline-aware cut does not make up for it either. MCP gives each the
+/// rate it needs, under both variants (MCP-Opt missed A before issue 34: its price read a
+/// port busy for one RTT as full).
 #[test]
 fn unequal_deadlines_both_met_under_mcp_where_dctcp_misses_one() {
     let csv = "src,dst,size_bytes,start_s,deadline_s\n0,2,10000000,0,0.010\n1,2,4000000,0,0.025\n";
     let met = |out: &RunOutput| (by_src(out, 0).met_deadline(), by_src(out, 1).met_deadline());
-    assert_eq!(met(&run("mcp", csv, "two", &[])), (Some(true), Some(true)));
+    for variant in ["approx", "opt"] {
+        let set = format!("transport.mcp_variant=\"{variant}\"");
+        let out = run("mcp", csv, &format!("two-{variant}"), &[&set]);
+        assert_eq!(met(&out), (Some(true), Some(true)), "{variant}");
+    }
     assert_eq!(
         met(&run("dctcp", csv, "two", &[])),
         (Some(false), Some(true))
@@ -111,6 +161,61 @@ fn unequal_deadlines_both_met_under_mcp_where_dctcp_misses_one() {
         met(&run("d2tcp", csv, "two", &[])),
         (Some(false), Some(true))
     );
+}
+
+/// Three 1.5 MB flows due in 4 ms into one host (9 of its 10 Gb/s): feasible, and every one
+/// is met under both variants and both abort rules; none is aborted.
+#[test]
+fn the_abort_rule_never_fires_on_feasible_flows() {
+    let csv = "src,dst,size_bytes,start_s,deadline_s\n0,3,1500000,0,0.004\n1,3,1500000,0,0.004\n2,3,1500000,0,0.004\n";
+    for variant in ["approx", "opt"] {
+        for rule in ["deficit", "per_rtt"] {
+            let sets = [
+                format!("transport.mcp_variant=\"{variant}\""),
+                format!("transport.mcp_abort=\"{rule}\""),
+                "topology.hosts=4".to_string(),
+            ];
+            let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+            let out = run("mcp", csv, &format!("three-{variant}-{rule}"), &sets);
+            for f in &out.flows {
+                assert!(
+                    f.terminated.is_none(),
+                    "{variant}/{rule}: flow {} aborted",
+                    f.src
+                );
+                assert_eq!(
+                    f.met_deadline(),
+                    Some(true),
+                    "{variant}/{rule}: flow {}",
+                    f.src
+                );
+            }
+        }
+    }
+}
+
+/// A (3 MB due in 8 ms, 3 Gb/s) shares one host's link with three flows of 750 KB due in
+/// 2 ms (3 Gb/s each): 12 Gb/s for 2 ms, and every flow falls behind. A could still finish
+/// at leisure once the others are gone. The default rule (`deficit`: Z against what the
+/// fastest link carries to the deadline) keeps A, which makes it; the literal per-window
+/// reading (`per_rtt`) aborts A with the others at about 1 ms.
+#[test]
+fn a_transient_overload_aborts_a_feasible_flow_only_under_the_per_rtt_rule() {
+    let csv = "src,dst,size_bytes,start_s,deadline_s\n0,4,3000000,0,0.008\n1,4,750000,0,0.002\n2,4,750000,0,0.002\n3,4,750000,0,0.002\n";
+    let a = |rule: &str| {
+        let sets = [
+            format!("transport.mcp_abort=\"{rule}\""),
+            "topology.hosts=5".to_string(),
+        ];
+        let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+        let out = run("mcp", csv, &format!("transient-{rule}"), &sets);
+        let f = by_src(&out, 0);
+        (f.met_deadline(), f.terminated.map(|t| t.as_secs_f64()))
+    };
+    assert_eq!(a("deficit"), (Some(true), None));
+    let (met, aborted) = a("per_rtt");
+    assert_eq!(met, Some(false));
+    assert!(aborted.is_some_and(|t| t < 0.002), "{aborted:?}");
 }
 
 /// A flow that needs 40 Gb/s on a 10 Gb/s path is aborted at its handshake. One that becomes

@@ -149,8 +149,15 @@ pub struct TransportConfig {
     /// MCP: `approx` (the window from ECN marks, eq. 11) or `opt` (from the path's true queues
     /// and prices, eq. 10).
     pub mcp_variant: Option<String>,
-    /// MCP-Opt: the interval over which a port measures its load for the link price.
+    /// MCP-Opt: the interval over which a port samples its load and its standing queue.
     pub mcp_rate_interval_us: Option<f64>,
+    /// MCP-Opt: the time over which a port averages its load samples for the link price.
+    pub mcp_rate_average_us: Option<f64>,
+    /// MCP: the abort rule, `deficit` (Z in bytes against the fastest link until the deadline)
+    /// or `per_rtt` (Z against one window's worth).
+    pub mcp_abort: Option<String>,
+    /// MCP: the expected rate aims at `rtt_early` (one RTT before the deadline) or `deadline`.
+    pub mcp_aim: Option<String>,
     /// MERP: α, the largest share of a link a flow sends DATA at.
     pub merp_alpha: Option<f64>,
     /// MERP: the detecting rate threshold Q, as a fraction of the sender's link rate.
@@ -219,6 +226,9 @@ impl Default for TransportConfig {
             d3_interval_us: None,
             mcp_variant: None,
             mcp_rate_interval_us: None,
+            mcp_rate_average_us: None,
+            mcp_abort: None,
+            mcp_aim: None,
             merp_alpha: None,
             merp_q: None,
             merp_rtt_us: None,

@@ -1,17 +1,30 @@
 //! MCP's window policy: eqs. (10) and (11) once per RTT (see the module doc of [`super`] for
 //! the reading of each term and its units).
 
-use super::{price, McpHeader, McpParams};
+use super::{price, AbortRule, McpHeader, McpParams};
 use crate::net::packet::Header;
 use crate::protocols::tcp::cc::{newreno, Ack, CongestionControl, Conn, Dctcp, Window};
 use crate::protocols::tcp::TcpParams;
 use crate::protocols::FlowSetup;
 use crate::units::Time;
 
+/// Where the update's window of packets stands. A window starts at an update (or the
+/// handshake) and covers the data sent after it: the first ACK that finds `snd_nxt` past
+/// `mark` opens it up to that `snd_nxt`, and the ACK that reaches it closes it.
+#[derive(Clone, Copy, Debug)]
+enum Round {
+    /// Since `since`, nothing sent after `mark` yet seen.
+    Waiting { since: Time, mark: u64 },
+    /// Ends when `snd_una` reaches `end`.
+    Open { since: Time, end: u64 },
+}
+
 /// MCP's state for one flow.
 #[derive(Clone, Debug)]
 pub struct Mcp {
     opt: bool,
+    abort: AbortRule,
+    aim_early: bool,
     /// Absolute deadline; flows without one run `fallback` (DCTCP).
     deadline: Option<Time>,
     fallback: Option<Dctcp>,
@@ -22,18 +35,21 @@ pub struct Mcp {
     bottleneck_bps: f64,
     fastest_bps: f64,
     k_pkts: f64,
-    /// The update's window: it ends when `snd_una` reaches `window_end`; bytes acknowledged in
-    /// it and those whose ACK echoed CE.
-    window_end: Option<u64>,
+    /// The window W in packets, with its fraction; the sender's cwnd is W rounded up to whole
+    /// segments (`cwnd_set`, what we last wrote: a cwnd that differs was set by loss recovery).
+    w: f64,
+    cwnd_set: u64,
+    round: Round,
+    /// Bytes acknowledged since the window started, and those whose ACK echoed CE.
     acked: u64,
     marked: u64,
-    /// Z, the virtual queue (packets per RTT).
+    /// Z, the virtual queue (packets): how far the flow is behind its expected rate.
     z: f64,
-    /// F·W of the previous update (approx), for the load estimate.
-    prev_fw: f64,
+    /// F·x of the previous update (approx), for the load estimate.
+    prev_fx: f64,
     /// The latest Σ Q and Σ λ the path's switches stamped (opt).
     path: McpHeader,
-    abort: bool,
+    wants_abort: bool,
     /// Updates made, for tests and diagnostics.
     pub updates: u64,
 }
@@ -43,6 +59,8 @@ impl Mcp {
         let mss = p.mss as f64;
         Mcp {
             opt: m.opt,
+            abort: m.abort,
+            aim_early: m.aim_early,
             deadline: f.deadline,
             fallback: f.deadline.is_none().then(|| Dctcp::new(p)),
             mss,
@@ -50,13 +68,18 @@ impl Mcp {
             bottleneck_bps: f.path.bottleneck.bits_per_sec() as f64,
             fastest_bps: f.path.fastest.bits_per_sec() as f64,
             k_pkts: f.path.ecn_k_pkts.unwrap_or(0) as f64,
-            window_end: None,
+            w: 1.0,
+            cwnd_set: 0,
+            round: Round::Waiting {
+                since: Time::ZERO,
+                mark: 0,
+            },
             acked: 0,
             marked: 0,
             z: 0.0,
-            prev_fw: 0.0,
+            prev_fx: 0.0,
             path: McpHeader::default(),
-            abort: false,
+            wants_abort: false,
             updates: 0,
         }
     }
@@ -66,9 +89,14 @@ impl Mcp {
         self.fallback.as_ref()
     }
 
-    /// The virtual queue Z (packets per RTT).
+    /// The virtual queue Z (packets).
     pub fn virtual_queue(&self) -> f64 {
         self.z
+    }
+
+    /// The window W (packets, with its fraction).
+    pub fn window_pkts(&self) -> f64 {
+        self.w
     }
 
     /// Seconds to the deadline, if any is left (none without a deadline).
@@ -77,70 +105,108 @@ impl Mcp {
         (d > now).then(|| (d - now).as_secs_f64())
     }
 
-    /// A link of `bps` in packets per RTT of `tau` seconds.
-    fn pkts_per_rtt(&self, bps: f64, tau: f64) -> f64 {
-        bps / 8.0 * tau / self.packet
+    /// The expected rate γ (bytes/s): the remaining bytes over the time left, aimed one RTT
+    /// before the deadline unless `mcp_aim = "deadline"` (module doc). With less than two
+    /// RTTs left it asks for everything in the next RTT.
+    fn expected_rate(&self, remaining: u64, left: f64, rtt: f64) -> f64 {
+        let aim = if self.aim_early {
+            (left - rtt).max(rtt).min(left)
+        } else {
+            left
+        };
+        remaining as f64 / aim
     }
 
-    /// §4.2: a flow ends when its deadline has passed or it needs more than the fastest link
-    /// on its path could give (module doc). Returns the expected rate γ (bytes/s) otherwise.
-    fn expected_rate(&mut self, c: &Conn) -> Option<f64> {
-        let gamma = c.remaining() as f64 / self.time_left(c.now)?;
-        (gamma * 8.0 <= self.fastest_bps).then_some(gamma)
+    /// Sets W and the sender's window: whole segments, W rounded up.
+    fn set_window(&mut self, pkts: f64, w: &mut Window) {
+        self.w = pkts;
+        // The 1e-9 keeps an exact whole number from rounding up by a float's last bit.
+        w.cwnd = (pkts - 1e-9).ceil().max(1.0) as u64 * self.mss as u64;
+        w.ssthresh = w.cwnd;
+        self.cwnd_set = w.cwnd;
     }
 
-    /// The once-per-RTT update, eq. (10) or (11), outside a fast recovery.
-    fn update(&mut self, c: &Conn, gamma: f64, w: &mut Window) {
-        let Some(srtt) = c.srtt else { return };
-        let tau = srtt.as_secs_f64();
-        let wnd = w.cwnd as f64 / self.mss;
-        // The rate x is the whole segments the window lets fly: the sender sends a segment only
-        // when it fits, so a window of 5.7 packets carries 5 per RTT (module doc, "Window").
-        let x = wnd.floor().max(1.0);
-        let gamma = gamma * tau / self.mss;
+    /// §4.2, in the units the module doc gives: the flow is further behind than the fastest
+    /// link on its path could carry in `span` seconds.
+    fn too_far_behind(&self, left: f64, tau: f64) -> bool {
+        let span = match self.abort {
+            AbortRule::Deficit => left,
+            AbortRule::PerRtt => tau,
+        };
+        self.z * self.packet > self.fastest_bps / 8.0 * span
+    }
+
+    /// The once-per-RTT update, eq. (10) or (11), at the ACK that closed a window of `tau`
+    /// seconds, outside a fast recovery.
+    fn update(&mut self, c: &Conn, left: f64, tau: f64, w: &mut Window) {
+        let rtt = c.srtt.map_or(tau, |s| s.as_secs_f64());
+        // The sender set the window itself since our last update (a loss): start from it.
+        let wnd = if w.cwnd == self.cwnd_set {
+            self.w
+        } else {
+            w.cwnd as f64 / self.mss
+        };
+        // The rate x: the packets acknowledged in the window, against γ in packets per window.
+        let x = self.acked as f64 / self.mss;
+        // γ in packets per window; no window is expected to carry more than what remains.
+        let remaining = c.remaining() as f64;
+        let gamma = (self.expected_rate(c.remaining(), left, rtt) * tau).min(remaining) / self.mss;
         self.z = (self.z + gamma - x).max(0.0);
+        if self.too_far_behind(left, tau) {
+            self.wants_abort = true;
+            return;
+        }
+        let x = x.max(1.0);
         let source = self.z * gamma / (x * x);
         let network = if self.opt {
-            let per_rtt = self.packet / tau;
-            self.path.queue_pkts as f64 + self.path.price as f64 * per_rtt * per_rtt
+            let per_window = self.packet / tau;
+            self.path.queue_pkts as f64 + self.path.price as f64 * per_window * per_window
         } else {
             let f = if self.acked > 0 {
                 self.marked as f64 / self.acked as f64
             } else {
                 0.0
             };
-            let fw = f * x;
-            let queue = if f > 0.0 { self.k_pkts + fw } else { 0.0 };
-            let growth = fw - self.prev_fw;
-            self.prev_fw = fw;
-            queue + price(self.pkts_per_rtt(self.bottleneck_bps, tau), growth)
+            let fx = f * x;
+            let queue = if f > 0.0 { self.k_pkts + fx } else { 0.0 };
+            let growth = fx - self.prev_fx;
+            self.prev_fx = fx;
+            let capacity = self.bottleneck_bps / 8.0 * tau / self.packet;
+            queue + price(capacity, growth)
         };
         // At least one packet, at most twice the last window: more would leave as a line-rate
         // burst that no round of ACKs clocked (slow start's bound too).
         let next = (wnd + source - network).clamp(1.0, 2.0 * wnd.max(1.0));
-        w.cwnd = (next * self.mss).round() as u64;
-        w.ssthresh = w.cwnd;
+        self.set_window(next, w);
         self.updates += 1;
+    }
+
+    /// A new window starts now, covering what is sent after `mark`.
+    fn restart(&mut self, now: Time, mark: u64) {
+        self.round = Round::Waiting { since: now, mark };
+        self.acked = 0;
+        self.marked = 0;
     }
 }
 
 impl CongestionControl for Mcp {
-    /// The initial window τ·γ(0), from the handshake's RTT sample (§4.1); a flow that needs
-    /// more than the fastest link on its path ends at once.
+    /// The initial window τ·γ(0), with τ the handshake's RTT sample (§4.1); a flow that
+    /// needs more than the fastest link on its path ends at once.
     fn on_established(&mut self, c: &Conn, w: &mut Window) {
         if self.fallback.is_some() {
             return;
         }
         match (self.time_left(c.now), c.srtt) {
             (Some(left), Some(_)) if c.size as f64 * 8.0 / left > self.fastest_bps => {
-                self.abort = true;
+                self.wants_abort = true;
             }
             (Some(left), Some(rtt)) => {
-                let bytes = c.size as f64 / left * rtt.as_secs_f64();
-                w.cwnd = (bytes.round() as u64).max(c.mss);
-                w.ssthresh = w.cwnd;
+                let rtt = rtt.as_secs_f64();
+                let bytes = self.expected_rate(c.size, left, rtt) * rtt;
+                self.set_window((bytes / self.mss).max(1.0), w);
+                self.restart(c.now, c.snd_nxt);
             }
-            _ => self.abort = true,
+            _ => self.wants_abort = true,
         }
     }
 
@@ -151,21 +217,34 @@ impl CongestionControl for Mcp {
         if let Header::Mcp(h) = a.header {
             self.path = h;
         }
-        let end = *self.window_end.get_or_insert(c.snd_nxt);
         self.acked += a.newly_acked;
         if a.ece {
             self.marked += a.newly_acked;
         }
-        if c.snd_una >= end && !c.all_acked() {
-            match self.expected_rate(c) {
-                None => self.abort = true,
-                Some(gamma) if !c.in_recovery => self.update(c, gamma, w),
-                Some(_) => {}
+        let (since, end) = match self.round {
+            Round::Open { since, end } => (since, end),
+            // Data sent since the window started: it runs to the end of that data.
+            Round::Waiting { since, mark } if c.snd_nxt > mark => {
+                self.round = Round::Open {
+                    since,
+                    end: c.snd_nxt,
+                };
+                (since, c.snd_nxt)
             }
-            self.window_end = Some(c.snd_nxt);
-            self.acked = 0;
-            self.marked = 0;
+            Round::Waiting { .. } => return,
+        };
+        if c.snd_una < end || c.all_acked() {
+            return;
         }
+        match self.time_left(c.now) {
+            None => self.wants_abort = true,
+            Some(left) if !c.in_recovery => {
+                let tau = (c.now - since).as_secs_f64();
+                self.update(c, left, tau, w)
+            }
+            Some(_) => {}
+        }
+        self.restart(c.now, c.snd_nxt);
     }
 
     fn on_dupack(&mut self, c: &Conn, ece: bool, w: &mut Window) {
@@ -186,9 +265,16 @@ impl CongestionControl for Mcp {
             Some(d) => d.on_timeout(c, flight, w),
             None => {
                 newreno::timeout(c, flight, w);
-                if self.expected_rate(c).is_none() {
-                    self.abort = true;
+                if self.time_left(c.now).is_none() {
+                    self.wants_abort = true;
                 }
+                // Go-back-N resends from snd_una: the window (and its count of what arrived)
+                // runs on until what is sent from there is acknowledged.
+                let (Round::Open { since, .. } | Round::Waiting { since, .. }) = self.round;
+                self.round = Round::Waiting {
+                    since,
+                    mark: c.snd_una,
+                };
             }
         }
     }
@@ -198,7 +284,7 @@ impl CongestionControl for Mcp {
     }
 
     fn wants_abort(&self, _now: Time) -> bool {
-        self.abort
+        self.wants_abort
     }
 
     /// `opt`: data packets carry the field the switches add their queue and price to.

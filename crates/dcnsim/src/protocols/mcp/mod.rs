@@ -9,75 +9,99 @@
 //!
 //! ## The formulas as we read them (the seed's PDF text garbles every one)
 //!
-//! Everything is counted **per RTT and in packets** (full segments of `mss_bytes`): the
-//! update is once per RTT τ (§3.5: W(t + τ) from W(t)), and the window W in packets is the
-//! rate x in packets per RTT. With that, every term of eq. (10) is a number of packets per
-//! RTT and the sum is dimensionally sound (the seed mixes rates in bit/s, queues in packets and
-//! prices in s²/bit² without saying how they are scaled):
+//! Everything is counted **per update window and in packets** (full segments of
+//! `mss_bytes`): the update runs once per window τ (§3.5: W(t + τ) from W(t)), and the window W
+//! in packets is the rate x in packets per τ. With that, every term of eq. (10) is a number of
+//! packets per window and the sum is dimensionally sound (the seed mixes rates in bit/s,
+//! queues in packets and prices in s²/bit² without saying how they are scaled):
 //!
-//! * **Expected rate** (§3.1): γ = M / δ, remaining bytes over the time left to the deadline,
-//!   here γ·τ / mss packets per RTT.
+//! * **The update window τ.** A window starts at an update (or the handshake) and covers the
+//!   data sent after it: the first ACK that finds data sent since then opens it up to that
+//!   data, and the ACK that acknowledges all of it closes it and runs the next update. τ is the
+//!   window's measured duration. (A window that ended at the data already in flight at the
+//!   update closed a few µs later whenever the update had shrunk the window, and a second
+//!   update ran on a rate that was never sent: issue 34 counted 51 of 135 updates within half
+//!   an SRTT of the one before.)
+//! * **Expected rate** (§3.1): γ = M / δ, remaining bytes over the time left, here γ·τ / mss
+//!   packets per window, and never more than the whole remainder. **We aim one RTT (SRTT)
+//!   before the deadline**, δ − RTT (with less than two RTTs left, the whole remainder in the
+//!   next RTT): the seed's fluid model has no last-packet delay, and a flow paced to end at
+//!   its deadline delivers its last packet late. `mcp_aim = "deadline"` is the seed's γ.
 //! * **Virtual queue** (after eq. (5)): Z ← max(0, Z + γ − x), the deficit of the actual rate
-//!   against the expected one, in packets per RTT.
-//! * **Source term** (eq. (9)): Θ(γ, x) = Z·γ / x². It grows with the deficit and the urgency
-//!   and falls as the flow catches up.
+//!   against the expected one, in packets. **x** is the packets the window's ACKs acknowledged
+//!   over τ: what the flow actually delivered (a window may carry the tail of the flight sent
+//!   before the update, or lose packets).
+//! * **Source term** (eq. (9)): Θ(γ, x) = Z·γ / x² (x at least 1). It grows with the deficit
+//!   and the urgency and falls as the flow catches up.
 //! * **Network term**: Σ over the path's links of Q_l + λ_l, the queue (packets) and the link
 //!   price. The price is the derivative of the M/M/1 delay d(y) = 1/(C − y) (§4.1),
 //!   **λ = d'(y) = 1/(C − y)²**, with C and the arrival rate y, like every rate here, in
-//!   packets per RTT (V = 1, no other weight): a thousandth of a packet on an idle 10 Gb/s link
-//!   with a 45 µs RTT (C ≈ 37), one packet at y = C − 1, growing without bound towards C — the
-//!   relaxed capacity constraint of eq. (4). y is capped at 0.99·C. (Scaling the price by C² to
-//!   make it "a number of packets" instead, 1/(1 − ρ)², costs an idle path one packet per RTT
-//!   and link, which the source term balances only with a standing deficit Z ≈ γ: flows then
-//!   run about an RTT behind schedule and miss their deadlines by that, and under `opt` the
-//!   price of a flow's own busy NIC held a flow that needs 80 % of it far below that.)
+//!   packets per window (V = 1, no other weight): a thousandth of a packet on an idle 10 Gb/s
+//!   link with a 45 µs window (C ≈ 37), one packet at y = C − 1, growing without bound towards
+//!   C — the relaxed capacity constraint of eq. (4). y is capped at 0.99·C. (Scaling the
+//!   price by C² to make it "a number of packets" instead, 1/(1 − ρ)², costs an idle path one
+//!   packet per window and link, which the source term balances only with a standing deficit
+//!   Z ≈ γ: flows then run about an RTT behind schedule and miss their deadlines by that.)
 //! * **Optimal update** (eq. (10), `mcp_variant = "opt"`): W ← W + Θ − Σ_l (Q_l + λ_l), with
-//!   the true queue lengths and link loads of the path. The seed proposes "an additional field
-//!   in the packet header" to which every switch adds its queue and price; the simulator does
-//!   that ([`switch`]): each data packet collects Σ Q_l (packets waiting ahead of it) and
-//!   Σ 1/(C_l − y_l)² with rates in bytes/s (y_l measured over the last `mcp_rate_interval_us`
-//!   at that port); the ACK echoes them and the sender converts the second to its packets and
-//!   RTT (× (packet bytes / τ)²).
+//!   the queues and loads of the path. The seed proposes "an additional field in the packet
+//!   header" to which every switch adds its queue and price; the simulator does that
+//!   ([`switch`]): each data packet collects Σ Q_l and Σ 1/(C_l − y_l)² with rates in bytes/s;
+//!   the ACK echoes them and the sender converts the second to its packets and window
+//!   (× (packet bytes / τ)²). **Q_l is the port's standing queue** (the least an arrival found
+//!   over the last one to two intervals of `mcp_rate_interval_us`, the base RTT) and **y_l its
+//!   load averaged over `mcp_rate_average_us`** (1 ms): the seed's y and Q are long-term
+//!   quantities (eqs. (1), (3)). Measured over one base RTT, a port busy for that RTT read as
+//!   full and added λ ≈ 10⁴/C², about 47 packets per hop on the k = 8 fat-tree; and a packet
+//!   reported the flow's own burst ahead of it as queue.
 //! * **ECN approximation** (eq. (11), `"approx"`, the default): only the bottleneck, from the
 //!   fraction F of the last window's packets that were marked (no moving average, §4.1):
-//!   Q ≈ K + F·W (Fig. 2, the lower bound, with K the marking threshold), and the load from two
-//!   consecutive estimates, ŷ = (F(t)·W(t) − F(t − τ)·W(t − τ)) per RTT, the queue's growth,
+//!   Q ≈ K + F·x (Fig. 2, the lower bound, with K the marking threshold), and the load from two
+//!   consecutive estimates, ŷ = F(t)·x(t) − F(t − τ)·x(t − τ) per window, the queue's growth,
 //!   as the seed's λ(t) = (C − [F(t)W(t) − F(t−τ)W(t−τ)]/τ)⁻² has it (reading ŷ as C plus that
 //!   growth would make the price infinite at every steady queue). C is the path's slowest link.
 //!   **A window without marks** says only that the queue stayed below K; Fig. 2's bound
 //!   assumes marks, so we take Q ≈ 0 then (K + 0·W would pretend a full threshold's queue on an
 //!   idle path).
-//! * **Window**: W is kept ≥ 1 packet and grows at most to twice its last value per update (a
-//!   larger step would leave as a line-rate burst that no round of ACKs clocked, slow start's
-//!   bound too; the seed sets no limit). Between updates it stays as set (no slow start, no
-//!   additive increase). **The rate x** in Z, Θ and F·W is the whole segments the window lets
-//!   fly, ⌊W⌋ (at least 1): the TCP sender sends a segment only when it fits the window, so
-//!   W = 5.7 carries 5 packets per RTT. (Counting W itself as the rate, a flow whose W has a
-//!   fraction ran short of γ by it with Z at 0, so nothing lifted it: at data-center RTTs
-//!   windows are a few packets and the fraction is 10–20 % of the rate; a lone 500 KB flow
-//!   due in 1.235 ms on the idle k = 8 fat-tree missed by 2 packets. The update still adds
-//!   Θ and the network term to W with its fraction.)
-//! * **Initial window** (§4.1): τ × γ(0), with τ the handshake's RTT sample.
+//! * **Window**: W keeps its fraction; the sender gets **W rounded up to whole segments** (it
+//!   sends a segment only when it fits the window, so W = 5.2 flies 6; rounding down, a lone
+//!   500 KB flow due in 1.235 ms on the idle k = 8 fat-tree missed by 2 packets). Once the flow
+//!   is ahead, Z is 0 and only the small idle price lowers W. W is kept ≥ 1 packet and grows at
+//!   most to twice its last value per update (a larger step would leave as a line-rate burst
+//!   that no round of ACKs clocked, slow start's bound too; the seed sets no limit). Between
+//!   updates it stays as set (no slow start, no additive increase).
+//! * **Initial window** (§4.1): τ × γ(0), with τ the handshake's RTT sample, rounded up to
+//!   whole segments. (That sample is of 40-byte packets, 8.3 µs within a pod of the k = 8
+//!   fat-tree against 12.9 µs for data; rounded down, a 6 KB query across the core started
+//!   with one segment and missed its 49.5 µs deadline.)
 //! * **Abort** (§4.2): the seed aborts a flow "when Z_s(t) > max C_l, as it implies that even
 //!   the largest link capacity along its path is no longer sufficient for the flow to finish
-//!   before deadline". We abort on what the sentence says it means: when the expected rate γ
-//!   exceeds the fastest link on the path (checked at the handshake and at every update); the
-//!   sender ends the flow (`Terminated`), freeing the bandwidth. Read literally, Z (a deficit
-//!   summed over RTTs) against C (a rate per RTT) aborts flows that could still make it: a flow
-//!   that needs half of a 10 Gb/s link reaches it after two round trips of congestion (the
-//!   abort test in `tests/mcp.rs`: the literal rule also killed the feasible second flow). A
-//!   flow whose deadline has passed ends too.
+//!   before deadline". Z is a shortfall summed over windows, C a rate: comparing them needs a
+//!   time. **By default (`mcp_abort = "deficit"`) that time is the one left to the deadline**:
+//!   the flow ends when Z (in wire bytes) exceeds what the fastest link on its path carries
+//!   before the deadline — the sentence's meaning. `"per_rtt"` takes one update window, the
+//!   slot of the seed's discrete queue Z(t+1) = Z(t) + γ(t) − x(t): Z against one window's worth
+//!   of the fastest link. It aborts flows that could still make it: a transient overload of
+//!   a few RTTs puts every flow behind by more than a window's worth (`tests/mcp.rs`: a 3 MB
+//!   flow due in 8 ms, aborted at 1 ms beside three flows due in 2 ms; it makes its deadline
+//!   under `deficit`). Z is not the bytes a flow is behind: γ is re-based on the remainder at
+//!   every update, so a shortfall counts again in every later window that also falls short,
+//!   and `deficit` too ends some flows that needed less than their host link at the time
+//!   (`dcnsim.experiments.mcp` gives how many). At the handshake a flow that needs more than
+//!   the fastest link is aborted at once; a flow past its deadline ends at its next update or
+//!   timeout. The sender ends the flow (`Terminated`), freeing the bandwidth.
 //!
 //! ## Choices where the seed is silent
 //!
 //! * **Flows without a deadline** have no expected rate; they run DCTCP (its keys apply).
 //! * **Losses** are handled as NewReno does (ssthresh = FlightSize/2 at a fast retransmit,
-//!   1 segment after a timeout); the next RTT update takes the window from there. No update
-//!   during a fast recovery.
-//! * **The RTT τ** is the smoothed RTT (RFC 6298) at the update; the window of an update ends
-//!   when the cumulative ACK passes the data sent when it began (as DCTCP's observation window).
+//!   1 segment after a timeout); the next update starts from the window the sender left
+//!   (whole segments). No update during a fast recovery: a window that closes in one starts
+//!   the next. After a timeout the window runs on until what is resent is acknowledged.
+//! * **The RTT** of the aim is the smoothed RTT (RFC 6298); the update window's τ is measured.
 //! * **K and the link rates** come from the flow's path at its start ([`crate::protocols::PathFacts`]):
 //!   K is the smallest marking threshold on it (the first queue to mark), C its slowest link.
+//! * **No pacing**: a window leaves as the ACKs clock it, as TCP's. (Pacing at W/τ was
+//!   considered for `opt`; with the standing queue a flow's own burst no longer counts.)
 //! * **Aborting at the deadline** for every protocol (as the seed's evaluation does) is the
 //!   workload's `abort_at_deadline`, not MCP's.
 //!
@@ -88,38 +112,29 @@
 //!
 //! | key | default | meaning |
 //! |---|---|---|
-//! | `mcp_variant` | `"approx"` | `"approx"`: eq. (11) from ECN marks; `"opt"`: eq. (10) from the path's true queues and prices |
-//! | `mcp_rate_interval_us` | the network's RTT | `opt` only: the interval over which a port measures its load ρ (the base RTT of the longest path, [`crate::net::scale`]) |
+//! | `mcp_variant` | `"approx"` | `"approx"`: eq. (11) from ECN marks; `"opt"`: eq. (10) from the path's queues and prices |
+//! | `mcp_abort` | `"deficit"` | §4.2: Z against the fastest link until the deadline; `"per_rtt"`: against one window's worth |
+//! | `mcp_aim` | `"rtt_early"` | γ aims one RTT before the deadline; `"deadline"`: the seed's M/δ |
+//! | `mcp_rate_interval_us` | the network's RTT | `opt` only: a port's sampling interval (standing queue, load samples): the base RTT of the longest path ([`crate::net::scale`]) |
+//! | `mcp_rate_average_us` | 1000 | `opt` only: the time over which a port averages its load |
 //!
 //! V (the Lyapunov weight) is 1, as the seed sets it. The marking threshold K is the ports'
 //! (`topology.ecn_k_pkts`; the seed's evaluation uses 64).
-
 //!
-//! ## What it does (tests/mcp.rs, one 10 Gb/s switch, 10 µs links, K = 64)
+//! ## What it does (tests/mcp.rs: one 10 Gb/s switch, 10 µs links, K = 64; and the k = 8 fat-tree)
 //!
-//! * A lone 5 MB flow due in 10 ms (4 Gb/s needed) ends at 9.16 ms, where DCTCP takes 4.1 ms:
-//!   it runs at the rate its deadline needs, rounded up to whole segments per RTT (once ahead,
-//!   Z is 0 and only the tiny idle price lowers W). MCP-Opt: 9.24 ms.
-//! * 10 MB due in 10 ms beside 4 MB due in 25 ms (9.3 of 10 Gb/s needed): both meet their
-//!   deadlines under MCP; DCTCP and D2TCP, sharing fairly until the small flow is done, miss the
-//!   large one's (11.6 and 11.4 ms).
-//! * Under MCP-Opt that large flow misses: the switches report the small standing queue that
-//!   the approximation (no marks below K = 64) does not see, and the source term balances a
-//!   queue Q only with a deficit Z ≈ γ·Q; the flow ramps up more slowly, falls ~10 % behind
-//!   and is aborted at 9.2 ms. The seed reports the two variants close; its numerical model
-//!   has no packet-level queues.
-//! * Queries whose deadline is a few RTTs can miss alone (the seed's evaluation as
-//!   `dcnsim reproduce mcp` runs it: k = 8 fat-tree, 17.5 µs RTT, 2–20 KB due in 2 RTTs plus
-//!   their size at 3.3 Gb/s): on an idle network 95 % meet within a rack, 53–58 % within a pod,
-//!   37 % across the core (DCTCP: all). The handshake's RTT sample (40-byte packets: 8.3 µs in
-//!   a pod against 12.9 µs for data) sets τ·γ(0) below one packet and keeps the smoothed τ low
-//!   for the next updates, so γ·τ reads below the one packet per RTT already sent and Z stays
-//!   0; once it does not, the window may only double per update. No choice here is changed for
-//!   it: the paper's model has no handshake and no packets (module doc of
-//!   `dcnsim.experiments.mcp`).
+//! * A lone 5 MB flow due in 10 ms (4 Gb/s needed) ends at 0.92 of its deadline under both
+//!   variants, where DCTCP takes 0.41: it runs at the rate its deadline needs, rounded up to
+//!   whole segments per window.
+//! * The seed's Fig. 1: 10 MB due in 10 ms beside 4 MB due in 25 ms (9.3 of 10 Gb/s needed):
+//!   both meet their deadlines under both variants; DCTCP and D2TCP, sharing fairly until the
+//!   small flow is done, miss the large one's.
+//! * Three 1.5 MB flows due in 4 ms into one host (9 of 10 Gb/s): all met, none aborted, under
+//!   both variants and both abort rules.
+//! * Queries of 2–20 KB alone on the idle k = 8 fat-tree, to the same rack, pod and across the
+//!   core, with `dcnsim reproduce mcp`'s deadlines (2–5 RTTs): all twelve met (9 before).
 //! * 10 MB due in 10 ms against a long flow without deadline (DCTCP): the deadline flow falls
-//!   behind, is aborted at 5.2 ms when not even the whole link would finish it, and the other
-//!   flow has the link at once.
+//!   behind and is aborted before its deadline, and the other flow has the link at once.
 
 mod controller;
 pub mod switch;
@@ -147,14 +162,33 @@ pub struct McpHeader {
     pub price: f32,
 }
 
+/// §4.2's abort rule: how the deficit Z is held against the fastest link (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AbortRule {
+    /// Z, in bytes behind, exceeds what the fastest link carries before the deadline.
+    Deficit,
+    /// Z, in packets, exceeds what the fastest link carries in one update window (the seed's
+    /// sentence with both sides per RTT).
+    PerRtt,
+}
+
 /// MCP's own parameters (the TCP and DCTCP ones are in [`crate::protocols::tcp::TcpParams`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct McpParams {
     /// Eq. (10) with the path's true queues and prices, rather than eq. (11).
     pub opt: bool,
-    /// `opt`: the interval over which a port measures its load.
+    pub abort: AbortRule,
+    /// The expected rate aims one RTT before the deadline (`mcp_aim = "rtt_early"`).
+    pub aim_early: bool,
+    /// `opt`: a port's queue is the smallest it held in each interval of this length, and
+    /// its load is sampled over it.
     pub rate_interval: Time,
+    /// `opt`: the time over which a port's load samples are averaged.
+    pub rate_average: Time,
 }
+
+/// `mcp_rate_average_us`'s default: the link price follows the load of the last millisecond.
+pub const DEFAULT_RATE_AVERAGE_US: f64 = 1000.0;
 
 impl McpParams {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<McpParams> {
@@ -168,9 +202,33 @@ impl McpParams {
                 ))
             }
         };
-        if !opt && cfg.mcp_rate_interval_us.is_some() {
+        let abort = match cfg.mcp_abort.as_deref() {
+            None | Some("deficit") => AbortRule::Deficit,
+            Some("per_rtt") => AbortRule::PerRtt,
+            Some(other) => {
+                return Err(ConfigError::new(
+                    "transport.mcp_abort",
+                    format!("unknown rule '{other}'; valid: deficit, per_rtt"),
+                ))
+            }
+        };
+        let aim_early = match cfg.mcp_aim.as_deref() {
+            None | Some("rtt_early") => true,
+            Some("deadline") => false,
+            Some(other) => {
+                return Err(ConfigError::new(
+                    "transport.mcp_aim",
+                    format!("unknown aim '{other}'; valid: rtt_early, deadline"),
+                ))
+            }
+        };
+        let opt_only = [
+            ("mcp_rate_interval_us", cfg.mcp_rate_interval_us.is_some()),
+            ("mcp_rate_average_us", cfg.mcp_rate_average_us.is_some()),
+        ];
+        if let Some((key, _)) = opt_only.iter().find(|(_, set)| !opt && *set) {
             return Err(ConfigError::new(
-                "transport.mcp_rate_interval_us",
+                format!("transport.{key}"),
                 "only for mcp_variant = \"opt\" (the approximation measures no link)",
             ));
         }
@@ -179,7 +237,18 @@ impl McpParams {
             cfg.mcp_rate_interval_us,
             FALLBACK_RATE_INTERVAL_US,
         )?;
-        Ok(McpParams { opt, rate_interval })
+        let rate_average = crate::protocols::micros(
+            "mcp_rate_average_us",
+            cfg.mcp_rate_average_us,
+            DEFAULT_RATE_AVERAGE_US,
+        )?;
+        Ok(McpParams {
+            opt,
+            abort,
+            aim_early,
+            rate_interval,
+            rate_average,
+        })
     }
 }
 

@@ -9,12 +9,13 @@ use crate::units::{Rate, Time};
 
 const MSS: u64 = 1460;
 
-fn params(variant: &str) -> (McpParams, TcpParams) {
-    let cfg = TransportConfig {
+fn params(variant: &str, keys: impl FnOnce(&mut TransportConfig)) -> (McpParams, TcpParams) {
+    let mut cfg = TransportConfig {
         protocol: "mcp".into(),
         mcp_variant: Some(variant.into()),
         ..Default::default()
     };
+    keys(&mut cfg);
     (
         McpParams::from_config(&cfg).unwrap(),
         TcpParams::from_config(&cfg).unwrap(),
@@ -23,7 +24,11 @@ fn params(variant: &str) -> (McpParams, TcpParams) {
 
 /// A 5 MB flow due at 10 ms on a 10 Gb/s path whose queues mark at 64 packets.
 fn mcp(variant: &str, deadline: Option<Time>) -> Mcp {
-    let (m, p) = params(variant);
+    mcp_with(variant, deadline, |_| {})
+}
+
+fn mcp_with(variant: &str, deadline: Option<Time>, keys: impl FnOnce(&mut TransportConfig)) -> Mcp {
+    let (m, p) = params(variant, keys);
     let f = FlowSetup {
         flow: 0,
         src: 0,
@@ -66,97 +71,140 @@ fn ack(bytes: u64, ece: bool) -> Ack {
 
 const DEADLINE: Option<Time> = Some(Time::from_ms(10));
 
-/// τ·γ(0): 5 MB over 10 ms is 500 MB/s; over a 40 µs RTT, 20 000 bytes.
-#[test]
-fn the_initial_window_is_one_rtt_at_the_expected_rate() {
-    let mut m = mcp("approx", DEADLINE);
-    let mut w = Window {
-        cwnd: 10 * MSS,
+fn window(cwnd_pkts: u64) -> Window {
+    Window {
+        cwnd: cwnd_pkts * MSS,
         ssthresh: u64::MAX,
-    };
+    }
+}
+
+/// The handshake at 0 with a 40 µs sample: τ·γ(0) with γ aimed one RTT early, 5 MB over
+/// 9.96 ms: 20 080 bytes, 13.75 packets, which the sender gets as 14 whole segments.
+#[test]
+fn the_initial_window_is_one_rtt_at_the_expected_rate_rounded_up() {
+    let mut m = mcp("approx", DEADLINE);
+    let mut w = window(10);
     m.on_established(&conn(0, 0, 0), &mut w);
-    assert_eq!(w.cwnd, 20_000);
+    let want = 5e6 / (0.010 - 40e-6) * 40e-6 / MSS as f64;
+    assert!((m.window_pkts() - want).abs() < 1e-9, "{}", m.window_pkts());
+    assert_eq!(w.cwnd, 14 * MSS);
     assert!(m.ect() && !m.wants_abort(Time::ZERO));
+    // `mcp_aim = "deadline"`: the seed's γ = M/δ, 5 MB over the whole 10 ms.
+    let mut literal = mcp_with("approx", DEADLINE, |c| c.mcp_aim = Some("deadline".into()));
+    literal.on_established(&conn(0, 0, 0), &mut w);
+    assert!((literal.window_pkts() - 5e6 / 0.010 * 40e-6 / MSS as f64).abs() < 1e-9);
 }
 
-/// At 1 ms, 4.5 MB left for 9 ms: γ = 500 MB/s, 13.699 packets per 40 µs RTT. The window was
-/// 10 packets, so Z = 3.699 and Θ = Z·γ/x² = 0.5067. No marks: no queue, and the price of the
-/// 10 Gb/s bottleneck (33.33 packets per RTT of 1500 B) with no growth is 1/33.33² = 0.0009.
-/// W = 10 + 0.5067 − 0.0009 = 10.5058 packets = 15 338 bytes.
+/// The window started at the handshake (t = 0); ten segments went out (the host held the
+/// rest); an ACK at 30 µs opens the window up to them, the one at 50 µs closes it: τ = 50 µs,
+/// measured, although SRTT reads 40 µs. x = 10 packets acknowledged. γ per window aims at
+/// the deadline minus SRTT: (5 MB − 10 segments) over 9.91 ms, times 50 µs. Z = γ − 10,
+/// Θ = Z·γ/x², and the idle price of the 10 Gb/s bottleneck in packets per window
+/// (1/41.67²). W = 13.75 + Θ − price, sent as whole segments.
 #[test]
-fn one_update_by_hand_without_marks() {
+fn one_update_by_hand_over_a_measured_window() {
     let mut m = mcp("approx", DEADLINE);
-    let mut w = Window {
-        cwnd: 10 * MSS,
-        ssthresh: u64::MAX,
-    };
-    let sent = 500_000 + 10 * MSS;
-    m.on_ack(&conn(990, 500_000 - MSS, sent), ack(MSS, false), &mut w);
-    assert_eq!(w.cwnd, 10 * MSS, "the window's first ACK opens it");
-    m.on_ack(
-        &conn(1000, sent, sent + 10 * MSS),
-        ack(sent - 500_000 + MSS, false),
-        &mut w,
-    );
-    let gamma = 4_500_000.0 - 10.0 * MSS as f64;
-    let gamma = gamma / 0.009 * 40e-6 / MSS as f64;
+    let mut w = window(10);
+    m.on_established(&conn(0, 0, 0), &mut w);
+    let w0 = m.window_pkts();
+    m.on_ack(&conn(30, MSS, 10 * MSS), ack(MSS, false), &mut w);
+    assert_eq!(m.updates, 0, "the window's first ACK opens it");
+    m.on_ack(&conn(50, 10 * MSS, 10 * MSS), ack(9 * MSS, false), &mut w);
+    assert_eq!(m.updates, 1);
+    let left = 0.010 - 50e-6;
+    let gamma = (5e6 - 10.0 * MSS as f64) / (left - 40e-6) * 50e-6 / MSS as f64;
     let z = gamma - 10.0;
-    assert!((m.virtual_queue() - z).abs() < 1e-9);
-    let c_p = 1e10 / 8.0 * 40e-6 / 1500.0;
-    let want = 10.0 + z * gamma / 100.0 - 1.0 / (c_p * c_p);
-    assert_eq!(w.cwnd, (want * MSS as f64).round() as u64);
+    assert!(
+        (m.virtual_queue() - z).abs() < 1e-9,
+        "{}",
+        m.virtual_queue()
+    );
+    let c_p = 1e10 / 8.0 * 50e-6 / 1500.0;
+    let want = w0 + z * gamma / 100.0 - 1.0 / (c_p * c_p);
+    assert!((m.window_pkts() - want).abs() < 1e-9, "{}", m.window_pkts());
+    assert_eq!(w.cwnd, want.ceil() as u64 * MSS);
 }
 
-/// A window of 5.7 packets lets 5 fly (the sender sends only whole segments): against
-/// γ = 5.5 packets per RTT the flow is half a packet short each RTT, and Z says so. Counting
-/// the window itself as the rate (5.7 > 5.5) would leave Z at 0 and the flow short for good.
+/// An update that shrinks the window leaves the old flight in the network. Its ACKs close no
+/// window: the next update waits for the data sent after this one (issue 34: a second update
+/// a few µs later, with a rate the flow never sent).
 #[test]
-fn the_rate_is_the_whole_segments_the_window_lets_fly() {
+fn the_next_update_waits_for_data_sent_after_this_one() {
     let mut m = mcp("approx", DEADLINE);
-    let mut w = Window {
-        cwnd: 8322, // 5.7 segments
-        ssthresh: u64::MAX,
-    };
-    // At 1 ms with 9 ms left, γ·τ = 5.5 packets: 5.5 · 1460 B per 40 µs over 9 ms.
-    let left = (5.5 * MSS as f64 / 40e-6 * 0.009).round() as u64;
-    let sent = 5_000_000 - left;
-    m.on_ack(&conn(990, sent - MSS, sent), ack(MSS, false), &mut w);
-    m.on_ack(&conn(1000, sent, sent + 5 * MSS), ack(MSS, false), &mut w);
-    let gamma = left as f64 / 0.009 * 40e-6 / MSS as f64;
-    assert!((m.virtual_queue() - (gamma - 5.0)).abs() < 1e-9);
-    let c_p = 1e10 / 8.0 * 40e-6 / 1500.0;
-    let want = 5.7 + (gamma - 5.0) * gamma / 25.0 - 1.0 / (c_p * c_p);
-    assert_eq!(w.cwnd, (want * MSS as f64).round() as u64);
-    assert!(w.cwnd > 8322, "the deficit lifts the window: {}", w.cwnd);
+    let mut w = window(10);
+    m.on_established(&conn(0, 0, 0), &mut w);
+    // 14 segments out; half of the window's bytes come back marked: Q ≈ K + F·x = 71
+    // packets, and W falls to one packet.
+    m.on_ack(&conn(40, MSS, 14 * MSS), ack(MSS, true), &mut w);
+    m.on_ack(&conn(41, 14 * MSS, 20 * MSS), ack(13 * MSS, false), &mut w);
+    assert_eq!((m.updates, w.cwnd), (1, MSS));
+    // The six segments sent before the update come back; nothing was sent after it (the
+    // window of one is full): no update.
+    for i in 1..=6 {
+        m.on_ack(
+            &conn(41 + i, (14 + i) * MSS, 20 * MSS),
+            ack(MSS, false),
+            &mut w,
+        );
+    }
+    assert_eq!(m.updates, 1);
+    // One segment sent after the update; its ACK, an RTT later, closes the window.
+    m.on_ack(&conn(90, 21 * MSS, 21 * MSS), ack(MSS, false), &mut w);
+    assert_eq!(m.updates, 2);
 }
 
-/// Half the window marked: Q ≈ K + F·W = 64 + 5 = 69 packets, far above what the source term
-/// asks: the window falls to its floor of one packet. Then Z, growing by γ − x each RTT, lifts
-/// it — by at most a doubling per RTT.
+/// The window keeps its fraction and the sender gets whole segments, rounded up: W = 5.2
+/// packets flies 6 segments. The rate x in Z is what the window's ACKs acknowledged.
+#[test]
+fn the_window_keeps_its_fraction_and_flies_whole_segments() {
+    let mut m = mcp("approx", Some(Time::from_ms(100)));
+    let mut w = window(10);
+    m.on_established(&conn(0, 0, 0), &mut w);
+    // 5 MB over 99.96 ms at 40 µs: 1.37 packets, flown as 2.
+    assert!(
+        (m.window_pkts() - 1.3703).abs() < 1e-3,
+        "{}",
+        m.window_pkts()
+    );
+    assert_eq!(w.cwnd, 2 * MSS);
+    m.on_ack(&conn(40, MSS, 2 * MSS), ack(MSS, false), &mut w);
+    m.on_ack(&conn(41, 2 * MSS, 2 * MSS), ack(MSS, false), &mut w);
+    // x = 2 > γ (1.4): Z stays 0 and only the price lowers W, which keeps its fraction.
+    assert_eq!(m.virtual_queue(), 0.0);
+    assert!(m.window_pkts() < 1.3703 && m.window_pkts() > 1.36);
+    assert_eq!(w.cwnd, 2 * MSS);
+}
+
+/// Each round the flow's whole window comes back, some of it marked; a marked round cuts the
+/// window to its floor of one packet (Q ≈ K + F·x = 64 + 5), then Z, growing by γ − x, lifts
+/// it — by at most a doubling per round.
 #[test]
 fn marks_cut_the_window_and_the_deficit_lifts_it_again() {
     let mut m = mcp("approx", DEADLINE);
-    let mut w = Window {
-        cwnd: 10 * MSS,
-        ssthresh: u64::MAX,
+    let mut w = window(10);
+    m.on_established(&conn(0, 0, 0), &mut w);
+    let mut t = 0;
+    let mut una = 0;
+    let mut round = |m: &mut Mcp, w: &mut Window, marked: bool| {
+        let flight = w.cwnd;
+        t += 40;
+        m.on_ack(&conn(t, una + MSS, una + flight), ack(MSS, marked), w);
+        m.on_ack(
+            &conn(t + 1, una + flight, una + flight),
+            ack(flight - MSS, marked),
+            w,
+        );
+        una += flight;
     };
-    // Each round acknowledges the whole previous flight, which closes the update's window.
-    let mut t = 100;
-    m.on_ack(&conn(t, 0, 10 * MSS), ack(MSS, false), &mut w);
-    let mut una = 10 * MSS;
-    t += 40;
-    m.on_ack(&conn(t, una, una + 10 * MSS), ack(5 * MSS, true), &mut w);
-    assert_eq!(w.cwnd, MSS, "64 + 5 packets of queue");
-    let mut flight = 10 * MSS;
+    round(&mut m, &mut w, true);
+    assert_eq!(w.cwnd, MSS, "64 + F·x packets of queue");
     let mut last = w.cwnd;
     for _ in 0..6 {
-        una += flight;
-        flight = w.cwnd;
-        t += 40;
-        m.on_ack(&conn(t, una, una + flight), ack(flight, false), &mut w);
+        round(&mut m, &mut w, false);
         assert!(w.cwnd <= 2 * last, "{} after {last}", w.cwnd);
         last = w.cwnd;
     }
+    assert_eq!(m.updates, 7);
     assert!(
         w.cwnd >= 16 * MSS,
         "the deficit brought it back: {}",
@@ -170,10 +218,9 @@ fn marks_cut_the_window_and_the_deficit_lifts_it_again() {
 fn opt_reads_the_path_sums_from_the_ack() {
     let mut m = mcp("opt", DEADLINE);
     assert_eq!(m.data_header(), Header::Mcp(McpHeader::default()));
-    let mut w = Window {
-        cwnd: 10 * MSS,
-        ssthresh: u64::MAX,
-    };
+    let mut w = window(10);
+    m.on_established(&conn(0, 0, 0), &mut w);
+    let w0 = m.window_pkts();
     let per_rtt = 1500.0 / 40e-6;
     let sums = McpHeader {
         queue_pkts: 3,
@@ -183,47 +230,72 @@ fn opt_reads_the_path_sums_from_the_ack() {
         header: Header::Mcp(sums),
         ..ack(bytes, false)
     };
-    let sent = 500_000 + 10 * MSS;
-    m.on_ack(&conn(990, 500_000 - MSS, sent), a(MSS), &mut w);
-    m.on_ack(
-        &conn(1000, sent, sent + 10 * MSS),
-        a(sent - 500_000 + MSS),
-        &mut w,
-    );
-    let gamma = (4_500_000.0 - 10.0 * MSS as f64) / 0.009 * 40e-6 / MSS as f64;
-    let want = 10.0 + (gamma - 10.0) * gamma / 100.0 - 3.0 - 2.0;
-    assert!(
-        (w.cwnd as f64 / MSS as f64 - want).abs() < 1e-3,
-        "{}",
-        w.cwnd
-    );
+    m.on_ack(&conn(30, MSS, 10 * MSS), a(MSS), &mut w);
+    m.on_ack(&conn(40, 10 * MSS, 10 * MSS), a(9 * MSS), &mut w);
+    let gamma = (5e6 - 10.0 * MSS as f64) / (0.010 - 80e-6) * 40e-6 / MSS as f64;
+    let want = w0 + (gamma - 10.0) * gamma / 100.0 - 3.0 - 2.0;
+    assert!((m.window_pkts() - want).abs() < 1e-3, "{}", m.window_pkts());
 }
 
-/// 5 MB in 3 ms needs 13.3 Gb/s, more than the 10 Gb/s path: aborted at the handshake. Later,
-/// a flow whose remaining bytes outgrow the fastest link is aborted at its next update.
+/// 5 MB in 3 ms needs 13.3 Gb/s, more than the 10 Gb/s path: aborted at the handshake.
 #[test]
-fn flows_that_cannot_make_it_are_aborted() {
+fn a_flow_the_fastest_link_cannot_finish_is_aborted_at_the_handshake() {
     let mut m = mcp("approx", Some(Time::from_ms(3)));
-    let mut w = Window {
-        cwnd: 10 * MSS,
-        ssthresh: u64::MAX,
-    };
-    m.on_established(&conn(0, 0, 0), &mut w);
+    m.on_established(&conn(0, 0, 0), &mut window(10));
     assert!(m.wants_abort(Time::ZERO));
     let mut m = mcp("approx", DEADLINE);
-    m.on_established(&conn(0, 0, 0), &mut w);
+    m.on_established(&conn(0, 0, 0), &mut window(10));
     assert!(!m.wants_abort(Time::ZERO));
-    // At 9 ms, 2 MB left for 1 ms: 16 Gb/s.
-    m.on_ack(
-        &conn(8_990, 3_000_000, 3_000_000 + MSS),
-        ack(MSS, false),
-        &mut w,
-    );
-    m.on_ack(
-        &conn(9_000, 3_000_000 + MSS, 3_000_000 + 2 * MSS),
-        ack(MSS, false),
-        &mut w,
-    );
+}
+
+/// §4.2 at an update. Each 40 µs round the network delivers one segment of the 13.75 per
+/// round the flow needs (γ per window, 5 MB over 9.92 ms): Z grows by about 12.75 packets a
+/// round. `per_rtt` holds Z against what 10 Gb/s carries in one 40 µs window, 33.3 packets
+/// of 1500 B: it aborts at the third round (Z ≈ 38). `deficit` holds it against what the link
+/// carries until the deadline (about 6 600 packets): it keeps the flow.
+#[test]
+fn the_abort_rules_by_hand() {
+    let rounds = |abort: &str| {
+        let mut m = mcp_with("approx", DEADLINE, |c| c.mcp_abort = Some(abort.into()));
+        let mut w = window(10);
+        m.on_established(&conn(0, 0, 0), &mut w);
+        let mut out = Vec::new();
+        for k in 0..3 {
+            let (t, una) = (40 * (k + 1), k * MSS);
+            m.on_ack(&conn(t - 1, una + 500, una + MSS), ack(500, false), &mut w);
+            m.on_ack(
+                &conn(t, una + MSS, una + MSS),
+                ack(MSS - 500, false),
+                &mut w,
+            );
+            out.push((m.virtual_queue(), m.wants_abort(Time::ZERO)));
+        }
+        out
+    };
+    let gamma = |k: u64| {
+        let left = 0.010 - 40e-6 * (k + 1) as f64;
+        (5e6 - ((k + 1) * MSS) as f64) / (left - 40e-6) * 40e-6 / MSS as f64
+    };
+    let z1 = gamma(0) - 1.0;
+    let per_rtt = rounds("per_rtt");
+    assert!((per_rtt[0].0 - z1).abs() < 1e-9, "{:?}", per_rtt);
+    let z3 = z1 + gamma(1) - 1.0 + gamma(2) - 1.0;
+    let window_worth = 1.25e9 * 40e-6 / 1500.0;
+    assert!(per_rtt[1].0 < window_worth && per_rtt[1].0 > 25.0 && !per_rtt[1].1);
+    assert!((per_rtt[2].0 - z3).abs() < 1e-9 && z3 > window_worth && per_rtt[2].1);
+    let deficit = rounds("deficit");
+    assert!(deficit.iter().all(|&(_, aborted)| !aborted), "{deficit:?}");
+}
+
+/// Past its deadline a flow ends at its next update.
+#[test]
+fn a_flow_past_its_deadline_ends() {
+    let mut m = mcp("approx", DEADLINE);
+    let mut w = window(10);
+    m.on_established(&conn(0, 0, 0), &mut w);
+    m.on_ack(&conn(9_990, MSS, 3 * MSS), ack(MSS, false), &mut w);
+    assert!(!m.wants_abort(Time::ZERO));
+    m.on_ack(&conn(10_001, 3 * MSS, 3 * MSS), ack(2 * MSS, false), &mut w);
     assert!(m.wants_abort(Time::ZERO));
 }
 
@@ -237,6 +309,26 @@ fn flows_without_deadline_run_dctcp() {
 
 #[test]
 fn keys_are_checked() {
+    let refused = |keys: fn(&mut TransportConfig)| {
+        let mut cfg = TransportConfig {
+            protocol: "mcp".into(),
+            ..Default::default()
+        };
+        keys(&mut cfg);
+        McpParams::from_config(&cfg).unwrap_err().path
+    };
+    assert_eq!(
+        refused(|c| c.mcp_abort = Some("gamma".into())),
+        "transport.mcp_abort"
+    );
+    assert_eq!(
+        refused(|c| c.mcp_aim = Some("early".into())),
+        "transport.mcp_aim"
+    );
+    assert_eq!(
+        refused(|c| c.mcp_rate_average_us = Some(1000.0)),
+        "transport.mcp_rate_average_us"
+    );
     let bad = |variant: &str, interval: Option<f64>| {
         let cfg = TransportConfig {
             protocol: "mcp".into(),
@@ -258,4 +350,85 @@ fn keys_are_checked() {
         TcpParams::from_config(&dctcp).unwrap_err().path,
         "transport.mcp_variant"
     );
+}
+
+/// MCP-Opt's port: a two-host star's switch port 3 (towards h1, 10 Gb/s) measured in 10 µs
+/// intervals averaged over 1 ms.
+fn opt_switch() -> (McpSwitch, crate::net::Network) {
+    let cfg = crate::topo::TopologyConfig {
+        hosts: Some(2),
+        ..crate::topo::TopologyConfig::of_kind("star")
+    };
+    let topo = crate::topo::build(&cfg, std::path::Path::new("."), 1).unwrap();
+    let net = crate::net::Network::build(&topo, crate::net::queue::Discipline::Fifo, &|_| None);
+    let (mut m, _) = params("opt", |c| c.mcp_rate_interval_us = Some(10.0));
+    m.rate_average = Time::from_ms(1);
+    (McpSwitch::new(&m, &net), net)
+}
+
+fn data(size: u32) -> crate::net::packet::Packet {
+    crate::net::packet::Packet {
+        kind: crate::net::packet::PacketKind::Data,
+        size,
+        header: Header::Mcp(McpHeader::default()),
+        ..Default::default()
+    }
+}
+
+/// The load y is a long-term rate: 5 ms at half the link (a 1500-byte packet every 2.4 µs)
+/// reads as 0.5·C within 1 %, and its price 1/(C − y)² follows. A port busy at full rate for
+/// one 17.5 µs base RTT after an idle spell reads as ~2 % of C, not as full (a price of tens of
+/// packets per hop when y was measured over that RTT alone).
+#[test]
+fn the_link_price_follows_the_load_averaged_over_a_millisecond() {
+    let (mut sw, net) = opt_switch();
+    let c = 1.25e9;
+    let mut t = Time::ZERO;
+    let mut p = data(1500);
+    while t < Time::from_ms(5) {
+        p = data(1500);
+        sw.on_enqueue(t, 3, &net.ports[3], &mut p);
+        t += Time::from_ns(2400);
+    }
+    let y = sw.arrival_rate(3);
+    assert!((y / c - 0.5).abs() < 0.01, "{}", y / c);
+    let Header::Mcp(h) = p.header else { panic!() };
+    assert!((h.price as f64 * (c - y) * (c - y) - 1.0).abs() < 1e-3);
+    // Idle for 10 ms, then 17.5 µs at line rate (1.2 µs a packet).
+    let (mut sw, net) = opt_switch();
+    let mut t = Time::from_ms(10);
+    while t < Time::from_ms(10) + Time::from_ns(27_500) {
+        sw.on_enqueue(t, 3, &net.ports[3], &mut data(1500));
+        t += Time::from_ns(1200);
+    }
+    let y = sw.arrival_rate(3) / c;
+    assert!(y > 0.005 && y < 0.03, "{y}");
+}
+
+/// The queue a data packet reports is the port's standing queue: the least an arrival found
+/// in the last interval and this one. A burst that builds 20 packets and drains adds nothing
+/// while some arrival in the interval found the port empty; a queue that stays reports itself.
+#[test]
+fn the_queue_a_port_reports_is_its_standing_queue() {
+    let (mut sw, mut net) = opt_switch();
+    let mut pool = crate::net::packet::PacketPool::default();
+    let reported = |sw: &mut McpSwitch, net: &crate::net::Network, t: Time| {
+        let mut p = data(1500);
+        sw.on_enqueue(t, 3, &net.ports[3], &mut p);
+        match p.header {
+            Header::Mcp(h) => h.queue_pkts,
+            _ => panic!(),
+        }
+    };
+    // Interval [0, 10 µs): an arrival finds the port empty, then 20 packets wait.
+    assert_eq!(reported(&mut sw, &net, Time::from_us(1)), 0);
+    for _ in 0..20 {
+        let r = pool.insert(data(1500));
+        net.ports[3].queue.push_forced(&pool, r);
+    }
+    assert_eq!(reported(&mut sw, &net, Time::from_us(5)), 0, "a burst");
+    // [10, 20): every arrival finds 20 waiting, but the last interval had an empty port.
+    assert_eq!(reported(&mut sw, &net, Time::from_us(12)), 0);
+    // [20, 30): two intervals with 20 at least: a standing queue of 20.
+    assert_eq!(reported(&mut sw, &net, Time::from_us(25)), 20);
 }

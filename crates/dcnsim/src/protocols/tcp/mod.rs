@@ -149,6 +149,9 @@ const KEYS: &[&str] = &[
     "d2tcp_late",
     "mcp_variant",
     "mcp_rate_interval_us",
+    "mcp_rate_average_us",
+    "mcp_abort",
+    "mcp_aim",
 ];
 
 /// Which window policy the TCP sender runs (the controllers of [`cc`]).
@@ -268,6 +271,12 @@ impl TcpParams {
                     "transport.mcp_rate_interval_us",
                     cfg.mcp_rate_interval_us.is_some(),
                 ),
+                (
+                    "transport.mcp_rate_average_us",
+                    cfg.mcp_rate_average_us.is_some(),
+                ),
+                ("transport.mcp_abort", cfg.mcp_abort.is_some()),
+                ("transport.mcp_aim", cfg.mcp_aim.is_some()),
             ];
             if let Some((key, _)) = mcp_only.iter().find(|(_, set)| *set) {
                 return Err(ConfigError::new(*key, "only for mcp"));

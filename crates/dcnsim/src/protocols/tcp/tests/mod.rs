@@ -12,6 +12,7 @@ mod connection;
 mod controller;
 mod d2tcp;
 mod dctcp;
+mod mcp;
 mod newreno;
 
 const MSS: u64 = 1460;
