@@ -130,7 +130,7 @@ def _runs(table):
     summaries, results = [], {}
     for i, ((proto, load), miss) in enumerate(table.items()):
         point = f"p{i}"
-        path = next(p for p, fl in fg.QUICK_LISTS.items() if fl.load == load)
+        path = next(p for p, (x, _) in fg.QUICK_LISTS.items() if x == load)
         summaries.append({"point": point, "status": "ok", "transport": fg.TRANSPORTS[proto],
                           "workload.file": path, "packets.dropped": 0})
         rows = []
@@ -160,6 +160,9 @@ def test_measure_states_the_papers_comparisons():
     assert o[("mcp_beats_baselines", "", "mcp-opt")] == 1
     assert o[("mcp_beats_baselines", "", "mcp-approx")] == 0
     assert o[("goodput_falls_off", "", "dctcp")] == 1
+    # overall miss rate at or below both baselines': MCP-Opt at both loads, MCP-Approx at none
+    assert o[("overall_below_baselines", "", "mcp-opt")] == 1
+    assert o[("overall_below_baselines", "", "mcp-approx")] == 0
     offered = o[("threshold_gbps_all", top, "offered")]
     assert offered > 0 and o[("goodput_gbps_all", top, "dctcp")] < offered
 
@@ -174,6 +177,15 @@ def test_every_claim_names_a_measured_metric():
     assert set(table["protocol"]) <= set(fg.TRANSPORTS) | {"all"}
     assert all('"' in s and "§5" in s for s in table["source"])
     assert {claims.x_key(x) for x in fg.LOADS} >= set(table["x"]) - {""}
+
+
+def test_the_axis_maximum_is_a_host_load_an_ideal_scheduler_serves():
+    """Each full list sits at its axis load times the maximum's host-link load; beyond the
+    maximum, the first reproduction's host loads 0.5, 0.7 and 1.0."""
+    host = {x: fl.load for x, fl in fg.FULL_LISTS.values()}
+    assert host[1.0] == pytest.approx(fg.MAX_HOST_LOAD) and host[0.1] == pytest.approx(0.03)
+    assert sorted(h for x, h in host.items() if x > 1) == pytest.approx([0.5, 0.7, 1.0])
+    assert all(fl.flows == fg.FLOWS for _, fl in fg.FULL_LISTS.values())
 
 
 # --- the quick figure, end to end --------------------------------------------------------------
