@@ -40,6 +40,10 @@ pub struct Mcp {
     w: f64,
     cwnd_set: u64,
     round: Round,
+    /// The window's expected amount, fixed at its start: γ (bytes/s) and the bytes left then
+    /// (no window is expected to carry more).
+    gamma: f64,
+    remaining: f64,
     /// Bytes acknowledged since the window started, and those whose ACK echoed CE.
     acked: u64,
     marked: u64,
@@ -74,6 +78,8 @@ impl Mcp {
                 since: Time::ZERO,
                 mark: 0,
             },
+            gamma: 0.0,
+            remaining: 0.0,
             acked: 0,
             marked: 0,
             z: 0.0,
@@ -139,19 +145,18 @@ impl Mcp {
     /// The once-per-RTT update, eq. (10) or (11), at the ACK that closed a window of `tau`
     /// seconds, outside a fast recovery.
     fn update(&mut self, c: &Conn, left: f64, tau: f64, w: &mut Window) {
-        let rtt = c.srtt.map_or(tau, |s| s.as_secs_f64());
         // The sender set the window itself since our last update (a loss): start from it.
         let wnd = if w.cwnd == self.cwnd_set {
             self.w
         } else {
             w.cwnd as f64 / self.mss
         };
-        // The rate x: the packets acknowledged in the window, against γ in packets per window.
+        // The rate x: the packets acknowledged in the window, against γ(t), the rate expected
+        // when it started, in packets per window.
         let x = self.acked as f64 / self.mss;
-        // γ in packets per window; no window is expected to carry more than what remains.
-        let remaining = c.remaining() as f64;
-        let gamma = (self.expected_rate(c.remaining(), left, rtt) * tau).min(remaining) / self.mss;
-        self.z = (self.z + gamma - x).max(0.0);
+        let gamma = (self.gamma * tau).min(self.remaining) / self.mss;
+        // A flow is never further behind than all it has left.
+        self.z = (self.z + gamma - x).clamp(0.0, c.remaining() as f64 / self.mss);
         if self.too_far_behind(left, tau) {
             self.wants_abort = true;
             return;
@@ -174,37 +179,45 @@ impl Mcp {
             let capacity = self.bottleneck_bps / 8.0 * tau / self.packet;
             queue + price(capacity, growth)
         };
-        // At least one packet, at most twice the last window: more would leave as a line-rate
-        // burst that no round of ACKs clocked (slow start's bound too).
-        let next = (wnd + source - network).clamp(1.0, 2.0 * wnd.max(1.0));
+        // A step of eq. (9)'s dynamics, bounded to a factor of two either way (module doc,
+        // "Window"), and at least one packet.
+        let next = (wnd + source - network).clamp((wnd / 2.0).max(1.0), 2.0 * wnd.max(1.0));
         self.set_window(next, w);
         self.updates += 1;
     }
 
-    /// A new window starts now, covering what is sent after `mark`.
-    fn restart(&mut self, now: Time, mark: u64) {
-        self.round = Round::Waiting { since: now, mark };
+    /// A new window starts now, covering what is sent after `mark`, with the rate expected
+    /// of the flow now.
+    fn restart(&mut self, c: &Conn, mark: u64) {
+        self.round = Round::Waiting { since: c.now, mark };
         self.acked = 0;
         self.marked = 0;
+        self.remaining = c.remaining() as f64;
+        self.gamma = match (self.time_left(c.now), c.srtt) {
+            (Some(left), Some(rtt)) => self.expected_rate(c.remaining(), left, rtt.as_secs_f64()),
+            _ => 0.0,
+        };
     }
 }
 
 impl CongestionControl for Mcp {
-    /// The initial window τ·γ(0), with τ the handshake's RTT sample (§4.1); a flow that
-    /// needs more than the fastest link on its path ends at once.
+    /// The initial window τ·γ(0), with τ the handshake's RTT sample (§4.1), at most the
+    /// whole flow; a flow whose packets take longer than the time left at its path's slowest
+    /// link ends at once.
     fn on_established(&mut self, c: &Conn, w: &mut Window) {
         if self.fallback.is_some() {
             return;
         }
+        let wire_bits = (c.size as f64 / self.mss).ceil() * self.packet * 8.0;
         match (self.time_left(c.now), c.srtt) {
-            (Some(left), Some(_)) if c.size as f64 * 8.0 / left > self.fastest_bps => {
+            (Some(left), Some(_)) if wire_bits > self.bottleneck_bps * left => {
                 self.wants_abort = true;
             }
             (Some(left), Some(rtt)) => {
                 let rtt = rtt.as_secs_f64();
-                let bytes = self.expected_rate(c.size, left, rtt) * rtt;
+                let bytes = (self.expected_rate(c.size, left, rtt) * rtt).min(c.size as f64);
                 self.set_window((bytes / self.mss).max(1.0), w);
-                self.restart(c.now, c.snd_nxt);
+                self.restart(c, c.snd_nxt);
             }
             _ => self.wants_abort = true,
         }
@@ -238,13 +251,15 @@ impl CongestionControl for Mcp {
         }
         match self.time_left(c.now) {
             None => self.wants_abort = true,
-            Some(left) if !c.in_recovery => {
+            // The sender owns the window in a fast recovery: this window runs on until an
+            // ACK after it, and its time and shortfall count then.
+            Some(_) if c.in_recovery => return,
+            Some(left) => {
                 let tau = (c.now - since).as_secs_f64();
                 self.update(c, left, tau, w)
             }
-            Some(_) => {}
         }
-        self.restart(c.now, c.snd_nxt);
+        self.restart(c, c.snd_nxt);
     }
 
     fn on_dupack(&mut self, c: &Conn, ece: bool, w: &mut Window) {
@@ -268,8 +283,9 @@ impl CongestionControl for Mcp {
                 if self.time_left(c.now).is_none() {
                     self.wants_abort = true;
                 }
-                // Go-back-N resends from snd_una: the window (and its count of what arrived)
-                // runs on until what is sent from there is acknowledged.
+                // Go-back-N resends from snd_una: the window (its time, its count of what
+                // arrived) runs on until what is sent from there is acknowledged, as through a
+                // fast recovery.
                 let (Round::Open { since, .. } | Round::Waiting { since, .. }) = self.round;
                 self.round = Round::Waiting {
                     since,
@@ -283,8 +299,9 @@ impl CongestionControl for Mcp {
         true
     }
 
-    fn wants_abort(&self, _now: Time) -> bool {
-        self.wants_abort
+    /// Also once the deadline has passed: the first packet or timer after it ends the flow.
+    fn wants_abort(&self, now: Time) -> bool {
+        self.wants_abort || self.fallback.is_none() && self.deadline.is_some_and(|d| now >= d)
     }
 
     /// `opt`: data packets carry the field the switches add their queue and price to.

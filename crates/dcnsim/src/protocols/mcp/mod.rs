@@ -22,13 +22,16 @@
 //!   update closed a few µs later whenever the update had shrunk the window, and a second
 //!   update ran on a rate that was never sent: issue 34 counted 51 of 135 updates within half
 //!   an SRTT of the one before.)
-//! * **Expected rate** (§3.1): γ = M / δ, remaining bytes over the time left, here γ·τ / mss
-//!   packets per window, and never more than the whole remainder. **We aim one RTT (SRTT)
+//! * **Expected rate** (§3.1): γ = M / δ, remaining bytes over the time left, fixed at the
+//!   window's start (the seed's γ(t) of the slot), here γ·τ / mss packets per window, and
+//!   never more than the whole remainder. **We aim one RTT (SRTT)
 //!   before the deadline**, δ − RTT (with less than two RTTs left, the whole remainder in the
 //!   next RTT): the seed's fluid model has no last-packet delay, and a flow paced to end at
 //!   its deadline delivers its last packet late. `mcp_aim = "deadline"` is the seed's γ.
 //! * **Virtual queue** (after eq. (5)): Z ← max(0, Z + γ − x), the deficit of the actual rate
-//!   against the expected one, in packets. **x** is the packets the window's ACKs acknowledged
+//!   against the expected one, in packets, and never more than the packets the flow has left
+//!   (γ is re-based on the remainder at every window, so a shortfall counts again in every
+//!   later window that also falls short; unclamped, Z reached three times a flow's remainder). **x** is the packets the window's ACKs acknowledged
 //!   over τ: what the flow actually delivered (a window may carry the tail of the flight sent
 //!   before the update, or lose packets).
 //! * **Source term** (eq. (9)): Θ(γ, x) = Z·γ / x² (x at least 1). It grows with the deficit
@@ -65,12 +68,18 @@
 //! * **Window**: W keeps its fraction; the sender gets **W rounded up to whole segments** (it
 //!   sends a segment only when it fits the window, so W = 5.2 flies 6; rounding down, a lone
 //!   500 KB flow due in 1.235 ms on the idle k = 8 fat-tree missed by 2 packets). Once the flow
-//!   is ahead, Z is 0 and only the small idle price lowers W. W is kept ≥ 1 packet and grows at
-//!   most to twice its last value per update (a larger step would leave as a line-rate burst
-//!   that no round of ACKs clocked, slow start's bound too; the seed sets no limit). Between
-//!   updates it stays as set (no slow start, no additive increase).
+//!   is ahead, Z is 0 and only the small idle price lowers W. **W changes by at most a factor
+//!   of two per update, either way**, and stays ≥ 1 packet. The seed sets no limit, but eq. (10)
+//!   is an Euler step of the differential equation (9), sound only for steps that are small
+//!   against the window: every flow subtracts the whole queue it reports, so N flows sharing
+//!   a queue cut N times what it holds, and unbounded they all fell to one packet together
+//!   and left the link idle (MCP-Opt met 0 of 8 flows into one host that needed 9.3 Gb/s);
+//!   MCP-Approx's K + F·x, at least K = 64 packets, took any marked window to one packet, and
+//!   the deficit then doubled it into loss. A larger rise would also leave as a line-rate
+//!   burst that no round of ACKs clocked (slow start's bound). Between updates W stays as set
+//!   (no slow start, no additive increase).
 //! * **Initial window** (§4.1): τ × γ(0), with τ the handshake's RTT sample, rounded up to
-//!   whole segments. (That sample is of 40-byte packets, 8.3 µs within a pod of the k = 8
+//!   whole segments, at most the whole flow. (That sample is of 40-byte packets, 8.3 µs within a pod of the k = 8
 //!   fat-tree against 12.9 µs for data; rounded down, a 6 KB query across the core started
 //!   with one segment and missed its 49.5 µs deadline.)
 //! * **Abort** (§4.2): the seed aborts a flow "when Z_s(t) > max C_l, as it implies that even
@@ -86,17 +95,20 @@
 //!   under `deficit`). Z is not the bytes a flow is behind: γ is re-based on the remainder at
 //!   every update, so a shortfall counts again in every later window that also falls short,
 //!   and `deficit` too ends some flows that needed less than their host link at the time
-//!   (`dcnsim.experiments.mcp` gives how many). At the handshake a flow that needs more than
-//!   the fastest link is aborted at once; a flow past its deadline ends at its next update or
-//!   timeout. The sender ends the flow (`Terminated`), freeing the bandwidth.
+//!   (`dcnsim.experiments.mcp` gives how many); with Z at most the remainder, `deficit` fires
+//!   only on a flow the fastest link can no longer finish. **At the handshake** (ours: Z is 0
+//!   there) a flow whose packets, headers included, take longer than the time left at its
+//!   path's *slowest* link is aborted at once. A flow past its deadline ends at the first
+//!   packet or timer after it. The sender ends the flow (`Terminated`), freeing the bandwidth.
 //!
 //! ## Choices where the seed is silent
 //!
 //! * **Flows without a deadline** have no expected rate; they run DCTCP (its keys apply).
 //! * **Losses** are handled as NewReno does (ssthresh = FlightSize/2 at a fast retransmit,
 //!   1 segment after a timeout); the next update starts from the window the sender left
-//!   (whole segments). No update during a fast recovery: a window that closes in one starts
-//!   the next. After a timeout the window runs on until what is resent is acknowledged.
+//!   (whole segments). A window runs on through a fast recovery (no update while the sender
+//!   owns the window) and through a timeout (until what is resent is acknowledged): its time
+//!   and its shortfall count at the update after.
 //! * **The RTT** of the aim is the smoothed RTT (RFC 6298); the update window's τ is measured.
 //! * **K and the link rates** come from the flow's path at its start ([`crate::protocols::PathFacts`]):
 //!   K is the smallest marking threshold on it (the first queue to mark), C its slowest link.
@@ -133,6 +145,12 @@
 //!   both variants and both abort rules.
 //! * Queries of 2–20 KB alone on the idle k = 8 fat-tree, to the same rack, pod and across the
 //!   core, with `dcnsim reproduce mcp`'s deadlines (2–5 RTTs): all twelve met (9 before).
+//! * 4.5 MB due in 4 ms into one host as 5 flows: all met under both variants; as 8, all under
+//!   MCP-Approx and 7 under MCP-Opt (one misses by 0.1 %: it runs behind by the deficit that
+//!   balances the standing queue).
+//! * A 3 MB flow due in 8 ms beside three of 750 KB due in 2 ms, all into one host (12 Gb/s
+//!   for 2 ms): under `deficit` the large flow makes it; under `per_rtt` all four are aborted
+//!   at about 1 ms.
 //! * 10 MB due in 10 ms against a long flow without deadline (DCTCP): the deadline flow falls
 //!   behind and is aborted before its deadline, and the other flow has the link at once.
 

@@ -28,6 +28,16 @@ fn mcp(variant: &str, deadline: Option<Time>) -> Mcp {
 }
 
 fn mcp_with(variant: &str, deadline: Option<Time>, keys: impl FnOnce(&mut TransportConfig)) -> Mcp {
+    mcp_on(variant, deadline, Rate::gbps(10), keys)
+}
+
+/// As [`mcp_with`] on a path whose fastest link is `fastest` (its slowest stays 10 Gb/s).
+fn mcp_on(
+    variant: &str,
+    deadline: Option<Time>,
+    fastest: Rate,
+    keys: impl FnOnce(&mut TransportConfig),
+) -> Mcp {
     let (m, p) = params(variant, keys);
     let f = FlowSetup {
         flow: 0,
@@ -40,7 +50,7 @@ fn mcp_with(variant: &str, deadline: Option<Time>, keys: impl FnOnce(&mut Transp
         path_key: 0,
         path: PathFacts {
             bottleneck: Rate::gbps(10),
-            fastest: Rate::gbps(10),
+            fastest,
             ecn_k_pkts: Some(64),
         },
     };
@@ -95,12 +105,12 @@ fn the_initial_window_is_one_rtt_at_the_expected_rate_rounded_up() {
     assert!((literal.window_pkts() - 5e6 / 0.010 * 40e-6 / MSS as f64).abs() < 1e-9);
 }
 
-/// The window started at the handshake (t = 0); ten segments went out (the host held the
-/// rest); an ACK at 30 µs opens the window up to them, the one at 50 µs closes it: τ = 50 µs,
-/// measured, although SRTT reads 40 µs. x = 10 packets acknowledged. γ per window aims at
-/// the deadline minus SRTT: (5 MB − 10 segments) over 9.91 ms, times 50 µs. Z = γ − 10,
-/// Θ = Z·γ/x², and the idle price of the 10 Gb/s bottleneck in packets per window
-/// (1/41.67²). W = 13.75 + Θ − price, sent as whole segments.
+/// The window started at the handshake (t = 0) with γ(0) = 5 MB over 9.96 ms (aimed one
+/// RTT early); ten segments went out (the host held the rest); an ACK at 30 µs opens the
+/// window up to them, the one at 50 µs closes it: τ = 50 µs, measured, although SRTT reads
+/// 40 µs. x = 10 packets acknowledged; γ(0)·τ = 11.68 packets. Z = γ − x, Θ = Z·γ/x², and the
+/// idle price of the 10 Gb/s bottleneck in packets per window (1/41.67²). W = 13.75 + Θ −
+/// price, sent as whole segments.
 #[test]
 fn one_update_by_hand_over_a_measured_window() {
     let mut m = mcp("approx", DEADLINE);
@@ -111,8 +121,7 @@ fn one_update_by_hand_over_a_measured_window() {
     assert_eq!(m.updates, 0, "the window's first ACK opens it");
     m.on_ack(&conn(50, 10 * MSS, 10 * MSS), ack(9 * MSS, false), &mut w);
     assert_eq!(m.updates, 1);
-    let left = 0.010 - 50e-6;
-    let gamma = (5e6 - 10.0 * MSS as f64) / (left - 40e-6) * 50e-6 / MSS as f64;
+    let gamma = 5e6 / (0.010 - 40e-6) * 50e-6 / MSS as f64;
     let z = gamma - 10.0;
     assert!(
         (m.virtual_queue() - z).abs() < 1e-9,
@@ -133,23 +142,34 @@ fn the_next_update_waits_for_data_sent_after_this_one() {
     let mut m = mcp("approx", DEADLINE);
     let mut w = window(10);
     m.on_established(&conn(0, 0, 0), &mut w);
-    // 14 segments out; half of the window's bytes come back marked: Q ≈ K + F·x = 71
-    // packets, and W falls to one packet.
+    let w0 = m.window_pkts();
+    // The 14 segments of the first window come back, one marked (Q ≈ K + F·x = 65 packets),
+    // each ACK clocking out a new segment: at the last, 13 more are in flight. W halves (the
+    // bound on a cut) to 6.9 packets, 7 segments.
     m.on_ack(&conn(40, MSS, 14 * MSS), ack(MSS, true), &mut w);
-    m.on_ack(&conn(41, 14 * MSS, 20 * MSS), ack(13 * MSS, false), &mut w);
-    assert_eq!((m.updates, w.cwnd), (1, MSS));
-    // The six segments sent before the update come back; nothing was sent after it (the
-    // window of one is full): no update.
-    for i in 1..=6 {
+    m.on_ack(&conn(41, 14 * MSS, 27 * MSS), ack(13 * MSS, false), &mut w);
+    assert!((m.window_pkts() - w0 / 2.0).abs() < 1e-9);
+    assert_eq!((m.updates, w.cwnd), (1, 7 * MSS));
+    // The old flight drains; nothing is sent until fewer than 7 are in flight.
+    for una in 15..=21 {
         m.on_ack(
-            &conn(41 + i, (14 + i) * MSS, 20 * MSS),
+            &conn(41 + una, una * MSS, 27 * MSS),
+            ack(MSS, false),
+            &mut w,
+        );
+    }
+    // Segment 28 went out after the update: the next ACK opens the window up to it; the rest
+    // of the old flight does not close it.
+    for una in 22..=27 {
+        m.on_ack(
+            &conn(41 + una, una * MSS, 28 * MSS),
             ack(MSS, false),
             &mut w,
         );
     }
     assert_eq!(m.updates, 1);
-    // One segment sent after the update; its ACK, an RTT later, closes the window.
-    m.on_ack(&conn(90, 21 * MSS, 21 * MSS), ack(MSS, false), &mut w);
+    // Segment 28's ACK, an RTT after it left, closes the window.
+    m.on_ack(&conn(110, 28 * MSS, 28 * MSS), ack(MSS, false), &mut w);
     assert_eq!(m.updates, 2);
 }
 
@@ -175,14 +195,15 @@ fn the_window_keeps_its_fraction_and_flies_whole_segments() {
     assert_eq!(w.cwnd, 2 * MSS);
 }
 
-/// Each round the flow's whole window comes back, some of it marked; a marked round cuts the
-/// window to its floor of one packet (Q ≈ K + F·x = 64 + 5), then Z, growing by γ − x, lifts
-/// it — by at most a doubling per round.
+/// Each round the flow's whole window comes back, some of it marked. A marked round asks for a
+/// cut of Q ≈ K + F·x = 64 + 14 packets, far below one packet, and W halves (the bound on a
+/// cut) instead; then Z, growing by γ − x, lifts it — by at most a doubling per round.
 #[test]
 fn marks_cut_the_window_and_the_deficit_lifts_it_again() {
     let mut m = mcp("approx", DEADLINE);
     let mut w = window(10);
     m.on_established(&conn(0, 0, 0), &mut w);
+    let w0 = m.window_pkts();
     let mut t = 0;
     let mut una = 0;
     let mut round = |m: &mut Mcp, w: &mut Window, marked: bool| {
@@ -197,23 +218,34 @@ fn marks_cut_the_window_and_the_deficit_lifts_it_again() {
         una += flight;
     };
     round(&mut m, &mut w, true);
-    assert_eq!(w.cwnd, MSS, "64 + F·x packets of queue");
+    assert!(
+        (m.window_pkts() - w0 / 2.0).abs() < 1e-9,
+        "{}",
+        m.window_pkts()
+    );
+    round(&mut m, &mut w, true);
+    assert!(
+        (m.window_pkts() - w0 / 4.0).abs() < 1e-9,
+        "{}",
+        m.window_pkts()
+    );
     let mut last = w.cwnd;
     for _ in 0..6 {
         round(&mut m, &mut w, false);
         assert!(w.cwnd <= 2 * last, "{} after {last}", w.cwnd);
         last = w.cwnd;
     }
-    assert_eq!(m.updates, 7);
+    assert_eq!(m.updates, 8);
     assert!(
-        w.cwnd >= 16 * MSS,
+        m.window_pkts() > w0,
         "the deficit brought it back: {}",
-        w.cwnd
+        m.window_pkts()
     );
 }
 
 /// MCP-Opt takes the queue and price the switches added up: Σ Q = 3 packets, and Σ 1/(C−y)²
-/// in bytes/s that, times (1500 B / 40 µs)², is 2 packets.
+/// in bytes/s that, times (1500 B per 40 µs)², would be 2 packets. The window is 50 µs
+/// (SRTT 40 µs): the price counts per window, 2·(40/50)² = 1.28 packets.
 #[test]
 fn opt_reads_the_path_sums_from_the_ack() {
     let mut m = mcp("opt", DEADLINE);
@@ -231,28 +263,75 @@ fn opt_reads_the_path_sums_from_the_ack() {
         ..ack(bytes, false)
     };
     m.on_ack(&conn(30, MSS, 10 * MSS), a(MSS), &mut w);
-    m.on_ack(&conn(40, 10 * MSS, 10 * MSS), a(9 * MSS), &mut w);
-    let gamma = (5e6 - 10.0 * MSS as f64) / (0.010 - 80e-6) * 40e-6 / MSS as f64;
-    let want = w0 + (gamma - 10.0) * gamma / 100.0 - 3.0 - 2.0;
-    assert!((m.window_pkts() - want).abs() < 1e-3, "{}", m.window_pkts());
+    m.on_ack(&conn(50, 10 * MSS, 10 * MSS), a(9 * MSS), &mut w);
+    let gamma = 5e6 / (0.010 - 40e-6) * 50e-6 / MSS as f64;
+    let want = w0 + (gamma - 10.0) * gamma / 100.0 - 3.0 - 1.28;
+    assert!((m.window_pkts() - want).abs() < 1e-5, "{}", m.window_pkts());
 }
 
-/// 5 MB in 3 ms needs 13.3 Gb/s, more than the 10 Gb/s path: aborted at the handshake.
+/// A window that closes during a fast recovery makes no update: it runs on, and the first
+/// ACK after the recovery closes it, its τ and its shortfall spanning the recovery.
 #[test]
-fn a_flow_the_fastest_link_cannot_finish_is_aborted_at_the_handshake() {
-    let mut m = mcp("approx", Some(Time::from_ms(3)));
+fn a_window_runs_on_through_a_fast_recovery() {
+    let mut m = mcp("approx", DEADLINE);
+    let mut w = window(10);
+    m.on_established(&conn(0, 0, 0), &mut w);
+    m.on_ack(&conn(30, MSS, 10 * MSS), ack(MSS, false), &mut w);
+    let recovering = Conn {
+        in_recovery: true,
+        ..conn(50, 10 * MSS, 12 * MSS)
+    };
+    m.on_ack(&recovering, ack(MSS, false), &mut w);
+    assert_eq!(m.updates, 0);
+    m.on_ack(&conn(90, 12 * MSS, 12 * MSS), ack(2 * MSS, false), &mut w);
+    assert_eq!(m.updates, 1);
+    // γ(0) over the 90 µs the window lasted, against the 4 segments its ACKs acknowledged.
+    let gamma = 5e6 / (0.010 - 40e-6) * 90e-6 / MSS as f64;
+    assert!(
+        (m.virtual_queue() - (gamma - 4.0)).abs() < 1e-9,
+        "{}",
+        m.virtual_queue()
+    );
+}
+
+/// After a timeout the window runs on (go-back-N resends from snd_una) until what is resent
+/// is acknowledged: the resent segment's ACK at 1.06 ms closes it, τ from the window's start.
+#[test]
+fn a_window_runs_on_through_a_timeout() {
+    let mut m = mcp("approx", DEADLINE);
+    let mut w = window(10);
+    m.on_established(&conn(0, 0, 0), &mut w);
+    m.on_ack(&conn(30, MSS, 10 * MSS), ack(MSS, false), &mut w);
+    m.on_timeout(&conn(1_030, MSS, 10 * MSS), 9 * MSS, &mut w);
+    assert_eq!((w.cwnd, m.updates), (MSS, 0));
+    m.on_ack(&conn(1_060, 2 * MSS, 2 * MSS), ack(MSS, false), &mut w);
+    assert_eq!(m.updates, 1);
+    let gamma = 5e6 / (0.010 - 40e-6) * 1_060e-6 / MSS as f64;
+    assert!(
+        (m.virtual_queue() - (gamma - 2.0)).abs() < 1e-9,
+        "{}",
+        m.virtual_queue()
+    );
+}
+
+/// At the handshake a flow whose packets take longer than the time left at its path's slowest
+/// link is aborted: 5 MB (5.14 MB on the wire) in 3 ms needs 13.7 Gb/s of a 10 Gb/s path,
+/// even with a 40 Gb/s link elsewhere on it. 5 MB in 10 ms is kept.
+#[test]
+fn a_flow_its_bottleneck_cannot_finish_is_aborted_at_the_handshake() {
+    let mut m = mcp_on("approx", Some(Time::from_ms(3)), Rate::gbps(40), |_| {});
     m.on_established(&conn(0, 0, 0), &mut window(10));
     assert!(m.wants_abort(Time::ZERO));
-    let mut m = mcp("approx", DEADLINE);
+    let mut m = mcp_on("approx", DEADLINE, Rate::gbps(40), |_| {});
     m.on_established(&conn(0, 0, 0), &mut window(10));
     assert!(!m.wants_abort(Time::ZERO));
 }
 
-/// §4.2 at an update. Each 40 µs round the network delivers one segment of the 13.75 per
-/// round the flow needs (γ per window, 5 MB over 9.92 ms): Z grows by about 12.75 packets a
-/// round. `per_rtt` holds Z against what 10 Gb/s carries in one 40 µs window, 33.3 packets
-/// of 1500 B: it aborts at the third round (Z ≈ 38). `deficit` holds it against what the link
-/// carries until the deadline (about 6 600 packets): it keeps the flow.
+/// §4.2 at an update. Each 40 µs round the network delivers one segment of the 13.7 per
+/// round the flow needs (γ of each round fixed at its start, one RTT early): Z grows by about
+/// 12.7 packets a round. `per_rtt` holds Z against what 10 Gb/s carries in one 40 µs window,
+/// 33.3 packets of 1500 B: it aborts at the third round (Z ≈ 38). `deficit` holds it against
+/// what the link carries until the deadline (about 8 230 packets): it keeps the flow.
 #[test]
 fn the_abort_rules_by_hand() {
     let rounds = |abort: &str| {
@@ -272,9 +351,10 @@ fn the_abort_rules_by_hand() {
         }
         out
     };
+    // Round k starts at 40k µs with k segments delivered.
     let gamma = |k: u64| {
-        let left = 0.010 - 40e-6 * (k + 1) as f64;
-        (5e6 - ((k + 1) * MSS) as f64) / (left - 40e-6) * 40e-6 / MSS as f64
+        let aim = 0.010 - 40e-6 * (k + 1) as f64;
+        (5e6 - (k * MSS) as f64) / aim * 40e-6 / MSS as f64
     };
     let z1 = gamma(0) - 1.0;
     let per_rtt = rounds("per_rtt");
@@ -287,16 +367,57 @@ fn the_abort_rules_by_hand() {
     assert!(deficit.iter().all(|&(_, aborted)| !aborted), "{deficit:?}");
 }
 
-/// Past its deadline a flow ends at its next update.
+/// Z never exceeds the packets a flow has left. 20 KB due in 10 ms: a first window of 5 ms
+/// acknowledges one segment (Z = 5.88), a second of 4 ms another (γ·τ = 10.2 packets): Z would
+/// be 15.1, and is the 11.7 packets left.
+#[test]
+fn the_deficit_is_at_most_what_remains() {
+    let mut m = mcp("approx", DEADLINE);
+    let mut w = window(10);
+    let small = |now, una, nxt| Conn {
+        size: 20_000,
+        ..conn(now, una, nxt)
+    };
+    m.on_established(&small(0, 0, 0), &mut w);
+    m.on_ack(&small(4_000, 500, MSS), ack(500, false), &mut w);
+    m.on_ack(&small(5_000, MSS, MSS), ack(MSS - 500, false), &mut w);
+    let z1 = 20_000.0 / (0.010 - 40e-6) * 5e-3 / MSS as f64 - 1.0;
+    assert!(
+        (m.virtual_queue() - z1).abs() < 1e-9,
+        "{}",
+        m.virtual_queue()
+    );
+    m.on_ack(&small(8_000, MSS + 500, 2 * MSS), ack(500, false), &mut w);
+    m.on_ack(
+        &small(9_000, 2 * MSS, 2 * MSS),
+        ack(MSS - 500, false),
+        &mut w,
+    );
+    let gamma2 = (20_000 - MSS) as f64 / (5e-3 - 40e-6) * 4e-3 / MSS as f64;
+    let left = (20_000 - 2 * MSS) as f64 / MSS as f64;
+    assert!(z1 + gamma2 - 1.0 > left + 3.0);
+    assert!(
+        (m.virtual_queue() - left).abs() < 1e-9,
+        "{}",
+        m.virtual_queue()
+    );
+    assert!(!m.wants_abort(Time::from_us(9_000)));
+}
+
+/// Past its deadline a flow ends: at its next update, and at the first packet or timer the
+/// sender handles after the deadline.
 #[test]
 fn a_flow_past_its_deadline_ends() {
     let mut m = mcp("approx", DEADLINE);
     let mut w = window(10);
     m.on_established(&conn(0, 0, 0), &mut w);
     m.on_ack(&conn(9_990, MSS, 3 * MSS), ack(MSS, false), &mut w);
-    assert!(!m.wants_abort(Time::ZERO));
+    assert!(!m.wants_abort(Time::from_us(9_999)));
+    assert!(m.wants_abort(Time::from_ms(10)));
     m.on_ack(&conn(10_001, 3 * MSS, 3 * MSS), ack(2 * MSS, false), &mut w);
     assert!(m.wants_abort(Time::ZERO));
+    // A flow without a deadline runs DCTCP and is never given up.
+    assert!(!mcp("approx", None).wants_abort(Time::from_ms(1000)));
 }
 
 /// Without a deadline there is no expected rate: the flow runs DCTCP.

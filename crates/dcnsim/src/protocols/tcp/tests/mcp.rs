@@ -7,7 +7,8 @@ use crate::protocols::tcp::cc::Controller;
 
 /// A 3 MB flow due in 10 ms needs 4 segments per 20 µs round. Marks on a tenth of the data
 /// (segments 0–4 of every 50) cut the window now and then, and the deficit lifts it again.
-/// Over the flow, at most 1.1 updates per RTT, and at least one every other round.
+/// Over the flow, at most 1.1 updates per RTT, and at least 0.8 (0.92 here: a window after a
+/// cut waits for the old flight to drain).
 #[test]
 fn mcp_updates_once_per_rtt() {
     let p = params("mcp", |_| {});
@@ -41,7 +42,7 @@ fn mcp_updates_once_per_rtt() {
     };
     let per_rtt = m.updates as f64 / rounds;
     assert!(
-        (0.5..=1.1).contains(&per_rtt),
+        (0.8..=1.1).contains(&per_rtt),
         "{} updates in {rounds} RTTs",
         m.updates
     );
