@@ -64,7 +64,10 @@
 //!   growth would make the price infinite at every steady queue). C is the path's slowest link.
 //!   **A window without marks** says only that the queue stayed below K; Fig. 2's bound
 //!   assumes marks, so we take Q ≈ 0 then (K + 0·W would pretend a full threshold's queue on an
-//!   idle path).
+//!   idle path). With marks, K + F·x is at least K (64 packets in the seed's evaluation),
+//!   more than a data-center window (the k = 8 fat-tree's path holds 11–37 packets): a marked
+//!   window asks for a cut below one packet, the bound on a cut (below) halves W instead, and
+//!   F's size makes no difference.
 //! * **Window**: W keeps its fraction; the sender gets **W rounded up to whole segments** (it
 //!   sends a segment only when it fits the window, so W = 5.2 flies 6; rounding down, a lone
 //!   500 KB flow due in 1.235 ms on the idle k = 8 fat-tree missed by 2 packets). Once the flow
@@ -93,10 +96,9 @@
 //!   a few RTTs puts every flow behind by more than a window's worth (`tests/mcp.rs`: a 3 MB
 //!   flow due in 8 ms, aborted at 1 ms beside three flows due in 2 ms; it makes its deadline
 //!   under `deficit`). Z is not the bytes a flow is behind: γ is re-based on the remainder at
-//!   every update, so a shortfall counts again in every later window that also falls short,
-//!   and `deficit` too ends some flows that needed less than their host link at the time
-//!   (`dcnsim.experiments.mcp` gives how many); with Z at most the remainder, `deficit` fires
-//!   only on a flow the fastest link can no longer finish. **At the handshake** (ours: Z is 0
+//!   every update, so a shortfall counts again in every later window that also falls short;
+//!   Z is therefore held at most at the remainder, and `deficit` fires only on a flow the
+//!   fastest link can no longer finish. **At the handshake** (ours: Z is 0
 //!   there) a flow whose packets, headers included, take longer than the time left at its
 //!   path's *slowest* link is aborted at once. A flow past its deadline ends at the first
 //!   packet or timer after it. The sender ends the flow (`Terminated`), freeing the bandwidth.
@@ -108,7 +110,8 @@
 //!   1 segment after a timeout); the next update starts from the window the sender left
 //!   (whole segments). A window runs on through a fast recovery (no update while the sender
 //!   owns the window) and through a timeout (until what is resent is acknowledged): its time
-//!   and its shortfall count at the update after.
+//!   and its shortfall count at the update after. After a timeout the window is one segment
+//!   and may only double per update, as slow start would regrow it, while Z grows.
 //! * **The RTT** of the aim is the smoothed RTT (RFC 6298); the update window's τ is measured.
 //! * **K and the link rates** come from the flow's path at its start ([`crate::protocols::PathFacts`]):
 //!   K is the smallest marking threshold on it (the first queue to mark), C its slowest link.
