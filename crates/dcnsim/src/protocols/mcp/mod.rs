@@ -213,36 +213,24 @@ pub const DEFAULT_RATE_AVERAGE_US: f64 = 1000.0;
 
 impl McpParams {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<McpParams> {
-        let opt = match cfg.mcp_variant.as_deref() {
-            None | Some("approx") => false,
-            Some("opt") => true,
-            Some(other) => {
-                return Err(ConfigError::new(
-                    "transport.mcp_variant",
-                    format!("unknown variant '{other}'; valid: approx, opt"),
-                ))
-            }
-        };
-        let abort = match cfg.mcp_abort.as_deref() {
-            None | Some("deficit") => AbortRule::Deficit,
-            Some("per_rtt") => AbortRule::PerRtt,
-            Some(other) => {
-                return Err(ConfigError::new(
-                    "transport.mcp_abort",
-                    format!("unknown rule '{other}'; valid: deficit, per_rtt"),
-                ))
-            }
-        };
-        let aim_early = match cfg.mcp_aim.as_deref() {
-            None | Some("rtt_early") => true,
-            Some("deadline") => false,
-            Some(other) => {
-                return Err(ConfigError::new(
-                    "transport.mcp_aim",
-                    format!("unknown aim '{other}'; valid: rtt_early, deadline"),
-                ))
-            }
-        };
+        let opt = one_of(
+            "mcp_variant",
+            &cfg.mcp_variant,
+            &[("approx", false), ("opt", true)],
+        )?;
+        let abort = one_of(
+            "mcp_abort",
+            &cfg.mcp_abort,
+            &[
+                ("deficit", AbortRule::Deficit),
+                ("per_rtt", AbortRule::PerRtt),
+            ],
+        )?;
+        let aim_early = one_of(
+            "mcp_aim",
+            &cfg.mcp_aim,
+            &[("rtt_early", true), ("deadline", false)],
+        )?;
         let opt_only = [
             ("mcp_rate_interval_us", cfg.mcp_rate_interval_us.is_some()),
             ("mcp_rate_average_us", cfg.mcp_rate_average_us.is_some()),
@@ -270,6 +258,23 @@ impl McpParams {
             rate_interval,
             rate_average,
         })
+    }
+}
+
+/// The value of the choice `key` names, the first of `choices` when it is not set.
+fn one_of<T: Copy>(key: &str, set: &Option<String>, choices: &[(&str, T)]) -> ConfigResult<T> {
+    let Some(name) = set.as_deref() else {
+        return Ok(choices[0].1);
+    };
+    match choices.iter().find(|(n, _)| *n == name) {
+        Some(&(_, value)) => Ok(value),
+        None => {
+            let valid: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+            Err(ConfigError::new(
+                format!("transport.{key}"),
+                format!("unknown value '{name}'; valid: {}", valid.join(", ")),
+            ))
+        }
     }
 }
 
