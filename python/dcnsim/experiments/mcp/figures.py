@@ -6,8 +6,9 @@ Two sweeps on the same flow lists (:mod:`.workload`), one per load, on the k = 8
 with K = 64 at every port, every flow aborted at its deadline whatever the protocol: the four
 transports and MCP-Approx with the per-window abort at packet level, and (not in the paper)
 PDQ at flow level, an ideal deadline scheduler, for what can be met at all. The load axis is
-a fraction of :data:`MAX_HOST_LOAD`, the host-link load that scheduler still serves. Per run (:func:`run_metrics`), over the flows of the measured window (the first and
-last :data:`EDGE` of the list by arrival are left out, the network filling and draining):
+a fraction of :data:`MAX_HOST_LOAD`, the host-link load that scheduler still serves. Per run
+(:func:`run_metrics`), over the flows of the measured window (the first and last :data:`EDGE`
+of the list by arrival are left out, the network filling and draining):
 
 - miss rate of a type: the share of its flows that did not meet their deadline;
 - goodput of a type: the bytes of its flows that met their deadline over the arrival span of
