@@ -300,8 +300,9 @@ impl CongestionControl for Mcp {
     }
 
     /// Also once the deadline has passed: the first packet or timer after it ends the flow.
+    /// (A flow without a deadline runs DCTCP and is never given up.)
     fn wants_abort(&self, now: Time) -> bool {
-        self.wants_abort || self.fallback.is_none() && self.deadline.is_some_and(|d| now >= d)
+        self.wants_abort || self.deadline.is_some_and(|d| now >= d)
     }
 
     /// `opt`: data packets carry the field the switches add their queue and price to.
