@@ -3,9 +3,10 @@
 //! routed back over their data's path by the switch agent.
 
 mod common;
-use common::{flow_dir, run_in, star_with_flow_file};
+use common::{flow_dir, run_in, run_toml, star_with_flow_file};
 use dcnsim::metrics::RunOutput;
 use dcnsim::units::Time;
+use std::path::Path;
 
 fn star(hosts: u32, protocol: &str) -> String {
     star_with_flow_file(hosts, 10, protocol, "")
@@ -191,24 +192,18 @@ fn early_start_stays_lossless_with_traffic_both_ways() {
     }
     let dir = flow_dir("pdq-es-both-ways", &csv);
     let star = star_with_flow_file(2, 1, "pdq", "");
-    // Without the SYN's request h1 overfills its own NIC queue once (6 ms in: flows that
-    // start late take a queued RTT for their base RTT, module doc "RTT_H"). The host holds the
-    // packet back; with a drop-tail NIC it is lost and costs one retransmission timeout
-    // (`min_rto_us` = 1 ms). Either way h1's last flow ends at 10.26 ms, 12.7 % past the bound
-    // (the timeout hits an earlier flow, 8.33 ms instead of 8.26), so both runs get the same
-    // allowance of one timeout.
+    // Without the SYN's request h1 used to overfill its own NIC queue once, 6 ms in (flows
+    // that start late take a queued RTT for their base RTT, module doc "RTT_H"): with a
+    // drop-tail NIC one packet was lost, and h1's last flow ended 12.7 % past the bound. Since
+    // the dampening clock and the drain time were read anew (issue 35) it does not.
     let syn_off = &["transport.pdq_syn_requests_rate=false"][..];
     let syn_off_droptail = &[
         "transport.pdq_syn_requests_rate=false",
         "topology.host_nic=\"droptail\"",
     ][..];
-    for (extra, drops, rto_us) in [
-        (&[][..], 0, 0.0),
-        (syn_off, 0, 1000.0),
-        (syn_off_droptail, 1, 1000.0),
-    ] {
+    for extra in [&[][..], syn_off, syn_off_droptail] {
         let out = run_in(&star, extra, &dir);
-        assert_eq!(out.counters.dropped_pkts, drops, "{extra:?}");
+        assert_eq!(out.counters.dropped_pkts, 0, "{extra:?}");
         for (src, sizes) in [(0, a_to_b), (1, b_to_a)] {
             let packets: u64 = sizes.iter().map(|kb| (kb * 1000u64).div_ceil(1460)).sum();
             let bound = Time::from_ps(packets * 1572 * 8000).as_us_f64();
@@ -217,11 +212,118 @@ fn early_start_stays_lossless_with_traffic_both_ways() {
                 .map(|f| f.finish.unwrap().as_us_f64())
                 .fold(0.0, f64::max);
             assert!(
-                last > bound && last < 1.10 * bound + rto_us,
+                last > bound && last < 1.10 * bound,
                 "{extra:?} host {src}: last flow ends at {last:.0} µs, bound {bound:.0} µs"
             );
         }
     }
+}
+
+/// The mean FCT of the SJF (or SRPT, all flows starting together) schedule on one link of
+/// `gbps`: flows back to back, shortest first, each packet 1516 bytes on the wire.
+fn sjf_mean_us(sizes: &[u64], gbps: u64) -> f64 {
+    let mut sorted = sizes.to_vec();
+    sorted.sort();
+    let mut end = 0.0;
+    let ends: Vec<f64> = sorted
+        .iter()
+        .map(|b| {
+            end += (b.div_ceil(1460) * DATA * 8) as f64 / (gbps as f64 * 1e3);
+            end
+        })
+        .collect();
+    ends.iter().sum::<f64>() / ends.len() as f64
+}
+
+fn mean_fct_us(out: &RunOutput) -> f64 {
+    (0..out.flows.len()).map(|i| fct_us(out, i)).sum::<f64>() / out.flows.len() as f64
+}
+
+/// Issue 35's first case: ten flows of 3–178 KB from one host to another at 1 Gb/s, all at
+/// t = 0. PDQ must come within 10 % of SJF and end them in size order. It was 9 % over with
+/// the 3 KB flow held off for 31 µs by a less critical flow whose re-proposals restarted the
+/// dampening clock, and 9.6–10.7 % over before the rate controller's drain time was floored.
+#[test]
+fn ten_flows_between_two_hosts_come_close_to_sjf() {
+    let sizes = [3u64, 9, 17, 28, 40, 60, 80, 110, 140, 178].map(|kb| kb * 1000);
+    let mut csv = String::from("src,dst,size_bytes,start_s\n");
+    for b in sizes.iter().rev() {
+        csv += &format!("0,1,{b},0\n");
+    }
+    let dir = flow_dir("pdq-two-hosts-sjf", &csv);
+    let out = run_in(&star_with_flow_file(2, 1, "pdq", ""), &[], &dir);
+    let sjf = sjf_mean_us(&sizes, 1);
+    let mean = mean_fct_us(&out);
+    assert!(mean < 1.10 * sjf, "mean {mean:.0} µs, SJF {sjf:.0} µs");
+    let mut by_finish: Vec<_> = out.flows.iter().collect();
+    by_finish.sort_by_key(|f| f.finish);
+    let order: Vec<u64> = by_finish.iter().map(|f| f.size_bytes).collect();
+    let mut ascending = order.clone();
+    ascending.sort();
+    assert_eq!(order, ascending);
+}
+
+/// Issue 35's second case: six flows of 1–6 MB from six hosts into one 1 Gb/s port at t = 0.
+/// PDQ must come within 6 % of SRPT; it was 8.7 % over (the first flow 22 %): after the rate
+/// controller raised C, Algorithm 2 counted the head flow at its stale committed rate and
+/// granted the difference to a flow further down, a cycle that kept the head near 800 Mb/s.
+/// The literal accounting shows the gap.
+#[test]
+fn six_flows_into_one_port_come_close_to_srpt() {
+    let sizes: Vec<u64> = (1..=6).map(|mb| mb * 1_000_000).collect();
+    let mut csv = String::from("src,dst,size_bytes,start_s\n");
+    for (i, b) in sizes.iter().enumerate() {
+        csv += &format!("{i},6,{b},0\n");
+    }
+    let dir = flow_dir("pdq-six-srpt", &csv);
+    let srpt = sjf_mean_us(&sizes, 1);
+    let star = star_with_flow_file(7, 1, "pdq", "");
+    let whole = mean_fct_us(&run_in(&star, &[], &dir));
+    assert!(whole < 1.06 * srpt, "mean {whole:.0} µs, SRPT {srpt:.0} µs");
+    let literal = mean_fct_us(&run_in(
+        &star,
+        &["transport.pdq_accounting=\"literal\""],
+        &dir,
+    ));
+    assert!(
+        literal > 1.08 * srpt,
+        "literal {literal:.0} µs, SRPT {srpt:.0} µs"
+    );
+}
+
+/// Issue 35's third case: web-search flows on a k = 4 fat-tree at load 0.6 (`examples/demo.toml`
+/// with 1 000 flows). Literally, links let flows send that they no longer count (accepted and
+/// then evicted before the commit, or removed while paused elsewhere and then resumed by the
+/// pauser): 1 153 drops and 115 timeouts here, the mean FCT 31 % over the flow-level model's.
+/// Accounted over the whole path: 15 drops, 2 timeouts, 17 % over; D3 is 84 % over.
+#[test]
+fn on_a_fat_tree_pdq_keeps_close_to_its_flow_level_model() {
+    let demo = include_str!("../../../examples/demo.toml");
+    let flows = "workload.flows=1000";
+    let run = |extra: &[&str]| {
+        let mut all = vec![flows, "transport.protocol=\"pdq\""];
+        all.extend(extra);
+        run_toml(demo, &all)
+    };
+    let overrides = [flows, "transport.protocol=\"pdq\"", "engine=flow"].map(String::from);
+    let prepared = dcnsim::prepare_text(demo, dcnsim::Format::Toml, &overrides, Path::new("."))
+        .expect("scenario is valid");
+    let fluid = mean_fct_us(&dcnsim::run_prepared(prepared, &mut |_| true).expect("run completes"));
+    let whole = run(&[]);
+    let literal = run(&["transport.pdq_accounting=\"literal\""]);
+    let d3 = mean_fct_us(&run_toml(demo, &[flows, "transport.protocol=\"d3\""]));
+    let (w, l) = (mean_fct_us(&whole), mean_fct_us(&literal));
+    assert!(
+        w < 1.20 * fluid,
+        "whole path {w:.0} µs, flow level {fluid:.0} µs"
+    );
+    assert!(w < 0.75 * d3, "whole path {w:.0} µs, D3 {d3:.0} µs");
+    assert!(
+        l > 1.25 * fluid,
+        "literal {l:.0} µs, flow level {fluid:.0} µs"
+    );
+    let (dw, dl) = (whole.counters.dropped_pkts, literal.counters.dropped_pkts);
+    assert!(dw * 20 < dl, "drops: whole path {dw}, literal {dl}");
 }
 
 fn bcube(protocol: &str) -> String {

@@ -116,6 +116,9 @@ pub struct TransportConfig {
     pub pdq_syn_requests_rate: Option<bool>,
     /// PDQ/M-PDQ: a link forgets a listed flow that sent nothing across it for this long.
     pub pdq_entry_timeout_us: Option<f64>,
+    /// PDQ/M-PDQ: `whole_path` (no link lets a flow send uncounted) or `literal`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pdq_accounting: Option<String>,
     /// M-PDQ: subflows per flow.
     pub subflows: Option<u32>,
     /// RCP: `ps` (defaults that emulate processor sharing on the network at hand) or
@@ -212,6 +215,7 @@ impl Default for TransportConfig {
             pdq_rate_controller: None,
             pdq_aging_rate: None,
             pdq_syn_requests_rate: None,
+            pdq_accounting: None,
             subflows: None,
             rcp_variant: None,
             rcp_alpha: None,

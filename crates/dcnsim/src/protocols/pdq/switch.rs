@@ -24,6 +24,14 @@ pub struct SwitchConfig {
     pub syn_requests_rate: bool,
     /// A listed flow that sent nothing across the link for this long is forgotten.
     pub entry_timeout: Time,
+    /// Accounting over the whole path (`pdq_accounting = "whole_path"`): a link that did not
+    /// pause a flow still caps R_H, a commit lists the flow at a link that had dropped it, and
+    /// Algorithm 2 counts a sending flow this link limits at what it asks. Off: the digest's
+    /// Algorithms 1–3 as written (`"literal"`).
+    pub whole_path: bool,
+    /// Bytes on the wire of a full data packet: the rate controller's drain time is at least
+    /// two of them at the link's rate.
+    pub packet_bytes: u32,
 }
 
 /// A flow's identity at the switch: flow index and subflow.
@@ -46,12 +54,62 @@ pub struct Entry {
     pub rtt_ns: u32,
     /// When the flow last sent a data packet, probe or SYN across the link.
     pub last_seen: Time,
+    /// R_H as the flow's last packet reached the link: what it asks of it.
+    pub demand_bps: u64,
+    /// The least rate this link offered the flow in its RTT under way and the one before.
+    pub least_offers: [u64; 2],
+    /// When the RTT under way (for `least_offers`) began.
+    pub offers_since: Time,
+    /// The last commit reached this link's least recent offer: this link limits the flow.
+    pub limited_here: bool,
+}
+
+/// The comparator: earlier deadline, then smaller expected transmission time, then id.
+fn criticality(deadline: u32, expected_ns: u32, id: PdqFlowId) -> (u32, u32, PdqFlowId) {
+    (deadline, expected_ns, id)
 }
 
 impl Entry {
-    /// The comparator: earlier deadline, then smaller expected transmission time, then id.
+    /// A new entry, paused, from the header its flow's packet carries.
+    fn new(now: Time, id: PdqFlowId, h: &PdqHeader) -> Entry {
+        Entry {
+            id,
+            rate_bps: 0,
+            pause_by: 0,
+            deadline: h.deadline,
+            expected_ns: h.expected_ns,
+            rtt_ns: h.rtt_ns,
+            last_seen: now,
+            demand_bps: kbps_to_bps(h.rate_kbps),
+            least_offers: [u64::MAX; 2],
+            offers_since: now,
+            limited_here: false,
+        }
+    }
+
     fn criticality(&self) -> (u32, u32, PdqFlowId) {
-        (self.deadline, self.expected_ns, self.id)
+        criticality(self.deadline, self.expected_ns, self.id)
+    }
+
+    /// Notes an offer (0 for a pause), keeping the least of the flow's current RTT and of
+    /// the one before: the commit that answers an offer comes back about one RTT later.
+    fn note_offer(&mut self, now: Time, offer_bps: u64) {
+        let rtt = Time::from_ns(self.rtt_ns.max(1) as u64);
+        if now < self.offers_since + rtt {
+            self.least_offers[0] = self.least_offers[0].min(offer_bps);
+            return;
+        }
+        let previous = if now < self.offers_since + rtt * 2 {
+            self.least_offers[0]
+        } else {
+            u64::MAX
+        };
+        self.least_offers = [offer_bps, previous];
+        self.offers_since = now;
+    }
+
+    fn least_recent_offer(&self) -> u64 {
+        self.least_offers[0].min(self.least_offers[1])
     }
 }
 
@@ -126,6 +184,11 @@ impl LinkState {
             };
             match cfg.early_start_k {
                 Some(k) if rtts < k && budget < k => budget += rtts,
+                // Its next packet takes what it asks, up to what is left: offering that to a
+                // less critical flow now would overcommit the link until then.
+                _ if cfg.whole_path && e.rate_bps > 0 && e.limited_here => {
+                    allocated += e.rate_bps.max(e.demand_bps.min(c - allocated))
+                }
                 _ => allocated += e.rate_bps,
             }
             if allocated >= c {
@@ -136,8 +199,9 @@ impl LinkState {
     }
 
     /// The rate controller, run lazily when a forward packet passes and 2 average RTTs have
-    /// elapsed since the last update: C = max(0, r − q / (2·RTT)).
-    pub fn update_capacity(&mut self, now: Time, queued_bytes: u64) {
+    /// elapsed since the last update: C = max(0, r − q / (2·RTT)), the RTT at least two full
+    /// data packet times at this link.
+    pub fn update_capacity(&mut self, now: Time, queued_bytes: u64, cfg: &SwitchConfig) {
         if now < self.next_rate_update {
             return;
         }
@@ -150,7 +214,8 @@ impl LinkState {
             self.capacity_bps = self.line_rate_bps;
             return;
         }
-        let rtt_ps = (sum / n) * 1000;
+        let packet_ps = cfg.packet_bytes as u64 * 8 * Time::PS_PER_SEC / self.line_rate_bps.max(1);
+        let rtt_ps = ((sum / n) * 1000).max(2 * packet_ps);
         let drain_bps = (queued_bytes as u128 * 8 * Time::PS_PER_SEC as u128 / (2 * rtt_ps) as u128)
             .min(u64::MAX as u128) as u64;
         self.capacity_bps = self.line_rate_bps.saturating_sub(drain_bps);
@@ -171,20 +236,20 @@ impl LinkState {
         if h.pause_by != 0 && h.pause_by != self.me {
             // Paused elsewhere: only the pausing link re-evaluates the flow.
             self.remove(id);
+            if cfg.whole_path {
+                // The pauser lifts the pause at the R_H it receives: cap it at what this link
+                // has for the flow, so that the pauser's accept holds here too.
+                let key = criticality(h.deadline, h.expected_ns, id);
+                let j = self.list.partition_point(|e| e.criticality() < key);
+                let free_kbps = (self.availbw(j, cfg) / 1000).min(u32::MAX as u64) as u32;
+                h.rate_kbps = h.rate_kbps.min(free_kbps);
+            }
             return;
         }
         // Soft state: a flow rerouted around a failed link sends its TERM the new way.
         self.sweep
             .forget_silent(&mut self.list, now, cfg.entry_timeout, |e| e.last_seen);
-        let fresh = Entry {
-            id,
-            rate_bps: 0,
-            pause_by: 0,
-            deadline: h.deadline,
-            expected_ns: h.expected_ns,
-            rtt_ns: h.rtt_ns,
-            last_seen: now,
-        };
+        let fresh = Entry::new(now, id, h);
         let i = match self.position(id) {
             Some(i) => {
                 // Refresh D, T, RTT; the committed R and P stay.
@@ -192,6 +257,9 @@ impl LinkState {
                 self.insert_sorted(Entry {
                     rate_bps: old.rate_bps,
                     pause_by: old.pause_by,
+                    least_offers: old.least_offers,
+                    offers_since: old.offers_since,
+                    limited_here: old.limited_here,
                     ..fresh
                 })
             }
@@ -220,15 +288,22 @@ impl LinkState {
         if offered > 0 {
             // Paused here: paused by this link, or not yet sending (a new flow starts paused).
             let was_paused = entry.pause_by != 0 || entry.rate_bps == 0;
+            let set_by_it = self
+                .last_paused_accept
+                .is_some_and(|(_, other)| other == id);
             let damped = was_paused
+                && !set_by_it
                 && cfg.dampening.is_some_and(|gap| {
                     self.last_paused_accept
-                        .is_some_and(|(t, other)| other != id && now.saturating_sub(t) < gap)
+                        .is_some_and(|(t, _)| now.saturating_sub(t) < gap)
                 });
             if !damped {
                 h.pause_by = 0;
                 h.rate_kbps = offered;
-                if was_paused {
+                entry.note_offer(now, offered as u64 * 1000);
+                // Its own re-proposals (every packet before the commit returns) do not restart
+                // the clock: they would keep a more critical flow out for as long.
+                if was_paused && !set_by_it {
                     self.last_paused_accept = Some((now, id));
                 }
                 return;
@@ -237,26 +312,61 @@ impl LinkState {
         h.pause_by = self.me;
         h.rate_kbps = 0;
         entry.pause_by = self.me;
+        entry.note_offer(now, 0);
     }
 
     /// Algorithm 3: the ACK of flow `id` passes on the reverse path; commits the decision the
     /// whole path reached into this (forward) link's list, and suppresses probing by position.
-    pub fn reverse(&mut self, cfg: &SwitchConfig, id: PdqFlowId, h: &mut PdqHeader) {
+    pub fn reverse(&mut self, now: Time, cfg: &SwitchConfig, id: PdqFlowId, h: &mut PdqHeader) {
         if h.pause_by != 0 && h.pause_by != self.me {
             self.remove(id);
         }
         if h.pause_by != 0 {
             h.rate_kbps = 0;
         }
+        if cfg.whole_path
+            && h.rate_kbps > 0
+            && self.position(id).is_none()
+            && !self.adopt(now, id, h)
+        {
+            // The flow would send across this link uncounted: pause it here.
+            h.pause_by = self.me;
+            h.rate_kbps = 0;
+        }
         if let Some(i) = self.position(id) {
             let e = &mut self.list[i];
             e.pause_by = h.pause_by;
             e.rate_bps = kbps_to_bps(h.rate_kbps);
+            e.limited_here = e.rate_bps > 0 && e.rate_bps >= e.least_recent_offer();
             if let Some(x) = cfg.probing_x {
                 let hundredths = (x * i as f64 * 100.0).round().min(u16::MAX as f64) as u16;
                 h.inter_probe = h.inter_probe.max(hundredths);
             }
         }
+    }
+
+    /// A commit accepts a flow that this link dropped from its list after its proposal
+    /// (evicted by a more critical arrival, or removed while paused elsewhere): the flow will
+    /// send across the link at R_H, so list it at that rate if it is among the 2κ most
+    /// critical. Returns whether it did.
+    fn adopt(&mut self, now: Time, id: PdqFlowId, h: &PdqHeader) -> bool {
+        let entry = Entry {
+            rate_bps: kbps_to_bps(h.rate_kbps),
+            ..Entry::new(now, id, h)
+        };
+        let room = self.list.len() < self.list_limit()
+            || self
+                .list
+                .last()
+                .is_some_and(|last| entry.criticality() < last.criticality());
+        if !room {
+            return false;
+        }
+        self.insert_sorted(entry);
+        while self.list.len() > self.list_limit() {
+            self.list.pop();
+        }
+        true
     }
 }
 
@@ -316,7 +426,7 @@ impl PdqAgent {
         };
         if pkt.kind.is_reverse() {
             if requests {
-                self.links[at.reverse as usize].reverse(&self.cfg, id, &mut h);
+                self.links[at.reverse as usize].reverse(now, &self.cfg, id, &mut h);
             }
         } else {
             let hop = (at.peer, at.reverse);
@@ -330,7 +440,7 @@ impl PdqAgent {
                 link.remove(id); // TERM
             } else if requests {
                 if self.cfg.rate_controller {
-                    link.update_capacity(now, at.queue.len_bytes());
+                    link.update_capacity(now, at.queue.len_bytes(), &self.cfg);
                 }
                 link.forward(now, &self.cfg, id, &mut h);
             }
@@ -375,6 +485,8 @@ mod tests {
             rate_controller: true,
             syn_requests_rate: true,
             entry_timeout: Time::from_ms(10),
+            whole_path: true,
+            packet_bytes: 1516,
         }
     }
 
@@ -406,7 +518,7 @@ mod tests {
     ) -> PdqHeader {
         let mut h = h;
         l.forward(Time::from_us(now_us), c, id, &mut h);
-        l.reverse(c, id, &mut h);
+        l.reverse(Time::ZERO, c, id, &mut h);
         h
     }
 
@@ -468,7 +580,7 @@ mod tests {
         assert_eq!(l.list[0].rate_bps, 0, "nothing reserved before the ACK");
         // Another link paused it on the way: the ACK commits a pause here too.
         let mut ack = PdqHeader { pause_by: 77, ..h };
-        l.reverse(&c, 1, &mut ack);
+        l.reverse(Time::ZERO, &c, 1, &mut ack);
         assert_eq!(ack.rate_kbps, 0);
         assert!(
             l.position(1).is_none(),
@@ -477,7 +589,7 @@ mod tests {
         // Accepted everywhere: committed.
         let mut h = hdr(NO_DEADLINE, 100);
         l.forward(Time::ZERO, &c, 1, &mut h);
-        l.reverse(&c, 1, &mut h);
+        l.reverse(Time::ZERO, &c, 1, &mut h);
         assert_eq!((l.list[0].rate_bps, l.list[0].pause_by), (C, 0));
     }
 
@@ -535,13 +647,9 @@ mod tests {
 
     fn entry(id: PdqFlowId, rate_bps: u64, pause_by: u32, t_us: u32) -> Entry {
         Entry {
-            id,
             rate_bps,
             pause_by,
-            deadline: NO_DEADLINE,
-            expected_ns: t_us * 1000,
-            rtt_ns: 10_000,
-            last_seen: Time::ZERO,
+            ..Entry::new(Time::ZERO, id, &hdr(NO_DEADLINE, t_us))
         }
     }
 
@@ -593,21 +701,21 @@ mod tests {
             pause_by: ME,
             ..hdr(NO_DEADLINE, 10)
         };
-        l.reverse(&c, 10, &mut ack);
+        l.reverse(Time::ZERO, &c, 10, &mut ack);
         assert_eq!(ack.inter_probe, 200, "position 10 × 0.2 = 2 RTTs");
         let mut ack = PdqHeader {
             pause_by: ME,
             inter_probe: 300,
             ..hdr(NO_DEADLINE, 10)
         };
-        l.reverse(&c, 3, &mut ack);
+        l.reverse(Time::ZERO, &c, 3, &mut ack);
         assert_eq!(ack.inter_probe, 300, "never lowered");
         let mut ack = hdr(NO_DEADLINE, 10);
         let off = SwitchConfig {
             probing_x: None,
             ..c
         };
-        l.reverse(&off, 10, &mut ack);
+        l.reverse(Time::ZERO, &off, 10, &mut ack);
         assert_eq!(ack.inter_probe, 0);
     }
 
@@ -617,13 +725,13 @@ mod tests {
         let c = cfg();
         round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
         // 25 000 queued bytes over 2 × 10 µs: 10 Gb/s of drain → C = 0.
-        l.update_capacity(Time::from_us(1), 25_000);
+        l.update_capacity(Time::from_us(1), 25_000, &c);
         assert_eq!(l.capacity_bps, 0);
         // Not again before 2 RTTs.
-        l.update_capacity(Time::from_us(15), 0);
+        l.update_capacity(Time::from_us(15), 0, &c);
         assert_eq!(l.capacity_bps, 0);
         // 12 500 bytes: half the link.
-        l.update_capacity(Time::from_us(21), 12_500);
+        l.update_capacity(Time::from_us(21), 12_500, &c);
         assert_eq!(l.capacity_bps, C / 2);
         let mut h = hdr(NO_DEADLINE, 100);
         l.forward(Time::from_us(22), &c, 1, &mut h);
@@ -668,5 +776,185 @@ mod tests {
         let mut h = hdr(NO_DEADLINE, 50);
         l.forward(Time::from_us(102), &c, 4, &mut h);
         assert_eq!(h.pause_by, 0);
+    }
+
+    #[test]
+    fn a_re_proposal_does_not_restart_the_dampening_clock() {
+        // Issue 35's two-host case: a less critical flow, accepted while paused, proposes
+        // again with every packet until its commit returns; a more critical flow arriving
+        // 10 µs after the first accept gets in.
+        let c = SwitchConfig {
+            early_start_k: None,
+            ..cfg()
+        };
+        let mut l = link();
+        let mut h = hdr(NO_DEADLINE, 500);
+        l.forward(Time::from_us(17), &c, 2, &mut h);
+        assert_eq!(h.rate_kbps, 10_000_000);
+        for t in [20, 24, 27] {
+            let mut h = hdr(NO_DEADLINE, 500);
+            l.forward(Time::from_us(t), &c, 2, &mut h);
+            assert_eq!(h.pause_by, 0, "its own re-proposal is not damped");
+        }
+        assert_eq!(l.last_paused_accept, Some((Time::from_us(17), 2)));
+        let mut h = hdr(NO_DEADLINE, 3);
+        l.forward(Time::from_us(25), &c, 1, &mut h);
+        assert_eq!(h.pause_by, ME, "within 10 µs of the first accept: damped");
+        let mut h = hdr(NO_DEADLINE, 3);
+        l.forward(Time::from_us(28), &c, 1, &mut h);
+        assert_eq!((h.pause_by, h.rate_kbps), (0, 10_000_000));
+    }
+
+    #[test]
+    fn the_drain_time_is_at_least_two_packet_times() {
+        // 1 Gb/s, a handshake RTT of 8.5 µs (less than one 12 µs packet time): one queued
+        // packet would otherwise take C to 1 − 12/17 of the line rate.
+        let c = cfg();
+        let mut l = LinkState::new(ME - 1, 1_000_000_000);
+        round(
+            &mut l,
+            0,
+            1,
+            PdqHeader {
+                rtt_ns: 8_500,
+                ..hdr(NO_DEADLINE, 100)
+            },
+            &c,
+        );
+        l.update_capacity(Time::from_us(1), 1516, &c);
+        // Drain over 2 × 2 × 12.128 µs: 1516 B in 48.5 µs = 250 Mb/s.
+        assert_eq!(l.capacity_bps, 750_000_000);
+    }
+
+    #[test]
+    fn a_link_that_did_not_pause_a_flow_caps_the_rate_the_pauser_may_grant() {
+        let c = SwitchConfig {
+            dampening: None,
+            early_start_k: None,
+            ..cfg()
+        };
+        let mut l = link();
+        l.list = vec![entry(1, C * 7 / 10, 0, 100)];
+        // Flow 2 is paused by another link (77): this link leaves the pause to it but lowers
+        // R_H to the 3 Gb/s it has for flow 2.
+        let mut h = PdqHeader {
+            pause_by: 77,
+            ..hdr(NO_DEADLINE, 500)
+        };
+        l.forward(Time::ZERO, &c, 2, &mut h);
+        assert_eq!((h.pause_by, h.rate_kbps), (77, 3_000_000));
+        assert_eq!(ids(&l), vec![1]);
+        // A more critical flow is capped only by flows more critical than itself.
+        let mut h = PdqHeader {
+            pause_by: 77,
+            ..hdr(NO_DEADLINE, 50)
+        };
+        l.forward(Time::ZERO, &c, 3, &mut h);
+        assert_eq!(h.rate_kbps, 10_000_000);
+        // The digest's literal rule leaves R_H alone.
+        let literal = SwitchConfig {
+            whole_path: false,
+            ..c
+        };
+        let mut h = PdqHeader {
+            pause_by: 77,
+            ..hdr(NO_DEADLINE, 500)
+        };
+        l.forward(Time::ZERO, &literal, 2, &mut h);
+        assert_eq!(h.rate_kbps, 10_000_000);
+    }
+
+    #[test]
+    fn a_commit_lists_a_flow_the_link_had_dropped_or_pauses_it() {
+        let c = SwitchConfig {
+            dampening: None,
+            early_start_k: None,
+            ..cfg()
+        };
+        // Flow 2 was accepted here, then removed (its packet met a pause elsewhere); the pauser
+        // lifted the pause and the ACK commits 3 Gb/s: listed at that rate.
+        let mut l = link();
+        l.list = vec![entry(1, C * 7 / 10, 0, 100)];
+        let mut ack = PdqHeader {
+            rate_kbps: 3_000_000,
+            ..hdr(NO_DEADLINE, 500)
+        };
+        l.reverse(Time::ZERO, &c, 2, &mut ack);
+        assert_eq!((ack.pause_by, ack.rate_kbps), (0, 3_000_000));
+        assert_eq!(ids(&l), vec![1, 2]);
+        assert_eq!(l.list[1].rate_bps, 3_000_000_000);
+        assert_eq!(l.availbw(2, &c), 0, "the link counts it");
+        // A list already full of more critical flows has no room: the commit pauses it here.
+        let mut l = link();
+        l.list = vec![entry(1, C / 2, 0, 100), entry(3, C / 2, 0, 200)];
+        l.list.extend([entry(4, 0, ME, 300), entry(5, 0, ME, 400)]);
+        let mut ack = PdqHeader {
+            rate_kbps: 1_000_000,
+            ..hdr(NO_DEADLINE, 500)
+        };
+        l.reverse(Time::ZERO, &c, 2, &mut ack);
+        assert_eq!((ack.pause_by, ack.rate_kbps), (ME, 0));
+        assert_eq!(ids(&l), vec![1, 3, 4, 5]);
+        // Literally, the commit passes a link that does not list the flow untouched.
+        let literal = SwitchConfig {
+            whole_path: false,
+            ..c
+        };
+        let mut ack = PdqHeader {
+            rate_kbps: 1_000_000,
+            ..hdr(NO_DEADLINE, 500)
+        };
+        l.reverse(Time::ZERO, &literal, 2, &mut ack);
+        assert_eq!((ack.pause_by, ack.rate_kbps), (0, 1_000_000));
+        assert_eq!(ids(&l), vec![1, 3, 4, 5]);
+    }
+
+    #[test]
+    fn a_sending_flow_this_link_limits_is_counted_at_what_it_asks() {
+        // Issue 35's six-flow race at one 10 Gb/s port: flow 1 holds 5.6 Gb/s committed and
+        // has been offered all 10; before its commit catches up, a less critical flow must
+        // not be given the difference.
+        let c = SwitchConfig {
+            dampening: None,
+            early_start_k: None,
+            ..cfg()
+        };
+        let mut l = link();
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
+        l.list[0].rate_bps = 5_600_000_000;
+        l.list[0].least_offers = [5_600_000_000; 2];
+        let mut ack = PdqHeader {
+            rate_kbps: 5_600_000,
+            ..hdr(NO_DEADLINE, 100)
+        };
+        l.reverse(Time::ZERO, &c, 1, &mut ack);
+        assert!(l.list[0].limited_here);
+        let mut h = hdr(NO_DEADLINE, 500);
+        l.forward(Time::from_us(1), &c, 2, &mut h);
+        assert_eq!(h.pause_by, ME, "flow 1 asks for the whole link");
+        // A flow limited elsewhere (committed 3 Gb/s against offers of 10) is counted at its
+        // commit, and the rest goes to the next flow.
+        let mut l = link();
+        let mut h = hdr(NO_DEADLINE, 100);
+        l.forward(Time::ZERO, &c, 1, &mut h);
+        let mut ack = PdqHeader {
+            rate_kbps: 3_000_000,
+            ..h
+        };
+        l.reverse(Time::ZERO, &c, 1, &mut ack);
+        assert!(!l.list[0].limited_here);
+        let mut h = hdr(NO_DEADLINE, 500);
+        l.forward(Time::from_us(1), &c, 2, &mut h);
+        assert_eq!(h.rate_kbps, 7_000_000);
+        // Literally, the committed rate is all that counts.
+        let literal = SwitchConfig {
+            whole_path: false,
+            ..c
+        };
+        let mut l = link();
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &literal);
+        l.list[0].rate_bps = 5_600_000_000;
+        l.list[0].limited_here = true;
+        assert_eq!(l.availbw(1, &literal), 4_400_000_000);
     }
 }
