@@ -26,6 +26,9 @@ TARGET = 0.99
 #: The transports compared, by the label the figures use.
 TRANSPORTS: dict[str, dict[str, Any]] = {
     "pdq": {"protocol": "pdq"},
+    # the digest's Algorithms 1-3 as written: links let flows send that they no longer count
+    # (issue 35; the core's module doc, "Accounting over the whole path")
+    "pdq-literal": {"protocol": "pdq", "pdq_accounting": "literal"},
     "d3": {"protocol": "d3"},
     # RCP as published (α = 0.1, β = 1, R(0) = C: the core's `rcp_variant = "published"`; its
     # default is the `ps` variant since issue 32)
