@@ -62,6 +62,9 @@ pub struct Entry {
     pub offers_since: Time,
     /// The last commit reached this link's least recent offer: this link limits the flow.
     pub limited_here: bool,
+    /// This link proposed to accept the flow while it was paused here, and no commit has come
+    /// back yet: its packets until then are re-proposals, not new acceptances (Dampening).
+    pub accept_pending: bool,
 }
 
 /// The comparator: earlier deadline, then smaller expected transmission time, then id.
@@ -84,6 +87,7 @@ impl Entry {
             least_offers: [u64::MAX; 2],
             offers_since: now,
             limited_here: false,
+            accept_pending: false,
         }
     }
 
@@ -121,7 +125,8 @@ pub struct LinkState {
     pub line_rate_bps: u64,
     /// C: the capacity PDQ may allocate (rate controller output).
     pub capacity_bps: u64,
-    /// The most critical flows, most critical first; at most 2·max(κ, 1).
+    /// The most critical flows, most critical first; about 2·max(κ, 1) (a commit can list a
+    /// flow beyond it, and the list shrinks only as flows leave or are displaced).
     pub list: Vec<Entry>,
     /// When this link last accepted a paused flow, and which (Dampening).
     pub last_paused_accept: Option<(Time, PdqFlowId)>,
@@ -214,7 +219,9 @@ impl LinkState {
             self.capacity_bps = self.line_rate_bps;
             return;
         }
-        let packet_ps = cfg.packet_bytes as u64 * 8 * Time::PS_PER_SEC / self.line_rate_bps.max(1);
+        let packet_ps = (cfg.packet_bytes as u128 * 8 * Time::PS_PER_SEC as u128
+            / self.line_rate_bps.max(1) as u128)
+            .min(u64::MAX as u128 / 4) as u64;
         let rtt_ps = ((sum / n) * 1000).max(2 * packet_ps);
         let drain_bps = (queued_bytes as u128 * 8 * Time::PS_PER_SEC as u128 / (2 * rtt_ps) as u128)
             .min(u64::MAX as u128) as u64;
@@ -233,6 +240,10 @@ impl LinkState {
     }
 
     fn propose(&mut self, now: Time, cfg: &SwitchConfig, id: PdqFlowId, h: &mut PdqHeader) {
+        // Soft state: a flow rerouted around a failed link sends its TERM the new way. Swept
+        // before anything reads the list (the cap below counts its entries too).
+        self.sweep
+            .forget_silent(&mut self.list, now, cfg.entry_timeout, |e| e.last_seen);
         if h.pause_by != 0 && h.pause_by != self.me {
             // Paused elsewhere: only the pausing link re-evaluates the flow.
             self.remove(id);
@@ -246,9 +257,6 @@ impl LinkState {
             }
             return;
         }
-        // Soft state: a flow rerouted around a failed link sends its TERM the new way.
-        self.sweep
-            .forget_silent(&mut self.list, now, cfg.entry_timeout, |e| e.last_seen);
         let fresh = Entry::new(now, id, h);
         let i = match self.position(id) {
             Some(i) => {
@@ -260,6 +268,7 @@ impl LinkState {
                     least_offers: old.least_offers,
                     offers_since: old.offers_since,
                     limited_here: old.limited_here,
+                    accept_pending: old.accept_pending,
                     ..fresh
                 })
             }
@@ -277,7 +286,9 @@ impl LinkState {
                 }
                 let i = self.insert_sorted(fresh);
                 if self.list.len() > limit {
-                    self.list.pop(); // the least critical, never the flow just admitted
+                    // The least critical, never the flow just admitted. If it was sending, its
+                    // next commit lists it again or pauses it (`adopt`).
+                    self.list.pop();
                 }
                 i
             }
@@ -288,22 +299,20 @@ impl LinkState {
         if offered > 0 {
             // Paused here: paused by this link, or not yet sending (a new flow starts paused).
             let was_paused = entry.pause_by != 0 || entry.rate_bps == 0;
-            let set_by_it = self
-                .last_paused_accept
-                .is_some_and(|(_, other)| other == id);
-            let damped = was_paused
-                && !set_by_it
+            // Its re-proposals (every packet before the commit returns) are neither held back
+            // nor restart the clock: that would keep a more critical flow out for as long.
+            let new_accept = was_paused && !entry.accept_pending;
+            let damped = new_accept
                 && cfg.dampening.is_some_and(|gap| {
                     self.last_paused_accept
-                        .is_some_and(|(t, _)| now.saturating_sub(t) < gap)
+                        .is_some_and(|(t, other)| other != id && now.saturating_sub(t) < gap)
                 });
             if !damped {
                 h.pause_by = 0;
                 h.rate_kbps = offered;
                 entry.note_offer(now, offered as u64 * 1000);
-                // Its own re-proposals (every packet before the commit returns) do not restart
-                // the clock: they would keep a more critical flow out for as long.
-                if was_paused && !set_by_it {
+                if new_accept {
+                    entry.accept_pending = true;
                     self.last_paused_accept = Some((now, id));
                 }
                 return;
@@ -317,7 +326,17 @@ impl LinkState {
 
     /// Algorithm 3: the ACK of flow `id` passes on the reverse path; commits the decision the
     /// whole path reached into this (forward) link's list, and suppresses probing by position.
-    pub fn reverse(&mut self, now: Time, cfg: &SwitchConfig, id: PdqFlowId, h: &mut PdqHeader) {
+    /// `ended`: the flow has sent its TERM (its last ACKs may still be on their way).
+    pub fn reverse(
+        &mut self,
+        now: Time,
+        cfg: &SwitchConfig,
+        id: PdqFlowId,
+        h: &mut PdqHeader,
+        ended: bool,
+    ) {
+        self.sweep
+            .forget_silent(&mut self.list, now, cfg.entry_timeout, |e| e.last_seen);
         if h.pause_by != 0 && h.pause_by != self.me {
             self.remove(id);
         }
@@ -326,10 +345,11 @@ impl LinkState {
         }
         if cfg.whole_path
             && h.rate_kbps > 0
+            && !ended
             && self.position(id).is_none()
             && !self.adopt(now, id, h)
         {
-            // The flow would send across this link uncounted: pause it here.
+            // Not among the 2κ most critical any more: paused here, as Algorithm 1 would.
             h.pause_by = self.me;
             h.rate_kbps = 0;
         }
@@ -337,6 +357,7 @@ impl LinkState {
             let e = &mut self.list[i];
             e.pause_by = h.pause_by;
             e.rate_bps = kbps_to_bps(h.rate_kbps);
+            e.accept_pending = false;
             e.limited_here = e.rate_bps > 0 && e.rate_bps >= e.least_recent_offer();
             if let Some(x) = cfg.probing_x {
                 let hundredths = (x * i as f64 * 100.0).round().min(u16::MAX as f64) as u16;
@@ -347,26 +368,29 @@ impl LinkState {
 
     /// A commit accepts a flow that this link dropped from its list after its proposal
     /// (evicted by a more critical arrival, or removed while paused elsewhere): the flow will
-    /// send across the link at R_H, so list it at that rate if it is among the 2κ most
-    /// critical. Returns whether it did.
+    /// send across the link at R_H, so the link lists it at that rate if it is among the 2κ
+    /// most critical, making room as Algorithm 1 does. Returns whether it did.
     fn adopt(&mut self, now: Time, id: PdqFlowId, h: &PdqHeader) -> bool {
         let entry = Entry {
             rate_bps: kbps_to_bps(h.rate_kbps),
             ..Entry::new(now, id, h)
         };
-        let room = self.list.len() < self.list_limit()
-            || self
-                .list
-                .last()
-                .is_some_and(|last| entry.criticality() < last.criticality());
-        if !room {
-            return false;
+        if self.list.len() >= self.list_limit() {
+            match self.least_critical_idle() {
+                Some(v) if entry.criticality() < self.list[v].criticality() => {
+                    self.list.remove(v);
+                }
+                _ => return false,
+            }
         }
         self.insert_sorted(entry);
-        while self.list.len() > self.list_limit() {
-            self.list.pop();
-        }
         true
+    }
+
+    /// The least critical entry that does not send: the one `adopt` forgets to make room (a
+    /// sender it forgot would send uncounted until its next commit).
+    fn least_critical_idle(&self) -> Option<usize> {
+        self.list.iter().rposition(|e| e.rate_bps == 0)
     }
 }
 
@@ -378,6 +402,8 @@ pub struct PdqAgent {
     /// Per flow·subflows + subflow: the forward hops seen, as (node the hop reaches, the port
     /// from that node back over the same link).
     paths: Vec<Vec<(NodeIdx, PortIdx)>>,
+    /// Per flow·subflows + subflow: its TERM has been sent.
+    ended: Vec<bool>,
     subflows: u32,
 }
 
@@ -392,6 +418,7 @@ impl PdqAgent {
                 .map(|(i, p)| LinkState::new(i as PortIdx, p.rate.bits_per_sec()))
                 .collect(),
             paths: Vec::new(),
+            ended: Vec::new(),
             subflows,
         }
     }
@@ -424,9 +451,11 @@ impl PdqAgent {
             PacketKind::Syn | PacketKind::SynAck => self.cfg.syn_requests_rate,
             _ => false,
         };
+        let slot = pkt.flow as usize * self.subflows as usize + h.subflow as usize;
         if pkt.kind.is_reverse() {
             if requests {
-                self.links[at.reverse as usize].reverse(now, &self.cfg, id, &mut h);
+                let ended = self.ended.get(slot).copied().unwrap_or(false);
+                self.links[at.reverse as usize].reverse(now, &self.cfg, id, &mut h, ended);
             }
         } else {
             let hop = (at.peer, at.reverse);
@@ -438,6 +467,10 @@ impl PdqAgent {
             let link = &mut self.links[port as usize];
             if pkt.kind == PacketKind::Fin {
                 link.remove(id); // TERM
+                if slot >= self.ended.len() {
+                    self.ended.resize(slot + 1, false);
+                }
+                self.ended[slot] = true;
             } else if requests {
                 if self.cfg.rate_controller {
                     link.update_capacity(now, at.queue.len_bytes(), &self.cfg);
@@ -518,7 +551,7 @@ mod tests {
     ) -> PdqHeader {
         let mut h = h;
         l.forward(Time::from_us(now_us), c, id, &mut h);
-        l.reverse(Time::ZERO, c, id, &mut h);
+        l.reverse(Time::from_us(now_us), c, id, &mut h, false);
         h
     }
 
@@ -580,7 +613,7 @@ mod tests {
         assert_eq!(l.list[0].rate_bps, 0, "nothing reserved before the ACK");
         // Another link paused it on the way: the ACK commits a pause here too.
         let mut ack = PdqHeader { pause_by: 77, ..h };
-        l.reverse(Time::ZERO, &c, 1, &mut ack);
+        l.reverse(Time::ZERO, &c, 1, &mut ack, false);
         assert_eq!(ack.rate_kbps, 0);
         assert!(
             l.position(1).is_none(),
@@ -589,7 +622,7 @@ mod tests {
         // Accepted everywhere: committed.
         let mut h = hdr(NO_DEADLINE, 100);
         l.forward(Time::ZERO, &c, 1, &mut h);
-        l.reverse(Time::ZERO, &c, 1, &mut h);
+        l.reverse(Time::ZERO, &c, 1, &mut h, false);
         assert_eq!((l.list[0].rate_bps, l.list[0].pause_by), (C, 0));
     }
 
@@ -701,21 +734,21 @@ mod tests {
             pause_by: ME,
             ..hdr(NO_DEADLINE, 10)
         };
-        l.reverse(Time::ZERO, &c, 10, &mut ack);
+        l.reverse(Time::ZERO, &c, 10, &mut ack, false);
         assert_eq!(ack.inter_probe, 200, "position 10 × 0.2 = 2 RTTs");
         let mut ack = PdqHeader {
             pause_by: ME,
             inter_probe: 300,
             ..hdr(NO_DEADLINE, 10)
         };
-        l.reverse(Time::ZERO, &c, 3, &mut ack);
+        l.reverse(Time::ZERO, &c, 3, &mut ack, false);
         assert_eq!(ack.inter_probe, 300, "never lowered");
         let mut ack = hdr(NO_DEADLINE, 10);
         let off = SwitchConfig {
             probing_x: None,
             ..c
         };
-        l.reverse(Time::ZERO, &off, 10, &mut ack);
+        l.reverse(Time::ZERO, &off, 10, &mut ack, false);
         assert_eq!(ack.inter_probe, 0);
     }
 
@@ -865,7 +898,7 @@ mod tests {
     }
 
     #[test]
-    fn a_commit_lists_a_flow_the_link_had_dropped_or_pauses_it() {
+    fn a_commit_lists_a_flow_the_link_had_dropped() {
         let c = SwitchConfig {
             dampening: None,
             early_start_k: None,
@@ -879,22 +912,43 @@ mod tests {
             rate_kbps: 3_000_000,
             ..hdr(NO_DEADLINE, 500)
         };
-        l.reverse(Time::ZERO, &c, 2, &mut ack);
+        l.reverse(Time::ZERO, &c, 2, &mut ack, false);
         assert_eq!((ack.pause_by, ack.rate_kbps), (0, 3_000_000));
         assert_eq!(ids(&l), vec![1, 2]);
         assert_eq!(l.list[1].rate_bps, 3_000_000_000);
         assert_eq!(l.availbw(2, &c), 0, "the link counts it");
-        // A list already full of more critical flows has no room: the commit pauses it here.
+        // A full list makes room by forgetting the least critical flow that does not send,
+        // never a sender. κ = 1 and four entries: senders that ended left it above its 2κ.
         let mut l = link();
-        l.list = vec![entry(1, C / 2, 0, 100), entry(3, C / 2, 0, 200)];
-        l.list.extend([entry(4, 0, ME, 300), entry(5, 0, ME, 400)]);
+        l.list = vec![
+            entry(1, 0, ME, 100),
+            entry(2, 0, ME, 200),
+            entry(3, 0, ME, 300),
+            entry(50, C / 10, 0, 900),
+        ];
         let mut ack = PdqHeader {
             rate_kbps: 1_000_000,
-            ..hdr(NO_DEADLINE, 500)
+            ..hdr(NO_DEADLINE, 250)
         };
-        l.reverse(Time::ZERO, &c, 2, &mut ack);
+        l.reverse(Time::ZERO, &c, 4, &mut ack, false);
+        assert_eq!((ack.pause_by, ack.rate_kbps), (0, 1_000_000));
+        assert_eq!(ids(&l), vec![1, 2, 4, 50], "flow 3 (paused) makes room");
+        // A flow less critical than every flow that could make room is no longer among the
+        // 2κ most critical: the commit pauses it here, as Algorithm 1 would.
+        let mut ack = PdqHeader {
+            rate_kbps: 1_000_000,
+            ..hdr(NO_DEADLINE, 800)
+        };
+        l.reverse(Time::ZERO, &c, 5, &mut ack, false);
         assert_eq!((ack.pause_by, ack.rate_kbps), (ME, 0));
-        assert_eq!(ids(&l), vec![1, 3, 4, 5]);
+        assert_eq!(ids(&l), vec![1, 2, 4, 50]);
+        // A commit after the flow's TERM (its last ACKs) lists nothing.
+        let mut ack = PdqHeader {
+            rate_kbps: 1_000_000,
+            ..hdr(NO_DEADLINE, 300)
+        };
+        l.reverse(Time::ZERO, &c, 7, &mut ack, true);
+        assert_eq!(ids(&l), vec![1, 2, 4, 50]);
         // Literally, the commit passes a link that does not list the flow untouched.
         let literal = SwitchConfig {
             whole_path: false,
@@ -904,9 +958,68 @@ mod tests {
             rate_kbps: 1_000_000,
             ..hdr(NO_DEADLINE, 500)
         };
-        l.reverse(Time::ZERO, &literal, 2, &mut ack);
+        l.reverse(Time::ZERO, &literal, 9, &mut ack, false);
         assert_eq!((ack.pause_by, ack.rate_kbps), (0, 1_000_000));
-        assert_eq!(ids(&l), vec![1, 3, 4, 5]);
+        assert_eq!(ids(&l), vec![1, 2, 4, 50]);
+    }
+
+    #[test]
+    fn a_silent_entry_is_forgotten_also_when_only_flows_paused_elsewhere_pass() {
+        // A listed flow went quiet (rerouted, or a dead entry); the only packets crossing the
+        // link are paused by another link. The cap they get must not count the silent entry
+        // for ever, or their pauser could never lift the pause.
+        let c = cfg(); // entry timeout 10 ms
+        let mut l = link();
+        round(&mut l, 0, 1, hdr(900, 100), &c);
+        let paused_elsewhere = || PdqHeader {
+            pause_by: 77,
+            ..hdr(NO_DEADLINE, 500)
+        };
+        let mut h = paused_elsewhere();
+        l.forward(Time::from_ms(5), &c, 2, &mut h);
+        assert_eq!(h.rate_kbps, 0, "flow 1 holds the link");
+        let mut h = paused_elsewhere();
+        l.forward(Time::from_ms(13), &c, 2, &mut h);
+        assert_eq!(
+            h.rate_kbps, 10_000_000,
+            "flow 1 silent past the timeout: forgotten"
+        );
+    }
+
+    #[test]
+    fn a_paused_flow_accepted_again_restarts_the_dampening_clock() {
+        // The exemption is for re-proposals of one acceptance: once committed, paused here
+        // and accepted anew, the flow sets the clock again and the next paused flow waits.
+        let c = SwitchConfig {
+            early_start_k: None,
+            ..cfg()
+        };
+        let mut l = link();
+        round(&mut l, 0, 7, hdr(NO_DEADLINE, 300), &c);
+        l.capacity_bps = 0;
+        let h = round(&mut l, 50, 7, hdr(NO_DEADLINE, 300), &c);
+        assert_eq!(h.pause_by, ME);
+        l.capacity_bps = C;
+        let mut h = hdr(NO_DEADLINE, 300);
+        l.forward(Time::from_us(100), &c, 7, &mut h);
+        assert_eq!(h.pause_by, 0);
+        assert_eq!(l.last_paused_accept, Some((Time::from_us(100), 7)));
+        let mut h = hdr(NO_DEADLINE, 400);
+        l.forward(Time::from_us(101), &c, 8, &mut h);
+        assert_eq!(h.pause_by, ME, "two paused flows accepted 1 µs apart");
+    }
+
+    #[test]
+    fn the_drain_floor_holds_huge_packets_without_overflow() {
+        let c = SwitchConfig {
+            packet_bytes: 3_000_000,
+            ..cfg()
+        };
+        let mut l = link();
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
+        l.update_capacity(Time::from_us(1), 1516, &c);
+        // RTT floored at 2 × 2.4 ms: 1516 B drain over 9.6 ms is 1.26 Mb/s.
+        assert_eq!(l.capacity_bps, C - 1_263_333);
     }
 
     #[test]
@@ -927,7 +1040,7 @@ mod tests {
             rate_kbps: 5_600_000,
             ..hdr(NO_DEADLINE, 100)
         };
-        l.reverse(Time::ZERO, &c, 1, &mut ack);
+        l.reverse(Time::ZERO, &c, 1, &mut ack, false);
         assert!(l.list[0].limited_here);
         let mut h = hdr(NO_DEADLINE, 500);
         l.forward(Time::from_us(1), &c, 2, &mut h);
@@ -941,7 +1054,7 @@ mod tests {
             rate_kbps: 3_000_000,
             ..h
         };
-        l.reverse(Time::ZERO, &c, 1, &mut ack);
+        l.reverse(Time::ZERO, &c, 1, &mut ack, false);
         assert!(!l.list[0].limited_here);
         let mut h = hdr(NO_DEADLINE, 500);
         l.forward(Time::from_us(1), &c, 2, &mut h);
