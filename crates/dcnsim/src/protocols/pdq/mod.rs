@@ -99,6 +99,7 @@
 //!      as the flow-level model does. (Counting every sending flow at its demand reserved
 //!      bandwidth for flows limited downstream: in a trial with rules 1–2, 6.60 ms and 152
 //!      drops on the run above, against 5.99 ms and 1 drop.)
+//!
 //!   On the run above: 53 drops, 10 timeouts, mean FCT 5.98 ms, 21 % above the flow level's
 //!   4.94 ms (literal: 7.05 ms; D3 8.56 ms); seeds 2–4: 20–21 % above, 25–29 % below D3,
 //!   59–274 drops. With 1 000-packet buffers: no drop, 5.96 ms. Two hosts, ten flows of
