@@ -210,6 +210,7 @@ mod tests {
             racks: Vec::new(),
             description: "chain".into(),
             hosts_relay: false,
+            link_lines: Vec::new(),
         };
         Network::build(&spec, Discipline::Fifo, &|_| None)
     }

@@ -185,18 +185,45 @@ pub(super) fn count(v: Option<usize>, key: &str, default: usize) -> ConfigResult
     Ok(n)
 }
 
-/// Refuses layouts above [`MAX_NODES`]; `parts` are multiplied with overflow checks.
-pub(super) fn size(key: &str, terms: &[&[usize]]) -> ConfigResult<()> {
+/// Refuses layouts above [`MAX_NODES`] nodes (or links): the count is the sum of `terms`,
+/// each a product of keys' values (`""` for a constant or a value derived from a key),
+/// computed with overflow checks. The error names the key with the largest value (the one to
+/// lower), and the values of the others.
+pub(super) fn size(terms: &[&[(&str, usize)]]) -> ConfigResult<()> {
     let total = terms.iter().try_fold(0usize, |acc, t| {
         t.iter()
-            .try_fold(1usize, |p, x| p.checked_mul(*x))
+            .try_fold(1usize, |p, (_, x)| p.checked_mul(*x))
             .and_then(|p| acc.checked_add(p))
     });
-    match total {
-        Some(n) if n <= MAX_NODES => Ok(()),
-        _ => Err(ConfigError::new(
-            format!("topology.{key}"),
-            format!("gives a topology of more than {MAX_NODES} nodes, which is not supported"),
-        )),
+    if total.is_some_and(|n| n <= MAX_NODES) {
+        return Ok(());
     }
+    let mut keys: Vec<(&str, usize)> = Vec::new();
+    for &(k, v) in terms.iter().flat_map(|t| t.iter()) {
+        if !k.is_empty() && !keys.iter().any(|(seen, _)| *seen == k) {
+            keys.push((k, v));
+        }
+    }
+    // The first of the largest: ties go to the key listed first.
+    let (big, value) = keys
+        .iter()
+        .copied()
+        .fold(keys[0], |best, kv| if kv.1 > best.1 { kv } else { best });
+    let others: Vec<String> = keys
+        .iter()
+        .filter(|(k, _)| *k != big)
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect();
+    let with = if others.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", others.join(", "))
+    };
+    Err(ConfigError::new(
+        format!("topology.{big}"),
+        format!(
+            "{big} = {value}{with} gives a topology of more than {MAX_NODES} nodes or links, \
+             which is not supported"
+        ),
+    ))
 }

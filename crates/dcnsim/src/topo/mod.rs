@@ -157,6 +157,9 @@ pub struct TopoSpec {
     pub description: String,
     /// Server-centric layouts (BCube): hosts relay packets addressed to other hosts.
     pub hosts_relay: bool,
+    /// `kind = "file"`: the line of the file that declared each link, in link order, so that
+    /// errors about a link found later can name it; empty for the generated kinds.
+    pub link_lines: Vec<u32>,
 }
 
 impl TopoSpec {
