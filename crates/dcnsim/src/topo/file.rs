@@ -42,13 +42,7 @@ pub(super) fn build(cfg: &TopologyConfig, base_dir: &Path, p: &LinkParams) -> Co
             "kind = \"file\" needs file = \"path/to/net.topo\" (relative to the scenario)",
         )
     })?;
-    let path = base_dir.join(name);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        ConfigError::new(
-            "topology.file",
-            format!("cannot read '{}': {e}", path.display()),
-        )
-    })?;
+    let text = crate::error::read_text_file(&base_dir.join(name), "topology.file", name)?;
     let b = parse(&text, name, p)?;
     Ok((b, format!("file {name}")))
 }
