@@ -3,10 +3,16 @@
 //! A scenario arrives as TOML text (a file) or JSON text (a Python dict), with optional
 //! `key.path=value` overrides from the command line; both become one tree that is deserialised
 //! here, so both front ends give the same errors.
+//!
+//! TOML holds values JSON cannot: NaN and ±inf floats, and dates and times. No key takes
+//! either, and turning them into JSON would silently make them `null` (a default, or a key
+//! left out), so they are refused with their key path, in a file as in an override. Times and
+//! rates must also fit the limits of [`crate::units`] (the simulation horizon, 10⁶ s).
 
-use crate::error::{ConfigError, ConfigResult};
+use crate::error::{AtKey, ConfigError, ConfigResult};
 use crate::protocols::TransportConfig;
 use crate::topo::TopologyConfig;
+use crate::units::{num, Time};
 use crate::workload::WorkloadConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -155,8 +161,7 @@ impl Scenario {
     pub fn from_toml_str(text: &str, overrides: &[String]) -> ConfigResult<Scenario> {
         let table: toml::Table =
             toml::from_str(text).map_err(|e| ConfigError::new("", format!("TOML syntax: {e}")))?;
-        let value = serde_json::to_value(table)
-            .map_err(|e| ConfigError::new("", format!("scenario: {e}")))?;
+        let value = toml_to_json(toml::Value::Table(table), "")?;
         Scenario::from_value(value, overrides)
     }
 
@@ -183,37 +188,34 @@ impl Scenario {
         Ok(scenario)
     }
 
-    /// Checks of single values that the types alone cannot express.
+    /// Checks of single values that the types alone cannot express. Every time must fit the
+    /// simulation horizon ([`crate::units`]); the engines convert the same values again, to
+    /// the same times.
     fn check(&self) -> ConfigResult<()> {
         if let Some(s) = self.stop_s {
-            if !(s > 0.0 && s.is_finite()) {
+            if Time::try_from_secs_f64(s).at_key("stop_s")? == Time::ZERO {
                 return Err(ConfigError::new(
                     "stop_s",
-                    format!("must be a positive number of seconds, got {s}"),
+                    format!("must be a positive number of seconds, got {}", num(s)),
                 ));
             }
         }
-        if !(self.routing.reroute_delay_us >= 0.0 && self.routing.reroute_delay_us.is_finite()) {
-            return Err(ConfigError::new("routing.reroute_delay_us", "must be >= 0"));
-        }
-        if !(self.output.series_interval_us >= 0.0 && self.output.series_interval_us.is_finite()) {
-            return Err(ConfigError::new(
-                "output.series_interval_us",
-                "must be >= 0 (0 turns series off)",
-            ));
-        }
+        Time::try_from_us_f64(self.routing.reroute_delay_us).at_key("routing.reroute_delay_us")?;
+        Time::try_from_us_f64(self.output.series_interval_us)
+            .map_err(|e| format!("{e} (0 turns series off)"))
+            .at_key("output.series_interval_us")?;
         for (i, f) in self.failures.iter().enumerate() {
-            if !(f.down_s >= 0.0 && f.down_s.is_finite()) {
-                return Err(ConfigError::new(
-                    format!("failures[{i}].down_s"),
-                    "must be >= 0",
-                ));
-            }
+            let down = Time::try_from_secs_f64(f.down_s).at_key(format!("failures[{i}].down_s"))?;
             if let Some(up) = f.up_s {
-                if !(up > f.down_s && up.is_finite()) {
+                let key = format!("failures[{i}].up_s");
+                if Time::try_from_secs_f64(up).at_key(&key)? <= down {
                     return Err(ConfigError::new(
-                        format!("failures[{i}].up_s"),
-                        "must be later than down_s",
+                        key,
+                        format!(
+                            "must be later than down_s ({} s), got {}",
+                            num(f.down_s),
+                            num(up)
+                        ),
                     ));
                 }
             }
@@ -242,8 +244,7 @@ fn apply_override(root: &mut Value, spec: &str) -> ConfigResult<()> {
         ));
     }
     let value: Value = match toml::from_str::<toml::Table>(&format!("v = {}", raw.trim())) {
-        Ok(mut t) => serde_json::to_value(t.remove("v").expect("parsed key v"))
-            .map_err(|e| ConfigError::new(path, e.to_string()))?,
+        Ok(mut t) => toml_to_json(t.remove("v").expect("parsed key v"), path)?,
         Err(_) => Value::String(raw.trim().to_string()),
     };
     let mut node = root;
@@ -264,6 +265,53 @@ fn apply_override(root: &mut Value, spec: &str) -> ConfigResult<()> {
             .or_insert_with(|| Value::Object(Default::default()));
     }
     unreachable!("the loop returns at the last part")
+}
+
+/// A TOML value as JSON, `path` being its key path (`""` at the root). NaN, ±inf and dates or
+/// times are refused naming their key (module doc), where a plain conversion would make them
+/// `null`.
+fn toml_to_json(v: toml::Value, path: &str) -> ConfigResult<Value> {
+    Ok(match v {
+        toml::Value::String(s) => Value::String(s),
+        toml::Value::Integer(i) => Value::from(i),
+        toml::Value::Float(f) => match serde_json::Number::from_f64(f) {
+            Some(n) => Value::Number(n),
+            None => {
+                return Err(ConfigError::new(
+                    path,
+                    format!("must be a finite number, got {}", num(f)),
+                ))
+            }
+        },
+        toml::Value::Boolean(b) => Value::Bool(b),
+        toml::Value::Datetime(d) => {
+            return Err(ConfigError::new(
+                path,
+                format!(
+                    "a date or time ({d}) is not a valid value: no key takes one; give a number, \
+                     or text in quotes"
+                ),
+            ))
+        }
+        toml::Value::Array(a) => Value::Array(
+            a.into_iter()
+                .enumerate()
+                .map(|(i, x)| toml_to_json(x, &format!("{path}[{i}]")))
+                .collect::<ConfigResult<_>>()?,
+        ),
+        toml::Value::Table(t) => Value::Object(
+            t.into_iter()
+                .map(|(k, x)| {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    toml_to_json(x, &p).map(|x| (k, x))
+                })
+                .collect::<ConfigResult<_>>()?,
+        ),
+    })
 }
 
 #[cfg(test)]

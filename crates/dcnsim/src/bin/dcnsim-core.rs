@@ -31,10 +31,11 @@ fn main() -> ExitCode {
         eprintln!("error: a scenario file and --out are required\n{USAGE}");
         return ExitCode::from(2);
     };
-    let text = match std::fs::read_to_string(&scenario) {
+    let name = scenario.display().to_string();
+    let text = match dcnsim::error::read_text_file(&scenario, "", &name) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {}: {e}", scenario.display());
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -44,6 +45,11 @@ fn main() -> ExitCode {
         .unwrap_or_default();
     let prepared = match dcnsim::prepare_text(&text, Format::Toml, &overrides, &base) {
         Ok(p) => p,
+        // An error of the whole text (TOML syntax) names the file.
+        Err(e) if e.path.is_empty() => {
+            eprintln!("error: {name}: {e}");
+            return ExitCode::from(2);
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);

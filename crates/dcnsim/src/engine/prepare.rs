@@ -136,7 +136,12 @@ fn check_marking_below_buffer(
     if !transport.uses_ecn() {
         return Ok(());
     }
-    for l in &topo.links {
+    for (li, l) in topo.links.iter().enumerate() {
+        // A link of a topology file: its line, for the error.
+        let line = match (&cfg.file, topo.link_lines.get(li)) {
+            (Some(f), Some(n)) => Some(format!("{f} line {n}")),
+            _ => None,
+        };
         for (rate, from, to) in [(l.rate_ab, l.a, l.b), (l.rate_ba, l.b, l.a)] {
             let Some(k) = l.ecn_k_pkts.or_else(|| transport.default_ecn_k_pkts(rate)) else {
                 continue;
@@ -151,12 +156,17 @@ fn check_marking_below_buffer(
                 continue;
             }
             let (a, b) = (&topo.nodes[from].name, &topo.nodes[to].name);
-            let (key, whose) = threshold_origin(cfg, l, a, b, rate);
+            let (key, whose) = threshold_origin(cfg, l, a, b, rate, line.as_deref());
+            let declared = match (&line, key.as_str() == line.as_deref().unwrap_or("")) {
+                (Some(at), false) => format!(" (declared on {at})"),
+                _ => String::new(),
+            };
             return Err(ConfigError::new(
                 key,
                 format!(
-                    "{whose} K = {k} packets is not below the {} buffer of the {a}–{b} link: the \
-                     queue would drop before it marks; lower K or raise the buffer",
+                    "{whose} K = {k} packets is not below the {} buffer of the {a}–{b} \
+                     link{declared}: the queue would drop before it marks; lower K or raise the \
+                     buffer",
                     match l.buffer {
                         BufferSize::Packets(n) => format!("{n}-packet"),
                         BufferSize::Bytes(b) => format!("{b}-byte"),
@@ -169,14 +179,15 @@ fn check_marking_below_buffer(
 }
 
 /// Which key gave link `l` (between nodes named `a` and `b`) its marking threshold, and how to
-/// describe it: a link override, the file's link line, `topology.ecn_k_pkts`, or the
-/// transport's default for the port's rate.
+/// describe it: a link override, the file's link line (`line`: `net.topo line 7`, for a link
+/// of a topology file), `topology.ecn_k_pkts`, or the transport's default for the port's rate.
 fn threshold_origin(
     cfg: &TopologyConfig,
     l: &LinkSpec,
     a: &str,
     b: &str,
     rate: Rate,
+    line: Option<&str>,
 ) -> (String, String) {
     let joins = |o: &crate::topo::LinkOverride| {
         let [x, y] = &o.between;
@@ -192,7 +203,7 @@ fn threshold_origin(
     }
     match (l.ecn_k_pkts, cfg.ecn_k_pkts) {
         (Some(k), global) if global != Some(k) => (
-            "topology.file".into(),
+            line.unwrap_or("topology.file").into(),
             "the marking threshold of this link line".into(),
         ),
         (Some(_), _) => ("topology.ecn_k_pkts".into(), "the marking threshold".into()),

@@ -683,8 +683,9 @@ impl FlowSimulation {
                 Some(st.last)
             } else if st.rate < nic {
                 let tau = slack_bits / (nic - st.rate);
-                // τ ≥ 0 here, so the cast's truncation is `floor` (without its library call).
-                Some(st.last + Time((tau * 1e12) as u64 + 1))
+                // τ ≥ 0 here, so the cast's truncation is `floor` (without its library call);
+                // a τ beyond what a Time holds (a rate a hair below the NIC's) saturates.
+                Some(st.last + Time(((tau * 1e12) as u64).saturating_add(1)))
             } else {
                 None
             };

@@ -170,15 +170,10 @@ pub const DEFAULT_DRILL_MEMORY: u32 = 1;
 pub const DEFAULT_TR_LONG_BYTES: u64 = 100_000;
 pub const DEFAULT_TR_QUEUE_BITS: u32 = 5;
 
+/// `routing.{key}` in µs (`default` when unset): finite, at least a picosecond, at most the
+/// simulation horizon.
 fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
-    let v = v.unwrap_or(default);
-    if !(v.is_finite() && v > 0.0) || Time::from_us_f64(v) == Time::ZERO {
-        return Err(ConfigError::new(
-            format!("routing.{key}"),
-            format!("must be a finite time > 0 µs (got {v})"),
-        ));
-    }
-    Ok(Time::from_us_f64(v))
+    crate::protocols::positive_micros(&format!("routing.{key}"), v.unwrap_or(default))
 }
 
 fn within(key: &str, v: Option<u32>, default: u32, lo: u32, hi: u32) -> ConfigResult<u32> {

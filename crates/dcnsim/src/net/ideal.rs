@@ -156,7 +156,9 @@ impl IdealFct {
                 let w = tx(p, full);
                 sum += w;
                 max = max.max(w);
-                best = best.max(sum + (rows - 1) * max + (last_row - last_before));
+                // Saturating: only a flow of about 2^64 bytes on a link of a few bit/s gets near.
+                let through = (rows - 1).saturating_mul(max).saturating_add(sum);
+                best = best.max(through.saturating_add(last_row - last_before));
                 last_before += v;
             }
             best
@@ -165,7 +167,8 @@ impl IdealFct {
             .iter()
             .map(|&p| net.ports[p as usize].delay.ps() as u128)
             .sum();
-        Time((heaviest + delays) as u64)
+        // Beyond 2^64 ps (a flow that no run lasts long enough to finish): Time::MAX.
+        Time(heaviest.saturating_add(delays).min(u64::MAX as u128) as u64)
     }
 }
 
@@ -210,6 +213,7 @@ mod tests {
             racks: Vec::new(),
             description: "chain".into(),
             hosts_relay: false,
+            link_lines: Vec::new(),
         };
         Network::build(&spec, Discipline::Fifo, &|_| None)
     }

@@ -140,7 +140,7 @@ fn towards(
             let cand = Towards {
                 rate: rest.rate.min(hop.rate),
                 delay: rest.delay.saturating_add(hop.delay),
-                rtt: rest.rtt + hop.rtt,
+                rtt: rest.rtt.saturating_add(hop.rtt),
             };
             if cand.rate > best.rate || (cand.rate == best.rate && cand.delay < best.delay) {
                 best = cand;

@@ -24,9 +24,9 @@ pub mod rcp;
 pub(crate) mod segments;
 pub mod tcp;
 
-use crate::error::{ConfigError, ConfigResult};
+use crate::error::{AtKey, ConfigError, ConfigResult};
 use crate::net::packet::Packet;
-use crate::units::Time;
+use crate::units::{num, RangeError, Time};
 use serde::{Deserialize, Serialize};
 
 /// What an endpoint reports to the application and the metrics.
@@ -243,18 +243,22 @@ impl Default for TransportConfig {
     }
 }
 
-/// `transport.{key}` in µs (`default` when unset) as a time, refused unless finite and at
-/// least a picosecond.
+/// `transport.{key}` in µs (`default` when unset) as a time, refused unless finite, at
+/// least a picosecond and at most the simulation horizon ([`crate::units`]).
 pub(crate) fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
-    let us = v.unwrap_or(default);
-    let t = Time::from_us_f64(us);
-    if !(us.is_finite() && us > 0.0) || t == Time::ZERO {
-        return Err(ConfigError::new(
-            format!("transport.{key}"),
-            format!("must be a finite time > 0 µs (got {us})"),
-        ));
+    positive_micros(&format!("transport.{key}"), v.unwrap_or(default))
+}
+
+/// A time in µs at `key` (a full key path), refused unless finite, at least a picosecond and
+/// at most the simulation horizon.
+pub(crate) fn positive_micros(key: &str, us: f64) -> ConfigResult<Time> {
+    match Time::try_from_us_f64(us) {
+        Ok(Time::ZERO) | Err(RangeError::Negative { .. }) => Err(ConfigError::new(
+            key,
+            format!("must be a finite time > 0 µs (got {})", num(us)),
+        )),
+        t => t.at_key(key),
     }
-    Ok(t)
 }
 
 /// Refuses the first key of `cfg` that is set but not among `used` (the protocol's own keys).

@@ -140,13 +140,28 @@ pub(super) fn build(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built>
     let (servers, per_level) = match (servers, switches) {
         (Some(s), Some(w)) if s + w <= MAX_NODES => (s, s / n),
         _ => {
+            // The key to name: n when even BCube(n, 1) is too large and BCube(2, k) is not,
+            // else k (either may be lowered; the message says so).
+            let k_alone = u32::try_from(k)
+                .ok()
+                .and_then(|e| 2usize.checked_pow(e))
+                .and_then(|p| p.checked_mul(k + 3)) // 2^(k+1) servers + (k+1)·2^k switches
+                .is_none_or(|s| s > MAX_NODES);
+            let n_alone = n
+                .checked_mul(n)
+                .and_then(|s| s.checked_add(2 * n)) // n² servers + 2n switches
+                .is_none_or(|s| s > MAX_NODES);
             return Err(ConfigError::new(
-                "topology.k",
+                if n_alone && !k_alone {
+                    "topology.n"
+                } else {
+                    "topology.k"
+                },
                 format!(
                     "BCube({n},{k}) has n^(k+1) servers and (k+1)·n^k switches, more than \
                      the {MAX_NODES} nodes supported; lower k or n"
                 ),
-            ))
+            ));
         }
     };
     let mut b = Builder::new();

@@ -32,6 +32,8 @@ pub(super) struct Builder {
     /// Host id of each node; `u32::MAX` for switches.
     host_id: Vec<u32>,
     hosts_relay: bool,
+    /// File line of each link ([`TopoSpec::link_lines`]); empty unless a file gives them.
+    link_lines: Vec<u32>,
 }
 
 impl Builder {
@@ -96,6 +98,17 @@ impl Builder {
             buffer: p.buffer,
             ecn_k_pkts: p.ecn_k_pkts,
         });
+    }
+
+    /// [`Builder::link`] for a link declared on line `line` of a topology file.
+    pub fn link_on_line(&mut self, a: usize, b: usize, p: LinkParams, line: u32) {
+        debug_assert_eq!(
+            self.link_lines.len(),
+            self.links.len(),
+            "every link has a line"
+        );
+        self.link(a, b, p);
+        self.link_lines.push(line);
     }
 
     /// Records the hosts of one rack, given as node indices (converted to host ids).
@@ -228,6 +241,7 @@ impl Builder {
             racks: self.racks,
             description,
             hosts_relay: self.hosts_relay,
+            link_lines: self.link_lines,
         })
     }
 

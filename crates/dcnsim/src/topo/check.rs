@@ -2,8 +2,8 @@
 
 use super::builder::LinkParams;
 use super::{BufferSize, TopologyConfig};
-use crate::error::{ConfigError, ConfigResult};
-use crate::units::{Rate, Time};
+use crate::error::{AtKey, ConfigError, ConfigResult};
+use crate::units::{num, Rate, Time};
 
 /// The largest topology we agree to build. Far above any paper's (PDQ's 4096 servers); it
 /// exists so that a typo like `k = 2000` fails at once instead of allocating gigabytes.
@@ -107,19 +107,19 @@ pub(super) fn common(cfg: &TopologyConfig) -> ConfigResult<LinkParams> {
     })
 }
 
-/// A positive rate in Gbit/s.
+/// A positive rate in Gbit/s, at most [`crate::units::MAX_GBPS`].
 pub(super) fn rate(gbps: f64, key: &str) -> ConfigResult<Rate> {
-    if !(gbps > 0.0 && gbps.is_finite()) {
+    if gbps.is_finite() && gbps <= 0.0 {
         return Err(ConfigError::new(
             key,
-            format!("must be a positive rate in Gbit/s, got {gbps}"),
+            format!("must be a positive rate in Gbit/s, got {}", num(gbps)),
         ));
     }
-    let r = Rate::from_gbps_f64(gbps);
+    let r = Rate::try_from_gbps_f64(gbps).at_key(key)?;
     if r.bits_per_sec() == 0 {
         return Err(ConfigError::new(
             key,
-            format!("{gbps} Gbit/s rounds to 0 bit/s; give at least 1e-9"),
+            format!("{} Gbit/s rounds to 0 bit/s; give at least 1e-9", num(gbps)),
         ));
     }
     Ok(r)
@@ -130,19 +130,19 @@ pub(super) fn rate_or(gbps: Option<f64>, key: &str, default: Rate) -> ConfigResu
     gbps.map_or(Ok(default), |g| rate(g, key))
 }
 
-/// A positive propagation delay in µs.
+/// A positive propagation delay in µs, at most the simulation horizon.
 pub(super) fn delay(us: f64, key: &str) -> ConfigResult<Time> {
-    if !(us > 0.0 && us.is_finite()) {
+    if us.is_finite() && us <= 0.0 {
         return Err(ConfigError::new(
             key,
-            format!("must be a positive delay in microseconds, got {us}"),
+            format!("must be a positive delay in microseconds, got {}", num(us)),
         ));
     }
-    let t = Time::from_us_f64(us);
+    let t = Time::try_from_us_f64(us).at_key(key)?;
     if t == Time::ZERO {
         return Err(ConfigError::new(
             key,
-            format!("{us} us rounds to 0 ps; give at least 1e-6"),
+            format!("{} us rounds to 0 ps; give at least 1e-6", num(us)),
         ));
     }
     Ok(t)
@@ -155,12 +155,23 @@ pub(super) fn buffer_pkts(p: u64, key: &str) -> ConfigResult<BufferSize> {
     Ok(BufferSize::Packets(p))
 }
 
+/// The largest buffer in KB: 10¹⁵ KB (an exabyte), far below what a `u64` of bytes holds.
+pub(super) const MAX_BUFFER_KB: f64 = 1e15;
+
 /// Kilobytes are decimal (1 KB = 1000 B), as the papers' "150 KB" buffers are.
 pub(super) fn buffer_kb(kb: f64, key: &str) -> ConfigResult<BufferSize> {
-    if !(kb > 0.0 && kb.is_finite()) {
+    if !(kb > 0.0 && kb <= MAX_BUFFER_KB) {
+        let what = if kb.is_finite() {
+            format!("got {}", num(kb))
+        } else {
+            format!("must be a finite number, got {}", num(kb))
+        };
         return Err(ConfigError::new(
             key,
-            format!("must be a positive size in KB (1 KB = 1000 B), got {kb}"),
+            format!(
+                "must be a positive size in KB (1 KB = 1000 B) up to {}, {what}",
+                num(MAX_BUFFER_KB)
+            ),
         ));
     }
     let bytes = (kb * 1000.0).round();
@@ -185,18 +196,45 @@ pub(super) fn count(v: Option<usize>, key: &str, default: usize) -> ConfigResult
     Ok(n)
 }
 
-/// Refuses layouts above [`MAX_NODES`]; `parts` are multiplied with overflow checks.
-pub(super) fn size(key: &str, terms: &[&[usize]]) -> ConfigResult<()> {
+/// Refuses layouts above [`MAX_NODES`] nodes (or links): the count is the sum of `terms`,
+/// each a product of keys' values (`""` for a constant or a value derived from a key),
+/// computed with overflow checks. The error names the key with the largest value (the one to
+/// lower), and the values of the others.
+pub(super) fn size(terms: &[&[(&str, usize)]]) -> ConfigResult<()> {
     let total = terms.iter().try_fold(0usize, |acc, t| {
         t.iter()
-            .try_fold(1usize, |p, x| p.checked_mul(*x))
+            .try_fold(1usize, |p, (_, x)| p.checked_mul(*x))
             .and_then(|p| acc.checked_add(p))
     });
-    match total {
-        Some(n) if n <= MAX_NODES => Ok(()),
-        _ => Err(ConfigError::new(
-            format!("topology.{key}"),
-            format!("gives a topology of more than {MAX_NODES} nodes, which is not supported"),
-        )),
+    if total.is_some_and(|n| n <= MAX_NODES) {
+        return Ok(());
     }
+    let mut keys: Vec<(&str, usize)> = Vec::new();
+    for &(k, v) in terms.iter().flat_map(|t| t.iter()) {
+        if !k.is_empty() && !keys.iter().any(|(seen, _)| *seen == k) {
+            keys.push((k, v));
+        }
+    }
+    // The first of the largest: ties go to the key listed first.
+    let (big, value) = keys
+        .iter()
+        .copied()
+        .fold(keys[0], |best, kv| if kv.1 > best.1 { kv } else { best });
+    let others: Vec<String> = keys
+        .iter()
+        .filter(|(k, _)| *k != big)
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect();
+    let with = if others.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", others.join(", "))
+    };
+    Err(ConfigError::new(
+        format!("topology.{big}"),
+        format!(
+            "{big} = {value}{with} gives a topology of more than {MAX_NODES} nodes or links, \
+             which is not supported"
+        ),
+    ))
 }

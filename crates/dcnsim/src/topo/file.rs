@@ -42,13 +42,7 @@ pub(super) fn build(cfg: &TopologyConfig, base_dir: &Path, p: &LinkParams) -> Co
             "kind = \"file\" needs file = \"path/to/net.topo\" (relative to the scenario)",
         )
     })?;
-    let path = base_dir.join(name);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        ConfigError::new(
-            "topology.file",
-            format!("cannot read '{}': {e}", path.display()),
-        )
-    })?;
+    let text = crate::error::read_text_file(&base_dir.join(name), "topology.file", name)?;
     let b = parse(&text, name, p)?;
     Ok((b, format!("file {name}")))
 }
@@ -136,7 +130,7 @@ pub(super) fn parse(text: &str, name: &str, defaults: &LinkParams) -> ConfigResu
                     ));
                 }
                 let params = link_params(&args[2..], defaults, &at())?;
-                b.link(ends[0], ends[1], params);
+                b.link_on_line(ends[0], ends[1], params, line_no as u32);
             }
             other => {
                 return Err(ConfigError::new(
@@ -336,10 +330,18 @@ mod tests {
             buffer: BufferSize::Packets(3),
             ecn_k_pkts: None,
         };
-        let again = parse(&text, "copy.topo", &other)
+        let mut again = parse(&text, "copy.topo", &other)
             .unwrap()
-            .finish("x", "copy.topo");
-        assert_eq!(again.unwrap(), t);
+            .finish("x", "copy.topo")
+            .unwrap();
+        // Nodes first, then links: the copy declares link i on line nodes + i + 1.
+        let first = t.nodes.len() as u32 + 1;
+        assert_eq!(
+            again.link_lines,
+            (first..first + t.links.len() as u32).collect::<Vec<_>>()
+        );
+        again.link_lines.clone_from(&t.link_lines);
+        assert_eq!(again, t);
     }
 
     #[test]

@@ -22,7 +22,7 @@ fn rack_on(b: &mut Builder, sw: usize, hosts: &[usize], p: LinkParams) {
 
 pub(super) fn star(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> {
     let n = count(cfg.hosts, "hosts", 8)?;
-    size("hosts", &[&[n], &[1]])?;
+    size(&[&[("hosts", n)], &[("", 1)]])?;
     let mut b = Builder::new();
     let hosts = b.hosts(n);
     let sw = b.switch("sw".into());
@@ -33,7 +33,7 @@ pub(super) fn star(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> 
 pub(super) fn dumbbell(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> {
     let s = count(cfg.senders, "senders", 8)?;
     let r = count(cfg.receivers, "receivers", s)?;
-    size("senders", &[&[s], &[r], &[2]])?;
+    size(&[&[("senders", s)], &[("receivers", r)], &[("", 2)]])?;
     let bottleneck = rate_or(cfg.bottleneck_gbps, "topology.bottleneck_gbps", p.rate)?;
     let mut b = Builder::new();
     let left_hosts = b.hosts(s);
@@ -49,7 +49,11 @@ pub(super) fn dumbbell(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Bui
 pub(super) fn tree(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> {
     let tors = count(cfg.tors, "tors", 3)?;
     let per = count(cfg.hosts_per_tor, "hosts_per_tor", 3)?;
-    size("tors", &[&[tors, per], &[tors], &[1]])?;
+    size(&[
+        &[("tors", tors), ("hosts_per_tor", per)],
+        &[("tors", tors)],
+        &[("", 1)],
+    ])?;
     let up = rate_or(cfg.core_gbps, "topology.core_gbps", p.rate)?;
     let mut b = Builder::new();
     let hosts = b.hosts(tors * per);
@@ -74,7 +78,11 @@ pub(super) fn fattree(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Buil
     }
     let half = k / 2;
     // hosts k^3/4, edge + agg k^2, core k^2/4
-    size("k", &[&[k, half, half], &[k, k], &[half, half]])?;
+    size(&[
+        &[("k", k), ("", half), ("", half)],
+        &[("k", k), ("k", k)],
+        &[("", half), ("", half)],
+    ])?;
     let agg_rate = rate_or(cfg.agg_gbps, "topology.agg_gbps", p.rate)?;
     let core_rate = rate_or(cfg.core_gbps, "topology.core_gbps", p.rate)?;
     let mut b = Builder::new();
@@ -127,9 +135,10 @@ pub(super) fn leafspine(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Bu
     let leaves = count(cfg.leaves, "leaves", 2)?;
     let spines = count(cfg.spines, "spines", 10)?;
     let per = count(cfg.hosts_per_leaf, "hosts_per_leaf", 10)?;
-    size("leaves", &[&[leaves, per], &[leaves], &[spines]])?;
+    let (l, sp) = (("leaves", leaves), ("spines", spines));
+    size(&[&[l, ("hosts_per_leaf", per)], &[l], &[sp]])?;
     // leaves × spines links can be large even when the node count is not.
-    size("spines", &[&[leaves, spines]])?;
+    size(&[&[l, sp]])?;
     let up = rate_or(cfg.spine_gbps, "topology.spine_gbps", p.rate)?;
     let mut b = Builder::new();
     let hosts = b.hosts(leaves * per);

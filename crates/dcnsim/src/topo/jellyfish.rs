@@ -51,7 +51,12 @@ pub(super) fn build(cfg: &TopologyConfig, p: &LinkParams, seed: u64) -> ConfigRe
     let n = count(cfg.switches, "switches", 20)?;
     let ports = count(cfg.ports_per_switch, "ports_per_switch", 8)?;
     let per = count(cfg.hosts_per_switch, "hosts_per_switch", 4)?;
-    size("switches", &[&[n, per], &[n], &[n, ports]])?;
+    let sw = ("switches", n);
+    size(&[
+        &[sw, ("hosts_per_switch", per)],
+        &[sw],
+        &[sw, ("ports_per_switch", ports)],
+    ])?;
     if n < 2 {
         return Err(ConfigError::new(
             "topology.switches",

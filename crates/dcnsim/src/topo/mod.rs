@@ -40,7 +40,10 @@
 //! too, as dcnsim did before and as simulators whose hosts have a plain drop-tail device queue
 //! do. See [`crate::engine`] for the mechanism and the counters it reports.
 //!
-//! Rates must be positive Gbit/s, delays positive µs, counts at least 1. A key that belongs to
+//! Rates must be positive Gbit/s up to 4000 (4 Tbit/s), delays positive µs up to the
+//! simulation horizon (10¹² µs = 10⁶ s; see [`crate::units`]), buffers up to 10¹⁵ KB, counts
+//! at least 1, and the nodes (or the links) of a layout at most 4 194 304: the error names
+//! the key to lower, or the file and line that gave the value. A key that belongs to
 //! another kind is an error that names the kinds it belongs to, rather than being ignored: a
 //! `k = 8` left in a leaf-spine scenario is a mistake worth hearing about. Overrides apply to
 //! every kind (also `file`), so asymmetric paths can be made in any layout; each names an
@@ -157,6 +160,9 @@ pub struct TopoSpec {
     pub description: String,
     /// Server-centric layouts (BCube): hosts relay packets addressed to other hosts.
     pub hosts_relay: bool,
+    /// `kind = "file"`: the line of the file that declared each link, in link order, so that
+    /// errors about a link found later can name it; empty for the generated kinds.
+    pub link_lines: Vec<u32>,
 }
 
 impl TopoSpec {

@@ -74,7 +74,12 @@ pub(super) fn build(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built>
     let r = count(cfg.receivers, "receivers", 16)?;
     // Zero is allowed: scenario 1 has no use for the cross receivers.
     let x = cfg.cross_receivers.unwrap_or(16);
-    size("hosts_per_group", &[&[n - 1, m], &[r], &[x], &[n]])?;
+    size(&[
+        &[("", n - 1), ("hosts_per_group", m)],
+        &[("receivers", r)],
+        &[("cross_receivers", x)],
+        &[("", n)],
+    ])?;
     let bottleneck = rate_or(cfg.bottleneck_gbps, "topology.bottleneck_gbps", p.rate)?;
 
     let mut b = Builder::new();

@@ -54,6 +54,12 @@ impl EmpiricalCdf {
             if !(size.is_finite() && size >= 0.0) {
                 return Err(ConfigError::new(at, "size must be a number of bytes >= 0"));
             }
+            if size > super::MAX_FLOW_BYTES as f64 {
+                return Err(ConfigError::new(
+                    at,
+                    "size is more than the largest flow size, 1e15 bytes (1 PB)",
+                ));
+            }
             if !(0.0..=1.0).contains(&cdf) {
                 return Err(ConfigError::new(at, "cdf must be in [0, 1]"));
             }

@@ -3,12 +3,14 @@
 //! The first non-blank, non-comment line is the header: `src,dst,size_bytes,start_s` in any
 //! order, plus optional `deadline_s` (seconds after the flow's start) and `weight`. Each later
 //! line is one flow. Empty optional cells fall back to the `deadline` and `weight` keys. Errors
-//! name `FILE line N` (as `file` was written) and the column.
+//! name `FILE line N` (as `file` was written) and the column; times must lie within the
+//! simulation horizon (10⁶ s) and sizes be at most 10¹⁵ bytes. A file that is not UTF-8 is
+//! refused at the line of its first bad byte.
 
 use super::generators::Common;
 use super::{FlowSpec, HostInfo, WorkloadConfig};
 use crate::error::{ConfigError, ConfigResult};
-use crate::units::Time;
+use crate::units::{num, Time};
 use std::path::Path;
 
 const REQUIRED: [&str; 4] = ["src", "dst", "size_bytes", "start_s"];
@@ -26,13 +28,7 @@ pub(super) fn load(
             "is required for kind = \"flows\": a CSV file with header src,dst,size_bytes,start_s",
         )
     })?;
-    let path = base_dir.join(name);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        ConfigError::new(
-            "workload.file",
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })?;
+    let text = crate::error::read_text_file(&base_dir.join(name), "workload.file", name)?;
     parse(name, &text, hosts, c)
 }
 
@@ -150,10 +146,18 @@ pub(super) fn parse(
             if !v.is_finite() || v < 0.0 {
                 return Err(ConfigError::new(
                     &at,
-                    format!("column {what}: must be a finite number >= 0, got {v}"),
+                    format!(
+                        "column {what}: must be a finite number >= 0, got {}",
+                        num(v)
+                    ),
                 ));
             }
             Ok(v)
+        };
+        // A time in seconds, within the simulation horizon.
+        let seconds = |col: usize, what: &str| -> ConfigResult<Time> {
+            Time::try_from_secs_f64(number(col, what)?)
+                .map_err(|e| ConfigError::new(&at, format!("column {what}: {e}")))
         };
         let src = host(k.src, "src")?;
         let dst = host(k.dst, "dst")?;
@@ -164,17 +168,17 @@ pub(super) fn parse(
             ));
         }
         let size: u64 = cells[k.size].parse().map_err(|_| {
-            let what = if cells[k.size].starts_with('-') {
+            let cell = cells[k.size];
+            let what = if cell.starts_with('-') {
                 "a negative size"
+            } else if !cell.is_empty() && cell.bytes().all(|b| b.is_ascii_digit()) {
+                "more than the largest flow size, 1e15 bytes (1 PB)"
             } else {
                 "not a whole number of bytes"
             };
             ConfigError::new(
                 &at,
-                format!(
-                    "column size_bytes: '{}' is {what}; sizes are integers >= 1",
-                    cells[k.size]
-                ),
+                format!("column size_bytes: '{cell}' is {what}; sizes are integers >= 1"),
             )
         })?;
         if size == 0 {
@@ -183,19 +187,26 @@ pub(super) fn parse(
                 "column size_bytes: a flow must carry at least 1 byte",
             ));
         }
-        let start = Time::from_secs_f64(number(k.start, "start_s")?);
+        if size > super::MAX_FLOW_BYTES {
+            return Err(ConfigError::new(
+                &at,
+                format!(
+                    "column size_bytes: {size} is more than the largest flow size, 1e15 bytes (1 PB)"
+                ),
+            ));
+        }
+        let start = seconds(k.start, "start_s")?;
         let deadline = match k.deadline.filter(|&d| !cells[d].is_empty()) {
             Some(d) => {
-                let v = number(d, "deadline_s")?;
-                if v == 0.0 {
+                if number(d, "deadline_s")? == 0.0 {
                     return Err(ConfigError::new(
                         &at,
                         "column deadline_s: must be > 0 (seconds after the flow's start), or empty",
                     ));
                 }
-                Some(Time::from_secs_f64(v))
+                Some(seconds(d, "deadline_s")?)
             }
-            None => c.deadline.as_ref().map(|d| d.sample(&mut dr)),
+            None => c.deadline.as_ref().map(|d| d.sample(&mut dr)).transpose()?,
         };
         let weight = match k.weight.filter(|&w| !cells[w].is_empty()) {
             Some(w) => {

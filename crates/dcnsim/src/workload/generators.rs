@@ -3,9 +3,9 @@
 
 use super::sizes::{SizeDist, SizeSpec};
 use super::{DeadlineSpec, FlowSpec, HostInfo, IntOrList, WorkloadConfig};
-use crate::error::{ConfigError, ConfigResult};
+use crate::error::{AtKey, ConfigError, ConfigResult};
 use crate::rng::{self, StreamRng};
-use crate::units::Time;
+use crate::units::{num, Time};
 use rand::RngExt;
 use std::path::Path;
 
@@ -19,13 +19,8 @@ pub(super) struct Common {
 
 impl Common {
     pub fn new(cfg: &WorkloadConfig, seed: u64) -> ConfigResult<Common> {
-        let start_s = cfg.start_s.unwrap_or(0.0);
-        if !(start_s >= 0.0 && start_s.is_finite()) {
-            return Err(ConfigError::new(
-                "workload.start_s",
-                format!("must be a number of seconds >= 0, got {start_s}"),
-            ));
-        }
+        let start =
+            Time::try_from_secs_f64(cfg.start_s.unwrap_or(0.0)).at_key("workload.start_s")?;
         let weight = cfg.weight.unwrap_or(1.0);
         if !(weight > 0.0 && weight.is_finite()) {
             return Err(ConfigError::new(
@@ -36,7 +31,7 @@ impl Common {
         let deadline = cfg.deadline.as_ref().map(DeadlineDist::new).transpose()?;
         Ok(Common {
             seed,
-            start: Time::from_secs_f64(start_s),
+            start,
             weight,
             deadline,
         })
@@ -54,15 +49,26 @@ impl Common {
         size: u64,
         start: Time,
         drng: &mut StreamRng,
-    ) -> FlowSpec {
-        FlowSpec {
+    ) -> ConfigResult<FlowSpec> {
+        // Parameters are within the limit; a draw of a heavy tail may not be.
+        if size > super::MAX_FLOW_BYTES {
+            return Err(ConfigError::new(
+                "workload.sizes",
+                format!(
+                    "a size drawn from this distribution is {} bytes, more than the largest flow \
+                     size, 1e15 bytes (1 PB); bound it (max_kb) or lower its mean",
+                    num(size as f64)
+                ),
+            ));
+        }
+        Ok(FlowSpec {
             src,
             dst,
             size_bytes: size,
             start,
-            deadline: self.deadline.as_ref().map(|d| d.sample(drng)),
+            deadline: self.deadline.as_ref().map(|d| d.sample(drng)).transpose()?,
             weight: self.weight,
-        }
+        })
     }
 }
 
@@ -109,12 +115,7 @@ impl DeadlineDist {
                         ),
                     ));
                 }
-                if !(v >= 0.0 && v.is_finite()) {
-                    return Err(ConfigError::new(
-                        format!("{k}.{name}"),
-                        format!("must be a number of milliseconds >= 0, got {v}"),
-                    ));
-                }
+                Time::try_from_ms_f64(v).at_key(format!("{k}.{name}"))?;
             }
         }
         let need = |v: Option<f64>, name: &str| {
@@ -149,13 +150,24 @@ impl DeadlineDist {
         Ok(d)
     }
 
-    /// One deadline, from one uniform draw.
-    pub fn sample(&self, rng: &mut StreamRng) -> Time {
+    /// One deadline, from one uniform draw. Every parameter is within the simulation horizon,
+    /// but an exponential draw can exceed it (up to about 37 means): such a draw is refused,
+    /// naming the key, rather than clamped.
+    pub fn sample(&self, rng: &mut StreamRng) -> ConfigResult<Time> {
         let u: f64 = rng.random();
-        Time::from_secs_f64(match *self {
+        let s = match *self {
             DeadlineDist::Fixed(d) => d,
             DeadlineDist::Uniform(lo, hi) => lo + u * (hi - lo),
             DeadlineDist::ShiftedExp { min, mean } => min - (mean - min) * (1.0 - u).ln(),
+        };
+        Time::try_from_secs_f64(s).map_err(|e| {
+            ConfigError::new(
+                "workload.deadline.mean_ms",
+                format!(
+                    "a deadline drawn from this distribution is {} ms: {e}; lower mean_ms",
+                    num(s * 1e3)
+                ),
+            )
         })
     }
 }
@@ -394,12 +406,27 @@ pub(super) fn poisson(
         / (8.0 * sizes.mean_bytes());
     let mut t = c.start.ps();
     let mut flows = Vec::with_capacity(n as usize);
-    for _ in 0..n {
+    for i in 0..n {
         let u: f64 = ar.random();
-        t += (-(1.0 - u).ln() / lambda * Time::PS_PER_SEC as f64).round() as u64;
+        let gap = (-(1.0 - u).ln() / lambda * Time::PS_PER_SEC as f64).round();
+        // Arrivals sum in whole picoseconds; none may pass the simulation horizon.
+        let room = (Time::HORIZON.ps() - t) as f64;
+        if gap.is_nan() || gap > room {
+            return Err(ConfigError::new(
+                "workload.load",
+                format!(
+                    "at this load ({}), flow {i} of {n} would arrive after the simulation \
+                     horizon (1e6 s, about 11.6 days), counting from start_s = {} s; raise load, \
+                     lower flows or start earlier",
+                    num(load),
+                    num(c.start.as_secs_f64())
+                ),
+            ));
+        }
+        t += gap as u64;
         let (s, d) = pairs.draw(&mut pr);
         let size = sizes.sample(&mut sr);
-        flows.push(c.flow(s, d, size, Time::from_ps(t), &mut dr));
+        flows.push(c.flow(s, d, size, Time::from_ps(t), &mut dr)?);
     }
     Ok(flows)
 }
@@ -463,13 +490,15 @@ pub(super) fn incast(
         return Err(ConfigError::new("workload.rounds", "must be at least 1"));
     }
     let interval = match cfg.interval_s {
-        Some(i) if i > 0.0 && i.is_finite() => Time::from_secs_f64(i),
-        Some(i) => {
-            return Err(ConfigError::new(
-                "workload.interval_s",
-                format!("must be a number of seconds > 0, got {i}"),
-            ))
-        }
+        Some(i) => match Time::try_from_secs_f64(i).at_key("workload.interval_s")? {
+            Time::ZERO => {
+                return Err(ConfigError::new(
+                    "workload.interval_s",
+                    format!("must be a number of seconds > 0, got {}", num(i)),
+                ))
+            }
+            t => t,
+        },
         None if rounds > 1 => {
             return Err(ConfigError::new(
                 "workload.interval_s",
@@ -478,11 +507,23 @@ pub(super) fn incast(
         }
         None => Time::ZERO,
     };
+    // The last round starts within the simulation horizon (so no sum below overflows).
+    let last = c.start.ps() as u128 + interval.ps() as u128 * (rounds as u128 - 1);
+    if last > Time::HORIZON.ps() as u128 {
+        return Err(ConfigError::new(
+            "workload.interval_s",
+            format!(
+                "round {rounds} would start at {} s (start_s + (rounds - 1) × interval_s), after \
+                 the simulation horizon (1e6 s, about 11.6 days); lower interval_s or rounds",
+                num(last as f64 / 1e12)
+            ),
+        ));
+    }
     let mut flows = Vec::with_capacity(senders.len() * rounds as usize);
     for r in 0..rounds as u64 {
         let start = c.start + interval * r;
         for &s in &senders {
-            flows.push(c.flow(s, receiver, sizes.sample(&mut sr), start, &mut dr));
+            flows.push(c.flow(s, receiver, sizes.sample(&mut sr), start, &mut dr)?);
         }
     }
     Ok(flows)
@@ -502,8 +543,8 @@ pub(super) fn permutation(
         c.stream("workload.deadlines"),
     );
     let p = derangement(hosts.count, &mut pr);
-    Ok(p.iter()
+    p.iter()
         .enumerate()
         .map(|(s, &d)| c.flow(s as u32, d, sizes.sample(&mut sr), c.start, &mut dr))
-        .collect())
+        .collect()
 }

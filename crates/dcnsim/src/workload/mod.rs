@@ -53,7 +53,8 @@
 //! of `src_group` for `group`: `load` is the fraction of each *sending* host's access link the
 //! workload offers on average. The first flow arrives one exponential gap after `start_s`
 //! (a proper Poisson process started at `start_s`, not a flow pinned at `start_s`), and exactly
-//! `flows` flows are generated. Arrival times are summed in integer picoseconds.
+//! `flows` flows are generated. Arrival times are summed in integer picoseconds; an arrival
+//! after the simulation horizon (10⁶ s, [`crate::units`]) is refused, naming `load`.
 //!
 //! Patterns (`pattern`): `random` — src uniform over hosts, dst uniform over the other hosts;
 //! `permutation` — one random derangement is drawn first, then each flow's src is uniform and
@@ -68,6 +69,14 @@
 //! `receiver` at `start_s + r × interval_s` for each round r < `rounds`.
 //! `permutation`: a random derangement (no host sends to itself, every host receives exactly one
 //! flow); host i sends one flow to its partner at `start_s`.
+//!
+//! ## Limits
+//!
+//! Every time (`start_s`, `interval_s`, deadlines, the times of a flow file) is a finite
+//! number within the simulation horizon, 10⁶ s ([`crate::units`]), and so is the start of
+//! the last incast round; a deadline drawn from an exponential beyond the horizon is refused
+//! (naming `deadline.mean_ms`) rather than clamped. Sizes are at most [`MAX_FLOW_BYTES`]
+//! (10¹⁵ B), given or drawn (a draw of a heavy tail beyond it names `sizes`).
 //!
 //! ## Flow files
 //!
@@ -105,7 +114,7 @@ mod tests;
 mod tests_kinds;
 
 pub use cdf::EmpiricalCdf;
-pub use sizes::{builtin_cdf, size_distributions, SizeDist, SizeSpec, SizeTable};
+pub use sizes::{builtin_cdf, size_distributions, SizeDist, SizeSpec, SizeTable, MAX_FLOW_BYTES};
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::units::{Rate, Time};

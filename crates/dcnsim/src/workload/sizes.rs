@@ -10,6 +10,11 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// The largest flow size, in bytes: 10¹⁵ (1 PB, 2000 s at 4 Tbit/s). Byte counts of a flow
+/// with its headers then stay far from what a `u64` holds. A size above it, given or drawn, is
+/// refused, naming the key (or the file and line).
+pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000_000;
+
 /// Built-in empirical CDFs: (name, one-line description, file text).
 const BUILTIN: &[(&str, &str, &str)] = &[
     (
@@ -230,6 +235,14 @@ fn kb_or_bytes(
             format!("{key}.{k}"),
             "must be a finite number >= 0",
         )),
+        Some((b, k)) if b > MAX_FLOW_BYTES as f64 => Err(ConfigError::new(
+            format!("{key}.{k}"),
+            format!(
+                "{} bytes is more than the largest flow size, {} bytes (1 PB)",
+                crate::units::num(b),
+                crate::units::num(MAX_FLOW_BYTES as f64)
+            ),
+        )),
         Some((b, _)) => Ok(Some(b)),
         None => Ok(None),
     }
@@ -360,13 +373,7 @@ fn from_table(t: &SizeTable, key: &str, base_dir: &Path) -> ConfigResult<SizeDis
         }),
         _ => {
             let f = t.file.as_deref().expect("checked above");
-            let path = base_dir.join(f);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                ConfigError::new(
-                    format!("{key}.file"),
-                    format!("cannot read {}: {e}", path.display()),
-                )
-            })?;
+            let text = crate::error::read_text_file(&base_dir.join(f), &format!("{key}.file"), f)?;
             Ok(SizeDist::Empirical(EmpiricalCdf::parse(f, &text)?))
         }
     }

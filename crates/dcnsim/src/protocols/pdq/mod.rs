@@ -227,7 +227,7 @@ pub use receiver::PdqReceiver;
 pub use sender::PdqSender;
 pub use switch::{PdqAgent, SwitchConfig};
 
-use crate::error::{ConfigError, ConfigResult};
+use crate::error::{AtKey, ConfigError, ConfigResult};
 use crate::protocols::tcp::{DEFAULT_HEADER_BYTES, DEFAULT_MIN_RTO_US, DEFAULT_MSS_BYTES};
 use crate::protocols::TransportConfig;
 use crate::units::Time;
@@ -362,6 +362,7 @@ impl PdqParams {
             DEFAULT_DAMPENING_US,
             "default 10 µs",
         )?;
+        let damp = Time::try_from_us_f64(damp).at_key("transport.pdq_dampening_us")?;
         let entry_timeout = crate::protocols::micros(
             "pdq_entry_timeout_us",
             cfg.pdq_entry_timeout_us,
@@ -397,7 +398,7 @@ impl PdqParams {
             switch: SwitchConfig {
                 early_start_k: on(cfg.pdq_early_start).then_some(k),
                 probing_x: on(cfg.pdq_suppressed_probing).then_some(x),
-                dampening: on(cfg.pdq_dampening).then(|| Time::from_us_f64(damp)),
+                dampening: on(cfg.pdq_dampening).then_some(damp),
                 rate_controller: on(cfg.pdq_rate_controller),
                 syn_requests_rate: on(cfg.pdq_syn_requests_rate),
                 entry_timeout,

@@ -135,16 +135,13 @@ impl PfabricParams {
                 format!("must be ≥ init_cwnd_pkts ({init})"),
             ));
         }
-        let rto_us = cfg.pfabric_rto_us.unwrap_or(DEFAULT_RTO_US);
-        let rto = Time::from_us_f64(rto_us);
-        if !(rto_us.is_finite() && rto > Time::ZERO) {
-            return Err(ConfigError::new(
-                "transport.pfabric_rto_us",
-                format!(
-                    "must be a finite time > 0 µs (got {rto_us}); the paper uses 45 µs ≈ 3 RTT"
-                ),
-            ));
-        }
+        let rto = crate::protocols::micros("pfabric_rto_us", cfg.pfabric_rto_us, DEFAULT_RTO_US)
+            .map_err(|e| {
+                ConfigError::new(
+                    e.path,
+                    format!("{}; the paper uses 45 µs ≈ 3 RTT", e.message),
+                )
+            })?;
         Ok(PfabricParams {
             mss: at_least_one("mss_bytes", cfg.mss_bytes, DEFAULT_MSS_BYTES)?,
             header: at_least_one("header_bytes", cfg.header_bytes, DEFAULT_HEADER_BYTES)?,

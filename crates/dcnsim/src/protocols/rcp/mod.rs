@@ -290,14 +290,7 @@ pub(crate) fn number_in(
 /// The RTO bounds of the paced core, validated as TCP's.
 pub(crate) fn rto_bounds(cfg: &TransportConfig) -> ConfigResult<(Time, Time, Time)> {
     let t = |key: &str, v: Option<f64>, d: f64| -> ConfigResult<Time> {
-        let us = number_in(key, v, d, 0.0, f64::MAX)?;
-        match Time::from_us_f64(us) {
-            Time::ZERO => Err(ConfigError::new(
-                format!("transport.{key}"),
-                "must be > 0 µs",
-            )),
-            t => Ok(t),
-        }
+        crate::protocols::micros(key, v, d)
     };
     let min = t("min_rto_us", cfg.min_rto_us, DEFAULT_MIN_RTO_US)?;
     let max = t("max_rto_us", cfg.max_rto_us, DEFAULT_MAX_RTO_US)?;
