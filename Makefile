@@ -10,7 +10,7 @@ PYTHON  ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.deps-stamp
-PY_DEPS := maturin numpy pandas matplotlib click tqdm distributed pytest
+PY_DEPS := maturin numpy pandas matplotlib click tqdm distributed pytest hypothesis
 RUST_EXCLUDE := --workspace --exclude dcnsim-py
 
 .PHONY: all build demo test test-rust test-python clean distclean

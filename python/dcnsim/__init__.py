@@ -12,7 +12,8 @@ The simulator itself is Rust (the compiled module ``dcnsim._core``); this packag
 - :class:`Results.load <dcnsim.results.Results.load>` reads back a result directory that a run
   with ``out=`` (or ``dcnsim run --out``) wrote.
 
-Bad input raises :class:`ScenarioError` (a ``ValueError``) whose text names the key path.
+Bad input raises :class:`ScenarioError` (a ``ValueError``) whose text names the key path;
+results that cannot be written raise :class:`OutputError` (an ``OSError``) with the OS's reason.
 The compiled module, pandas and numpy are imported on first use, so ``import dcnsim`` itself
 is cheap (and so is the start of the ``dcnsim`` command).
 """
@@ -21,11 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api import catalog, run, validate
-from .sweep import SweepError, sweep
+from .api import OutputError, catalog, run, validate
+from .sweep import SweepError, SweepInterrupted, sweep
 
 __all__ = ["run", "validate", "catalog", "sweep", "Results", "ScenarioError", "SweepError",
-           "__version__"]
+           "SweepInterrupted", "OutputError", "__version__"]
 
 
 def __getattr__(name: str) -> Any:

@@ -47,7 +47,9 @@ def run(
 ) -> _RunOutput:
     """Simulates the scenario text. Releases the GIL; calls ``progress(sim_time_s,
     flows_done, flows_total)`` about every 0.2 s of wall time (it may raise
-    KeyboardInterrupt to stop). With ``out_dir``, writes the result directory atomically.
+    KeyboardInterrupt to stop). With ``out_dir``, writes the result directory atomically;
+    when it cannot, raises ``OSError(errno, "could not write results: <the OS's reason>",
+    out_dir)`` (no directory left; an existing one unchanged).
     With ``columns=False``, flows, series and trace are None (no numpy array is made, so
     numpy is not imported); summary and scenario are returned as always."""
 

@@ -10,8 +10,11 @@ Only :func:`run` needs pandas (through :mod:`dcnsim.results`), and imports it wh
 
 from __future__ import annotations
 
+import datetime
 import importlib
 import json
+import math
+import numbers
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -25,6 +28,89 @@ if TYPE_CHECKING:
 
 #: A scenario as a user gives it: a path to a TOML (or ``.json``) file, or a dict.
 ScenarioLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+#: The integers a scenario may hold: what fits in 64 bits (signed or unsigned).
+INT_MIN, INT_MAX = -(2**63), 2**64 - 1
+#: What a scenario value may be, for the messages that refuse anything else.
+VALID_VALUES = "numbers, strings, booleans, lists and tables"
+
+
+class OutputError(OSError):
+    """Results could not be written (disk full, read-only file system, no permission, ...).
+
+    An ``OSError`` that keeps the OS's ``errno``, its reason (in ``strerror``) and the path;
+    ``str(e)`` reads ``"<path>: could not write results: No space left on device"``. It is not
+    bad input: ``dcnsim`` exits with code 74 (``EX_IOERR``) for it, not 2.
+    """
+
+    def __str__(self) -> str:
+        reason = self.strerror or (self.args[0] if self.args else "")
+        return f"{self.filename}: {reason}" if self.filename is not None else str(reason)
+
+
+def output_error(e: OSError, doing: str = "could not write results") -> OutputError:
+    """``e`` as an :class:`OutputError` whose reason starts with ``doing`` (unless it already
+    does), errno and path kept."""
+    if isinstance(e, OutputError):
+        return e
+    reason = e.strerror or str(e)
+    if not reason.startswith(doing):
+        reason = f"{doing}: {reason}"
+    if e.errno is None:
+        err = OutputError(reason)
+        err.filename = e.filename
+    elif e.filename is None:
+        err = OutputError(e.errno, reason)
+    else:
+        err = OutputError(e.errno, reason, e.filename)
+    return err
+
+
+def json_ready(value: Any, path: str = "") -> Any:
+    """``value`` (a scenario dict, or one value of it at key ``path``) as plain JSON data.
+
+    Raises :class:`dcnsim.ScenarioError` naming the key path for what JSON (and the core)
+    cannot hold: NaN and infinities, integers beyond 64 bits, dates and times, keys that are
+    not strings, objects of other types. Integers and floats of other types (numpy's) become
+    ``int`` and ``float`` of the same value; tuples become lists. Nothing else is changed.
+    """
+    where = path or "scenario"
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+        if not INT_MIN <= v <= INT_MAX:
+            raise _error(f"{where}: {v} is out of range (an integer must fit in 64 bits)")
+        return v
+    if isinstance(value, numbers.Real):
+        v = float(value)
+        if not math.isfinite(v):
+            raise _error(f"{where}: {v} is not a finite number (NaN and infinities are refused;"
+                         " give a finite number)")
+        return v
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise _error(f"{where}: the key {k!r} is not a string (keys are strings)")
+            out[k] = json_ready(v, f"{path}.{k}" if path else k)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime is a date
+        raise _error(f"{where}: a date or time ({value.isoformat()}) is not a valid scenario "
+                     f"value (valid: {VALID_VALUES})")
+    raise _error(f"{where}: a value of type {type(value).__name__} ({value!r:.40}) is not a "
+                 f"valid scenario value (valid: {VALID_VALUES})")
+
+
+def _error(message: str) -> Exception:
+    return core().ScenarioError(message)
+
+
+def scenario_json(scenario: Mapping[str, Any]) -> str:
+    """A scenario dict as JSON text for the core, checked by :func:`json_ready` first."""
+    return json.dumps(json_ready(scenario), allow_nan=False)
 
 
 def core() -> ModuleType:
@@ -40,11 +126,13 @@ def scenario_args(scenario: ScenarioLike) -> tuple[str, str, str]:
     """``(text, fmt, base_dir)`` for the core, from a path or a dict.
 
     A file is sent as its text, as TOML unless it ends in ``.json``; relative paths inside it
-    are resolved against its folder. A dict is sent as JSON, relative to the working directory.
-    Raises ``FileNotFoundError`` for a missing file and ``TypeError`` for anything else.
+    are resolved against its folder. A dict is sent as JSON, relative to the working directory;
+    a value JSON cannot hold (NaN, infinity, a date) raises :class:`dcnsim.ScenarioError`
+    naming its key path (:func:`json_ready`). Raises ``FileNotFoundError`` for a missing file
+    and ``TypeError`` for anything else.
     """
     if isinstance(scenario, Mapping):
-        return json.dumps(scenario), "json", os.getcwd()
+        return scenario_json(scenario), "json", os.getcwd()
     if isinstance(scenario, (str, os.PathLike)):
         path = Path(scenario)
         text = path.read_text(encoding="utf-8")
@@ -87,7 +175,8 @@ def run(
     and missing parent folders are created only once the run has succeeded. Unless ``quiet``,
     progress shows on stderr: a bar after two seconds on a terminal, else a plain line every
     five seconds. Ctrl-C stops the run with ``KeyboardInterrupt``. Raises
-    :class:`dcnsim.ScenarioError` for bad input.
+    :class:`dcnsim.ScenarioError` for bad input, :class:`OutputError` (an ``OSError``) when
+    the results cannot be written, with the OS's reason ("No space left on device").
     """
     from .results import Results
 
@@ -124,7 +213,12 @@ def _run_core(
     ovr = _override_list(overrides)
     out_dir = None if out is None else str(Path(out))
     with progress_bar(quiet) as callback:
-        raw = core().run(text, fmt, base_dir, ovr, out_dir, quiet, callback, columns=columns)
+        try:
+            raw = core().run(text, fmt, base_dir, ovr, out_dir, quiet, callback, columns=columns)
+        except OSError as e:  # the core's only OSError: writing the result directory
+            if out_dir is None:
+                raise
+            raise output_error(e) from None
         summary = json.loads(raw["summary"])
         if callback is not None:  # leave the progress (if it showed) at the final count
             flows = summary.get("flows", {})

@@ -3,7 +3,10 @@
 
 Bad input (a scenario error, a missing or unreadable file) prints ``error: <message>`` on
 stderr and exits with code 2, like a usage error; nothing is written then (the core writes a
-result directory only when the run succeeds).
+result directory only when the run succeeds). Results that cannot be written (a full disk, a
+read-only folder) exit with code 74 (``EX_IOERR`` of sysexits.h), the OS's reason in the
+message. Ctrl-C exits with code 130; a sweep stops its running points first and keeps the
+finished ones for the next run.
 
 Commands import pandas, matplotlib and Dask (up to a second) only when they run, inside the
 functions that need them: ``list``, ``validate`` and ``run`` need none of them and start in a
@@ -12,6 +15,7 @@ tenth of a second.
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,14 +25,22 @@ from typing import Any, NoReturn
 import click
 
 from . import api, tables
-from .sweep import FAILURES_JSON, SUMMARIES_CSV, SweepError, collect, load_spec, run_sweep
+from .api import OutputError
+from .sweep import (FAILURES_JSON, SUMMARIES_CSV, SchedulerLost, SweepError, collect, load_spec,
+                    run_sweep)
 
 #: Exit code for bad input (same as click's usage errors).
 EXIT_BAD_INPUT = 2
-#: Exit code of a sweep or reproduction in which some points failed (the others finished).
+#: Exit code of a sweep or reproduction in which some points failed (the others finished), or
+#: that lost its Dask scheduler.
 EXIT_SOME_FAILED = 1
+#: Exit code when results cannot be written: a full disk, a read-only or forbidden folder
+#: (``EX_IOERR`` of sysexits.h).
+EXIT_IO_ERROR = 74
 #: Exit code after Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED = 130
+#: OS errors that are the machine's, never the input's, wherever they come from.
+IO_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG})
 
 _set_option = click.option(
     "--set",
@@ -46,7 +58,8 @@ def _fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
-    """Turns bad input into ``error: ...`` and exit code 2, Ctrl-C into exit code 130."""
+    """Turns bad input into ``error: ...`` and exit code 2, results that cannot be written
+    into exit code 74, Ctrl-C into exit code 130."""
     try:
         core = api.core()
     except ImportError as e:
@@ -56,13 +69,18 @@ def _user_errors() -> Iterator[None]:
         yield
     except (core.ScenarioError, SweepError) as e:
         _fail(str(e))
+    except SchedulerLost as e:
+        _fail(str(e), code=EXIT_SOME_FAILED)
+    except OutputError as e:
+        _fail(str(e), code=EXIT_IO_ERROR)
     except OSError as e:
         name = e.filename if e.filename is not None else ""
-        _fail(f"{name}: {e.strerror or e}" if name else str(e))
+        _fail(f"{name}: {e.strerror or e}" if name else str(e),
+              code=EXIT_IO_ERROR if e.errno in IO_ERRNOS else EXIT_BAD_INPUT)
     except UnicodeDecodeError as e:
         _fail(f"scenario is not UTF-8 text: {e}")
-    except KeyboardInterrupt:
-        _fail("interrupted", code=EXIT_INTERRUPTED)
+    except KeyboardInterrupt as e:
+        _fail(str(e) or "interrupted", code=EXIT_INTERRUPTED)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -190,7 +208,10 @@ def sweep(sweep_file: str, out: Path, workers: int | None, scheduler: str | None
             log=lambda line: click.echo(line, err=True),
         )
         frame = collect(out, spec.points())
-        frame.to_csv(out / SUMMARIES_CSV, index=False)
+        try:
+            frame.to_csv(out / SUMMARIES_CSV, index=False)
+        except OSError as e:
+            raise api.output_error(e) from None
     total = len(frame)
     click.echo(
         f"{total - len(outcome.failures)}/{total} points finished "
@@ -200,6 +221,10 @@ def sweep(sweep_file: str, out: Path, workers: int | None, scheduler: str | None
     if outcome.failures:
         click.echo(f"error: {len(outcome.failures)} point(s) failed, listed in "
                    f"{out / FAILURES_JSON}", err=True)
+        if outcome.io_failures:  # not the points' fault: the disk's
+            click.echo(f"error: {len(outcome.io_failures)} of them could not write their "
+                       f"results ({outcome.io_failures[0].error})", err=True)
+            sys.exit(EXIT_IO_ERROR)
         sys.exit(EXIT_SOME_FAILED)
 
 

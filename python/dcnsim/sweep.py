@@ -23,6 +23,7 @@ summaries, flattened, with a column per grid key; it is also written to ``OUT/su
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import itertools
 import json
@@ -30,10 +31,13 @@ import math
 import os
 import re
 import shutil
+import signal
 import sys
+import time
 import tomllib
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,6 +65,17 @@ class SweepError(ValueError):
     """A broken sweep (file, grid or every point invalid); ``str(e)`` names the key path."""
 
 
+class SchedulerLost(RuntimeError):
+    """The Dask scheduler went away during a sweep: the points that finished are kept, the
+    others are not recorded as failed (they did not fail); the same sweep resumes."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a sweep: the points that finished are kept (the same sweep resumes),
+    the ones that were running are stopped and leave nothing behind; ``str(e)`` says how
+    many points finished."""
+
+
 @dataclass(frozen=True)
 class Point:
     """One scenario of the grid: its folder name, its grid values and the core's arguments."""
@@ -71,6 +86,8 @@ class Point:
     text: str
     fmt: str
     base_dir: str
+    #: Why the point cannot run, found before the core sees it (a NaN in its grid values).
+    error: str | None = None
 
 
 @dataclass
@@ -95,9 +112,21 @@ class Spec:
             overrides = self.base_overrides + [f"{k}={toml_value(v)}" for k, v in values.items()]
             pts.append(
                 Point(_point_name(names, values), values, overrides, self.text, self.fmt,
-                      self.base_dir)
+                      self.base_dir, _value_error(values))
             )
         return pts
+
+
+def _value_error(values: Mapping[str, Any]) -> str | None:
+    """The message for the first grid value a scenario cannot hold (NaN, infinity, a date),
+    naming its key path; None when every value can be sent. (The core is imported only for
+    such a value: a grid expands without it.)"""
+    for key, v in values.items():
+        try:
+            api.json_ready(v, key)
+        except ValueError as e:  # dcnsim.ScenarioError
+            return str(e)
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -108,7 +137,9 @@ def load_spec(sweep: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
     """A :class:`Spec` from a sweep file path or a dict of the same shape.
 
     In a dict, ``scenario`` may also be a scenario dict, and relative paths are taken from the
-    working directory. Raises :class:`SweepError` naming the key for a malformed sweep.
+    working directory. Raises :class:`SweepError` naming the key for a malformed sweep, and
+    :class:`dcnsim.ScenarioError` naming the key path for a base value a scenario cannot hold
+    (NaN, infinity, a date). A grid value of that kind fails its point alone.
     """
     if isinstance(sweep, Mapping):
         raw, here = dict(sweep), Path.cwd()
@@ -128,10 +159,12 @@ def load_spec(sweep: str | os.PathLike[str] | Mapping[str, Any]) -> Spec:
     if scenario is None and not base:
         raise SweepError("scenario: a sweep needs a base scenario (`scenario = \"file.toml\"` "
                          "and/or a [base] table)")
+    for key, value in _leaves(base):
+        api.json_ready(value, key)  # a NaN or a date in the base: refused, naming the key
     if scenario is None:
-        text, fmt, base_dir, base_overrides = json.dumps(base), "json", str(here), []
+        text, fmt, base_dir, base_overrides = api.scenario_json(base), "json", str(here), []
     elif isinstance(scenario, Mapping):
-        text, fmt, base_dir = json.dumps(scenario), "json", str(here)
+        text, fmt, base_dir = api.scenario_json(scenario), "json", str(here)
         base_overrides = [f"{k}={toml_value(v)}" for k, v in _leaves(base)]
     elif isinstance(scenario, str):
         file = here / scenario
@@ -179,6 +212,8 @@ def toml_value(v: Any) -> str:
         return repr(v)
     if isinstance(v, str):
         return json.dumps(v)  # a JSON string is a TOML basic string
+    if isinstance(v, (datetime.date, datetime.time)):  # TOML's own date and time literals
+        return v.isoformat()
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(toml_value(x) for x in v) + "]"
     if isinstance(v, Mapping):
@@ -226,7 +261,8 @@ def run_point(point: Point, out: str) -> dict[str, Any]:
 
     The core writes the result into a temporary folder beside the final one, ``point.json``
     joins it, and one rename publishes it; an existing folder (``force``) is swapped out and
-    removed only after that. Runs in the worker process; raises what the core raises.
+    removed only after that. Runs in the worker process; raises what the core raises, and
+    :class:`~dcnsim.api.OutputError` when the result cannot be written.
     """
     root = Path(out)
     final = root / point.name
@@ -249,6 +285,8 @@ def run_point(point: Point, out: str) -> dict[str, Any]:
         tmp.rename(final)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+    except OSError as e:  # the core's, or ours: the result could not be written
+        raise api.output_error(e) from None
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
@@ -261,10 +299,13 @@ def run_point(point: Point, out: str) -> dict[str, Any]:
 
 @dataclass
 class Failure:
-    """A point that did not produce a result: its name, grid values, overrides and error."""
+    """A point that did not produce a result: its name, grid values, overrides and error;
+    ``io`` when its result could not be written (a full disk), which is no fault of the
+    point."""
 
     point: Point
     error: str
+    io: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {"point": self.point.name, "grid": self.point.values,
@@ -278,6 +319,11 @@ class Outcome:
     ran: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def io_failures(self) -> list[Failure]:
+        """The failures that are the disk's, not the points' (no space, read-only, ...)."""
+        return [f for f in self.failures if f.io]
 
 
 def is_done(point: Point, out: Path, resolved: Mapping[str, Any]) -> bool:
@@ -311,6 +357,9 @@ def check_points(points: list[Point]) -> tuple[dict[str, dict[str, Any]], list[F
     core = api.core()
     resolved, failures = {}, []
     for p in points:
+        if p.error is not None:
+            failures.append(Failure(p, p.error))
+            continue
         try:
             scenario = json.loads(core.validate(p.text, p.fmt, p.base_dir, list(p.overrides)))
         except core.ScenarioError as e:
@@ -342,18 +391,25 @@ def run_sweep(
     on the Dask cluster at ``scheduler``. ``log`` receives one line per failure. Unless
     ``quiet``, stderr shows the points done: a bar on a terminal, else a line every few
     seconds (:mod:`dcnsim.progress`).
+
+    ``failures.json`` lists the failed points; a point listed there by an earlier run that has
+    a finished result since (a Dask worker finished it after its sweep gave up on it) is
+    dropped from it first. Ctrl-C stops the running points (their temporary folders are
+    removed), keeps the finished ones and raises :class:`SweepInterrupted`: running the same
+    sweep again resumes. Raises :class:`~dcnsim.api.OutputError` when the sweep folder cannot
+    be written.
     """
     out = Path(out)
     points = spec.points()
     resolved, failures = check_points(points)
-    out.mkdir(parents=True, exist_ok=True)
-    _clean_temporaries(out)
-    (out / SWEEP_JSON).write_text(
-        json.dumps({"name": spec.name, "grid": spec.grid, "base_overrides": spec.base_overrides,
-                    "points": [{"name": p.name, "grid": p.values} for p in points]},
-                   indent=2, default=str) + "\n",
-        encoding="utf-8",
-    )
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _clean_temporaries(out)
+        _write_json(out / SWEEP_JSON, {
+            "name": spec.name, "grid": spec.grid, "base_overrides": spec.base_overrides,
+            "points": [{"name": p.name, "grid": p.values} for p in points]})
+    except OSError as e:
+        raise api.output_error(e) from None
     outcome = Outcome(failures=list(failures))
     todo = []
     for p in points:
@@ -363,18 +419,20 @@ def run_sweep(
             outcome.kept.append(p.name)
         else:
             todo.append(p)
+    earlier = _read_failures(out)
+    _write_failures(out, points, outcome, earlier)  # without the points finished since
     say = log or (lambda line: None)
     for f in failures:
         say(f"point {f.point.name} ({', '.join(f.point.overrides) or 'base'}) is invalid: {f.error}")
     bar = progress.counter(spec.name, "point", total=len(points),
                            initial=len(outcome.kept) + len(failures), disable=quiet)
     try:
-        def done(p: Point, error: str | None) -> None:
+        def done(p: Point, error: str | None, io: bool = False) -> None:
             bar.update(1)
             if error is None:
                 outcome.ran.append(p.name)
             else:
-                outcome.failures.append(Failure(p, error))
+                outcome.failures.append(Failure(p, error, io))
                 with bar.external_write_mode(file=sys.stderr):  # keep the bar intact
                     say(f"point {p.name} ({', '.join(p.overrides) or 'base'}) failed: {error}")
 
@@ -382,17 +440,82 @@ def run_sweep(
             _run_dask(todo, out, scheduler, done)
         else:
             _run_local(todo, out, workers or os.cpu_count() or 1, done)
+    except SchedulerLost as e:
+        bar.close()
+        # no temporaries are removed: the cluster's workers may still be writing points
+        try:
+            _write_failures(out, points, outcome, earlier)
+        except OSError:
+            pass
+        finished = _count_done(points, out, resolved)
+        raise SchedulerLost(
+            f"{e}; {finished}/{len(points)} points finished, kept in {out}; the same sweep "
+            "again runs the rest (points still running on the cluster's workers may finish "
+            "meanwhile, and are then kept)") from None
+    except KeyboardInterrupt:
+        bar.close()
+        if not scheduler:  # the stopped points' temporary folders; Dask's tasks still run
+            _clean_temporaries(out)
+        try:
+            _write_failures(out, points, outcome, earlier)
+        except OSError:
+            pass  # the interrupt is what to report; the next run rewrites the file
+        finished = _count_done(points, out, resolved)  # a worker may end unheard
+        raise SweepInterrupted(
+            f"interrupted: {finished}/{len(points)} points finished, kept in {out}; "
+            "the same sweep again runs the rest") from None
     finally:
         bar.close()
-    failed_file = out / FAILURES_JSON
-    if outcome.failures:
-        failed_file.write_text(
-            json.dumps([f.as_dict() for f in outcome.failures], indent=2, default=str) + "\n",
-            encoding="utf-8",
-        )
-    elif failed_file.exists():
-        failed_file.unlink()
+    _write_failures(out, points, outcome, earlier)
     return outcome
+
+
+def _count_done(points: list[Point], out: Path, resolved: Mapping[str, Any]) -> int:
+    """How many points have a finished result in ``out``, as a resume would find them."""
+    return sum(1 for p in points if p.name in resolved and is_done(p, out, resolved[p.name]))
+
+
+def _write_json(path: Path, data: Any) -> None:
+    """``data`` as JSON into ``path``, by a rename: never a half-written file."""
+    tmp = path.with_name(f"{TMP_PREFIX}{path.name}-{uuid.uuid4().hex[:8]}")
+    try:
+        tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _read_failures(out: Path) -> list[dict[str, Any]]:
+    """The entries of ``out/failures.json`` (none when it is missing or unreadable)."""
+    try:
+        entries = json.loads((out / FAILURES_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(entries, list):
+        return []
+    return [e for e in entries if isinstance(e, dict) and isinstance(e.get("point"), str)]
+
+
+def _write_failures(out: Path, points: list[Point], outcome: Outcome,
+                    earlier: list[dict[str, Any]]) -> None:
+    """Writes ``failures.json`` (removes it when there is none): this run's failures, and the
+    earlier entries of points that are still unfinished and have not run now. An earlier
+    entry of a point that has a finished result (kept or run now), or that is no longer in
+    the grid, is dropped. Raises :class:`~dcnsim.api.OutputError`."""
+    order = {p.name: i for i, p in enumerate(points)}
+    settled = (set(outcome.kept) | set(outcome.ran) | {f.point.name for f in outcome.failures})
+    entries = [f.as_dict() for f in outcome.failures]
+    entries += [e for e in earlier if e["point"] in order and e["point"] not in settled]
+    entries.sort(key=lambda e: order.get(e["point"], len(order)))
+    path = out / FAILURES_JSON
+    try:
+        if entries:
+            _write_json(path, entries)
+        elif path.exists():
+            path.unlink()
+    except OSError as e:
+        raise api.output_error(e) from None
 
 
 def _clean_temporaries(out: Path) -> None:
@@ -400,8 +523,11 @@ def _clean_temporaries(out: Path) -> None:
     Two sweeps must not write into one folder at the same time."""
     # the core's own temporary folder of a point's temporary folder starts with "." + TMP_PREFIX
     for d in out.iterdir():
-        if d.is_dir() and d.name.startswith((TMP_PREFIX, OLD_PREFIX, "." + TMP_PREFIX)):
-            shutil.rmtree(d, ignore_errors=True)
+        if d.name.startswith((TMP_PREFIX, OLD_PREFIX, "." + TMP_PREFIX)):
+            if d.is_dir():
+                shutil.rmtree(d, ignore_errors=True)
+            else:
+                d.unlink(missing_ok=True)
 
 
 def _error_text(e: BaseException) -> str:
@@ -411,8 +537,7 @@ def _error_text(e: BaseException) -> str:
 def _pool_context() -> multiprocessing.context.BaseContext:
     """Fresh processes that start fast: a fork server that has imported dcnsim and loaded the
     core once forks each worker, instead of a new interpreter per point (spawn). Plain fork
-    is not an option: it copies the parent's threads and locks, and it cannot be combined with
-    ``max_tasks_per_child``."""
+    is not an option: it copies the parent's threads and locks."""
     import multiprocessing
 
     if "forkserver" not in multiprocessing.get_all_start_methods():
@@ -422,55 +547,161 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return ctx
 
 
+#: Seconds a stopped worker gets to die of SIGTERM before it is killed.
+STOP_GRACE_S = 3.0
+
+
+def _point_process(fn: Callable[[Point, str], Any], point: Point, out: str, conn: Any) -> None:
+    """A worker process: runs one point and sends back ``(error text or None, io)``.
+
+    Ctrl-C is ignored here (forked by the fork server, it has SIGINT blocked from the start:
+    :func:`_start_fork_server`): from a terminal it reaches the whole process group, and the
+    parent decides (it stops the workers itself), so a point is never half-reported."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        fn(point, out)
+    except BaseException as e:  # the point's own error, sent back as text
+        result = (_error_text(e), isinstance(e, OSError))
+    else:
+        result = (None, False)
+    try:
+        conn.send(result)
+        conn.close()
+    except OSError:  # the parent is gone (killed): nobody to tell
+        pass
+
+
+def _death_text(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        how = f"killed by {name}"
+    else:
+        how = f"exit code {exitcode}"
+    return f"the worker process died ({how}: a crash, or out of memory)"
+
+
 def _run_local(todo: list[Point], out: Path, workers: int,
-               done: Callable[[Point, str | None], None],
+               done: Callable[..., None],
                fn: Callable[[Point, str], Any] = run_point) -> None:
-    """A process pool with one fresh process per point (``max_tasks_per_child=1``), so a
-    point never inherits another's state. A point that kills its process breaks the pool;
-    the points caught in that are retried one by one so only the culprit fails. ``fn`` is the
-    point function (a seam for tests)."""
-    import concurrent.futures as cf
+    """Runs each point in a fresh process of its own, up to ``workers`` at a time, so a point
+    never inherits another's state and a process that dies (a crash, an out-of-memory kill)
+    fails its own point only. ``done(point, error, io)`` is called in the order points end.
+
+    On Ctrl-C (any exception), the points not started are dropped and the running workers are
+    stopped (SIGTERM, then SIGKILL after :data:`STOP_GRACE_S`) before the exception goes on:
+    no worker outlives the sweep, and none of them is reported. ``fn`` is the point function
+    (a seam for tests)."""
+    from collections import deque
+    from multiprocessing.connection import wait
 
     if not todo:
         return
     ctx = _pool_context()
-    suspects = []
-    with cf.ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx,
-                                max_tasks_per_child=1) as pool:
-        futures = {pool.submit(fn, p, str(out)): p for p in todo}
-        try:
-            for fut in cf.as_completed(futures):
-                p = futures[fut]
+    _start_fork_server(ctx)
+    queue = deque(todo)
+    running: dict[Any, tuple[Any, Point]] = {}  # the result pipe's end -> (process, point)
+    try:
+        while queue or running:
+            while queue and len(running) < workers:
+                p = queue.popleft()
+                recv, send = ctx.Pipe(duplex=False)
+                proc = ctx.Process(target=_point_process, args=(fn, p, str(out), send),
+                                   name=f"dcnsim-point-{p.name}", daemon=True)
+                with _sigint_deferred():  # a started process is always known, to be stopped
+                    proc.start()
+                    running[recv] = (proc, p)
+                send.close()  # the child holds the other copy: EOF here when it dies
+            # a timeout, so that a signal handled by another thread is noticed soon too
+            for conn in wait(list(running), timeout=0.5):
+                proc, p = running.pop(conn)
                 try:
-                    fut.result()
-                except cf.process.BrokenProcessPool:
-                    suspects.append(p)
-                except Exception as e:  # the point's own error; the sweep goes on
-                    done(p, _error_text(e))
+                    error, io = conn.recv()
+                except (EOFError, OSError):
+                    error, io = None, None
+                conn.close()
+                proc.join()
+                if io is None:
+                    done(p, _death_text(proc.exitcode))
                 else:
-                    done(p, None)
-        except BaseException:  # Ctrl-C: do not start the points still queued
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-    for p in suspects:  # alone in a fresh pool: a crash now is the point's own
-        with cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-            try:
-                pool.submit(fn, p, str(out)).result()
-            except cf.process.BrokenProcessPool:
-                done(p, "the worker process died (crash or out of memory)")
-            except Exception as e:
-                done(p, _error_text(e))
-            else:
-                done(p, None)
+                    done(p, error, io)
+    except BaseException:
+        _stop([proc for proc, _ in running.values()])
+        for conn in running:
+            conn.close()
+        raise
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Holds Ctrl-C back until the block ends, and raises it then (in the main thread; a
+    handler that records it stands in meanwhile, so no other code can let it through)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        if callable(previous):
+            previous(signal.SIGINT, None)  # Python's own handler raises KeyboardInterrupt
+        elif previous == signal.SIG_DFL:
+            raise KeyboardInterrupt
+
+
+def _start_fork_server(ctx: Any) -> None:
+    """Starts the fork server (if ``ctx`` uses one) with SIGINT blocked, so that every worker
+    it forks has SIGINT blocked from its first instruction: Ctrl-C at a terminal reaches the
+    whole process group, and the parent alone decides what happens to its workers. The
+    resource tracker starts first, as it sets the signal mask itself."""
+    if ctx.get_start_method() != "forkserver" or not hasattr(signal, "pthread_sigmask"):
+        return
+    from multiprocessing import forkserver, resource_tracker
+
+    resource_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _stop(procs: list[Any]) -> None:
+    """Terminates worker processes and waits for them: SIGTERM, then SIGKILL."""
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    deadline = time.monotonic() + STOP_GRACE_S
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
 
 
 def _run_dask(todo: list[Point], out: Path, scheduler: str,
-              done: Callable[[Point, str | None], None]) -> None:
+              done: Callable[..., None]) -> None:
     """The points as tasks on an existing Dask cluster; workers must see ``out`` and the
-    scenario's files at the same paths (a shared file system)."""
-    import distributed
+    scenario's files at the same paths (a shared file system).
 
-    with distributed.Client(scheduler) as client:
+    When the connection to the scheduler is lost, Dask cancels every future: that is not the
+    points' failure, so none is reported and :class:`SchedulerLost` is raised, the client
+    closed with its reconnection's tracebacks kept off stderr."""
+    import concurrent.futures
+
+    import distributed
+    from distributed.comm import CommClosedError
+
+    client = distributed.Client(scheduler)
+    lost: str | None = None  # why the scheduler is taken for lost (for debugging)
+    try:
         if not todo:
             return
         futures = [client.submit(run_point, p, str(out), key=f"dcnsim-{p.name}-{uuid.uuid4().hex[:8]}",
@@ -481,9 +712,36 @@ def _run_dask(todo: list[Point], out: Path, scheduler: str,
             try:
                 fut.result()
             except Exception as e:
-                done(p, _error_text(e))
+                # nobody else cancels these futures: the scheduler is gone (the error is a
+                # cancellation, or the closed connection of fetching the result)
+                if (fut.cancelled() or client.status != "running"
+                        or isinstance(e, (concurrent.futures.CancelledError, CommClosedError))):
+                    lost = _error_text(e)
+                    break
+                done(p, _error_text(e), isinstance(e, OSError))
             else:
                 done(p, None)
+    finally:
+        if lost is None:
+            client.close()
+        else:
+            with _no_logging():  # the client's reconnection attempt logs CancelledError
+                client.close(timeout=5)
+    if lost is not None:
+        raise SchedulerLost(f"lost the connection to the Dask scheduler {scheduler}")
+
+
+@contextmanager
+def _no_logging() -> Iterator[None]:
+    """Turns every logger off for a moment, then back to what it was."""
+    import logging
+
+    before = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(before)
 
 
 # ---------------------------------------------------------------------------------------------

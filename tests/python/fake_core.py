@@ -54,8 +54,10 @@ def _parse_value(raw: str):
 
 def make() -> types.ModuleType:
     """A fresh fake module. Attributes tests may set: ``fail_run`` (a message: run raises
-    ScenarioError after validation), ``interrupt`` (run raises KeyboardInterrupt); ``calls``
-    records (function name, overrides)."""
+    ScenarioError after validation), ``interrupt`` (run raises KeyboardInterrupt),
+    ``fail_write`` (an errno: writing the result directory fails with it, as the core raises
+    ``OSError(errno, "could not write results: <reason>", out_dir)``); ``calls`` records
+    (function name, overrides)."""
     m = types.ModuleType("dcnsim._core")
     m.FAKE = True
     m.__version__ = "0.0.0+fake"
@@ -63,6 +65,7 @@ def make() -> types.ModuleType:
     m.calls = []
     m.fail_run = None
     m.interrupt = False
+    m.fail_write = None
 
     def resolve(scenario, fmt, base_dir, overrides):
         assert fmt in ("toml", "json"), fmt
@@ -114,6 +117,9 @@ def make() -> types.ModuleType:
             raise KeyboardInterrupt
         series = _series(s, flows)
         summary = json.dumps(_summary(s, flows))
+        if out_dir is not None and m.fail_write:
+            raise OSError(m.fail_write, f"could not write results: {os.strerror(m.fail_write)}",
+                          str(out_dir))
         if out_dir is not None:
             _write(out_dir, s, flows, summary, series)
         if not columns:

@@ -82,6 +82,57 @@ def test_interrupt_exits_130_without_out(fake_core, star_file, tmp_path):
     assert not out.exists()
 
 
+def test_full_disk_exits_74_with_the_os_reason_and_creates_no_out(fake_core, star_file, tmp_path):
+    import errno
+
+    import dcnsim
+
+    fake_core.fail_write = errno.ENOSPC
+    out = tmp_path / "res"
+    r = invoke("run", star_file, "--out", out, "-q")
+    assert r.exit_code == 74
+    assert r.stderr == f"error: {out}: could not write results: No space left on device\n"
+    assert not out.exists()
+    try:
+        dcnsim.run(star_file, out=out)
+    except dcnsim.OutputError as e:  # an OSError, with the OS's errno and the folder
+        assert isinstance(e, OSError) and e.errno == errno.ENOSPC and e.filename == str(out)
+    else:
+        raise AssertionError("no OutputError")
+
+
+def test_sweep_folder_on_a_full_disk_exits_74(fake_core, star_file, tmp_path, monkeypatch):
+    import errno
+    import importlib
+
+    sw = importlib.import_module("dcnsim.sweep")
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(sw, "_write_json", full)
+    sweep_file = tmp_path / "sweep.toml"
+    sweep_file.write_text(f'scenario = "{star_file.name}"\n[grid]\nseed = [1, 2]\n')
+    r = invoke("sweep", sweep_file, "--out", tmp_path / "out", "-q")
+    assert r.exit_code == 74
+    assert r.stderr == (f"error: {tmp_path / 'out' / 'sweep.json'}: could not write results: "
+                        "No space left on device\n")
+
+
+def test_an_os_error_of_the_machine_exits_74_wherever_it_comes_from(fake_core, tmp_path,
+                                                                    monkeypatch):
+    import errno
+
+    from dcnsim import api
+
+    def broken(*args, **kwargs):
+        raise OSError(errno.EIO, os.strerror(errno.EIO), "scenario.toml")
+
+    monkeypatch.setattr(api, "scenario_args", broken)
+    r = invoke("validate", tmp_path / "scenario.toml")
+    assert r.exit_code == 74 and r.stderr == "error: scenario.toml: Input/output error\n"
+
+
 def test_validate_prints_ok_line(fake_core, demo_file):
     r = invoke("validate", demo_file, "--set", "transport.protocol=tcp")
     assert r.exit_code == 0, r.output

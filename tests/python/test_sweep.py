@@ -227,7 +227,7 @@ def test_a_dying_worker_fails_only_its_point(sweep_file, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     results = {}
-    sw._run_local(spec.points(), out, 2, lambda p, err: results.__setitem__(p.name, err),
+    sw._run_local(spec.points(), out, 2, lambda p, err, *_: results.__setitem__(p.name, err),
                   fn=sweep_helpers.die_on_load_06)
     assert results.keys() == {p.name for p in spec.points()}
     for name, err in results.items():

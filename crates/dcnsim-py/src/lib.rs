@@ -98,26 +98,19 @@ fn run<'py>(
         };
         let out = dcnsim::run_prepared(prepared, &mut report)?;
         let summary = summary::summarize(&out);
-        if let Some(dir) = &out_dir {
-            output::write_dir(dir, &out, &summary, &scenario_json)
-                .map_err(|e| (dir.clone(), e))
-                .ok();
-        }
-        Ok::<_, RunError>((out, summary))
+        let written = out_dir
+            .as_ref()
+            .map(|dir| output::write_dir(dir, &out, &summary, &scenario_json));
+        Ok::<_, RunError>((out, summary, written))
     });
-    let (out, summary) = match result {
+    let (out, summary, written) = match result {
         Ok(r) => r,
         Err(RunError::Interrupted) => {
             return Err(py_error.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")));
         }
     };
-    if let Some(dir) = &out_dir {
-        if !dir.join("flows.csv").exists() {
-            return Err(PyOSError::new_err(format!(
-                "could not write results to {}",
-                dir.display()
-            )));
-        }
+    if let (Some(dir), Some(Err(e))) = (&out_dir, written) {
+        return Err(write_error(dir, &e));
     }
     let d = PyDict::new(py);
     d.set_item("summary", summary.to_string())?;
@@ -134,6 +127,23 @@ fn run<'py>(
         }
     }
     Ok(d)
+}
+
+/// The `OSError` of a result directory that could not be written: errno, the OS's reason
+/// and the directory, as `OSError(errno, "could not write results: <reason>", dir)`, so that
+/// "No space left on device" reaches the user.
+fn write_error(dir: &Path, e: &std::io::Error) -> PyErr {
+    let shown = dir.display().to_string();
+    match e.raw_os_error() {
+        Some(code) => {
+            let text = e.to_string();
+            let reason = text
+                .strip_suffix(&format!(" (os error {code})"))
+                .unwrap_or(&text);
+            PyOSError::new_err((code, format!("could not write results: {reason}"), shown))
+        }
+        None => PyOSError::new_err(format!("{shown}: could not write results: {e}")),
+    }
 }
 
 fn flow_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
