@@ -13,6 +13,8 @@
 //! - [`protocols`]: transports as sans-IO state machines (TCP NewReno, DCTCP).
 //! - [`topo`], [`workload`]: builders of networks and flows from the scenario.
 //! - [`engine`]: the event loop; [`metrics`]: what comes out.
+//! - [`budget`]: the memory a run may use, and the estimate that refuses a run too large for
+//!   it before it allocates.
 //! - [`flowsim`]: the flow-level (fluid) model, `engine = "flow"`: same scenarios and outputs,
 //!   rates from the transport's allocation policy instead of packets ([`run_prepared`]
 //!   dispatches on the `engine` key).
@@ -20,6 +22,7 @@
 //! Same scenario and seed, same output, on every machine: time is an integer, ties break by
 //! scheduling order, and randomness comes from named streams of the seed ([`rng`]).
 
+pub mod budget;
 pub mod config;
 pub mod engine;
 pub mod error;
@@ -42,18 +45,36 @@ pub enum Format {
     Json,
 }
 
-/// Parses, applies overrides and checks a scenario without running it.
+/// Parses, applies overrides and checks a scenario without running it, within the memory the
+/// machine has available ([`budget::Budget::machine`]).
 pub fn prepare_text(
     text: &str,
     format: Format,
     overrides: &[String],
     base_dir: &Path,
 ) -> error::ConfigResult<engine::Prepared> {
+    prepare_text_within(
+        text,
+        format,
+        overrides,
+        base_dir,
+        &budget::Budget::machine(),
+    )
+}
+
+/// [`prepare_text`] with a memory budget of the caller's ([`budget`]).
+pub fn prepare_text_within(
+    text: &str,
+    format: Format,
+    overrides: &[String],
+    base_dir: &Path,
+    budget: &budget::Budget,
+) -> error::ConfigResult<engine::Prepared> {
     let scenario = match format {
         Format::Toml => config::Scenario::from_toml_str(text, overrides)?,
         Format::Json => config::Scenario::from_json_str(text, overrides)?,
     };
-    engine::prepare(scenario, base_dir)
+    engine::prepare_within(scenario, base_dir, budget)
 }
 
 /// Runs a prepared scenario with the engine its `engine` key names: the packet-level

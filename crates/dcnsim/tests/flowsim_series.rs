@@ -90,9 +90,11 @@ fn fluid_series_match_the_rates_by_hand() {
         .all(|i| s.value[i] == 0.0));
 }
 
-/// With `stop_s`, samples run to the stop even once every flow has ended, as at packet level.
+/// Samples end once nothing is left to simulate (every flow has ended), even with a `stop_s`
+/// long after, as at packet level: the run still reports the stop as its end. A `stop_s` of
+/// 10⁶ s with 100 µs samples would otherwise take 10¹⁰ samples.
 #[test]
-fn fluid_series_run_to_the_stop() {
+fn fluid_series_end_with_the_last_flow_even_before_the_stop() {
     let out = run(
         "series_interval_us = 100",
         "src,dst,size_bytes,start_s\n0,1,10000,0\n",
@@ -100,15 +102,21 @@ fn fluid_series_run_to_the_stop() {
     let last = |o: &RunOutput| o.series.as_ref().unwrap().time_s.last().copied().unwrap();
     assert!((last(&out) - 1e-4).abs() < 1e-12, "ends with its flow");
     let dir = flow_dir("fss-stop", "src,dst,size_bytes,start_s\n0,1,10000,0\n");
-    let text = format!(
-        "stop_s = 0.001\n{}\n[output]\nseries_interval_us = 100\n",
-        common::star_with_flow_file(3, 10, "dctcp", "")
-    );
-    let p = dcnsim::prepare_text(&text, Format::Toml, &["engine=flow".into()], &dir).unwrap();
-    let out = dcnsim::run_prepared(p, &mut |_| true).unwrap();
-    assert!(
-        (last(&out) - 1e-3).abs() < 1e-12,
-        "to the stop: {}",
-        last(&out)
-    );
+    for stop in ["0.001", "1e6"] {
+        let text = format!(
+            "stop_s = {stop}\n{}\n[output]\nseries_interval_us = 100\n",
+            common::star_with_flow_file(3, 10, "dctcp", "")
+        );
+        let p = dcnsim::prepare_text(&text, Format::Toml, &["engine=flow".into()], &dir).unwrap();
+        let out = dcnsim::run_prepared(p, &mut |_| true).unwrap();
+        assert!(
+            (last(&out) - 1e-4).abs() < 1e-12,
+            "stop {stop}: {}",
+            last(&out)
+        );
+        assert_eq!(
+            out.cost.sim_time.as_secs_f64(),
+            stop.parse::<f64>().unwrap()
+        );
+    }
 }

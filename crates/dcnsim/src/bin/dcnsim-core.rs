@@ -1,21 +1,33 @@
-//! `dcnsim-core SCENARIO.toml --out DIR [--set key.path=value ...]`: the simulator without
-//! Python, for benchmarks (memory and time of the core alone) and for users who only want the
-//! files. The Python `dcnsim` command is the full front end.
+//! `dcnsim-core SCENARIO.toml --out DIR [--set key.path=value ...] [--max-memory SIZE]`: the
+//! simulator without Python, for benchmarks (memory and time of the core alone) and for users
+//! who only want the files. The Python `dcnsim` command is the full front end. Bad input and
+//! a run too large for its memory budget exit with code 2.
 
+use dcnsim::budget::Budget;
+use dcnsim::engine::RunError;
 use dcnsim::metrics::{output, summary};
 use dcnsim::Format;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: dcnsim-core SCENARIO.toml --out DIR [--set key.path=value ...]";
+const USAGE: &str = "usage: dcnsim-core SCENARIO.toml --out DIR [--set key.path=value ...] \
+                     [--max-memory SIZE (default: the memory available; e.g. 8G, unlimited)]";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let (mut scenario, mut out, mut overrides) = (None, None, Vec::new());
+    let mut budget = Budget::machine();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--out" => out = args.next().map(PathBuf::from),
             "--set" => overrides.extend(args.next()),
+            "--max-memory" => match Budget::parse(&args.next().unwrap_or_default()) {
+                Ok(b) => budget = b,
+                Err(e) => {
+                    eprintln!("error: --max-memory: {e}");
+                    return ExitCode::from(2);
+                }
+            },
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -43,21 +55,30 @@ fn main() -> ExitCode {
         .parent()
         .map(|p| p.to_path_buf())
         .unwrap_or_default();
-    let prepared = match dcnsim::prepare_text(&text, Format::Toml, &overrides, &base) {
-        Ok(p) => p,
-        // An error of the whole text (TOML syntax) names the file.
-        Err(e) if e.path.is_empty() => {
-            eprintln!("error: {name}: {e}");
+    let prepared =
+        match dcnsim::prepare_text_within(&text, Format::Toml, &overrides, &base, &budget) {
+            Ok(p) => p,
+            // An error of the whole text (TOML syntax) names the file.
+            Err(e) if e.path.is_empty() => {
+                eprintln!("error: {name}: {e}");
+                return ExitCode::from(2);
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+    let scenario_json = prepared.scenario.to_json();
+    let result = match dcnsim::run_prepared(prepared, &mut |_| true) {
+        Ok(r) => r,
+        Err(RunError::Memory(e)) => {
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(1);
         }
-    };
-    let scenario_json = prepared.scenario.to_json();
-    let Ok(result) = dcnsim::run_prepared(prepared, &mut |_| true) else {
-        return ExitCode::from(1);
     };
     let summary = summary::summarize(&result);
     if let Err(e) = output::write_dir(&out, &result, &summary, &scenario_json) {

@@ -5,5 +5,5 @@ pub mod prepare;
 pub mod queue;
 pub mod sim;
 
-pub use prepare::{prepare, Prepared};
+pub use prepare::{prepare, prepare_within, Prepared};
 pub use sim::{Progress, RunError, Simulation};

@@ -1,6 +1,9 @@
 //! Resolving a scenario before it runs: every error surfaces here, so `validate` and `run`
-//! refuse the same input with the same message.
+//! refuse the same input with the same message. That includes a run too large for its memory
+//! budget ([`crate::budget`]): it is refused before anything sized by the topology or the flow
+//! count is allocated.
 
+use crate::budget::{self, Budget, MemoryPlan};
 use crate::config::Scenario;
 use crate::error::{ConfigError, ConfigResult};
 use crate::lb::LbParams;
@@ -19,16 +22,39 @@ pub struct Prepared {
     pub topo: TopoSpec,
     pub transport: Transport,
     pub flows: Vec<FlowSpec>,
+    /// The memory budget, the run's estimate, and what the process held before: the run
+    /// watches its series and its resident memory against them.
+    pub memory: MemoryPlan,
+}
+
+/// [`prepare_within`] the memory the machine has available now ([`Budget::machine`]).
+pub fn prepare(scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
+    prepare_within(scenario, base_dir, &Budget::machine())
 }
 
 /// Parses nothing, checks everything: builds the topology, the transport and the flows, and
 /// resolves failure links, so that every error surfaces before a run starts. Defaults that
 /// depend on the network (see [`Transport::derives_defaults_from_network`]) are resolved here
 /// and written into the returned scenario, so `scenario.json` shows the values used.
-pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
+///
+/// A run whose memory estimate passes `budget` is refused ([`crate::budget`]): once the
+/// topology is built (before the network, its routing tables and the flows are), with the
+/// flow count the workload's keys give, and again once the flows are generated.
+pub fn prepare_within(
+    mut scenario: Scenario,
+    base_dir: &Path,
+    budget: &Budget,
+) -> ConfigResult<Prepared> {
+    let resident_before = budget::resident_bytes();
     // Checks the keys the scenario sets; defaults that depend on the network come next.
     let declared = Transport::from_config(&scenario.transport)?;
     let mut topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
+    if scenario.engine == crate::config::Engine::Flow {
+        if let Some(n) = budget::flows_from_keys(&scenario, topo.hosts.len()) {
+            crate::flowsim::check_flow_count(n)?;
+        }
+    }
+    let facts = budget::check_before_flows(&scenario, &topo, &declared, budget)?;
     if declared.derives_defaults_from_network() {
         let net = Network::build(&topo, Discipline::Fifo, &|_| None);
         let (mss, header) = declared.data_packet_sizes();
@@ -116,11 +142,23 @@ pub fn prepare(mut scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared
             ));
         }
     }
+    let estimate = budget::estimate(
+        &scenario,
+        &facts,
+        &transport,
+        budget::Flows::Generated(&flows),
+    );
+    estimate.check(budget)?;
     Ok(Prepared {
         scenario,
         topo,
         transport,
         flows,
+        memory: MemoryPlan {
+            budget: *budget,
+            estimate,
+            resident_before,
+        },
     })
 }
 

@@ -290,6 +290,9 @@ pub struct FlowSimulation {
     changed_links: Vec<bool>,
     /// Time series, when `output.series_interval_us > 0`.
     sampler: Option<series::Sampler>,
+    /// The memory budget and its estimate, and why the run must stop when it passed it.
+    memory: crate::budget::MemoryPlan,
+    over_budget: Option<crate::error::ConfigError>,
     /// Per port: wire bytes and (whole) packets carried.
     port_bytes: Vec<u64>,
     port_pkts: Vec<u64>,
@@ -331,7 +334,7 @@ impl FlowSimulation {
         progress: &mut dyn FnMut(Progress) -> bool,
     ) -> Result<(RunOutput, FlowStats), RunError> {
         let wall = std::time::Instant::now();
-        let mut clock = ProgressClock::new(wall);
+        let mut clock = ProgressClock::new(wall).watching(&self.memory);
         let guard = self
             .flows
             .last()
@@ -346,6 +349,9 @@ impl FlowSimulation {
                 // Integrals up to the sample need no settling: nothing changes before `next`.
                 self.now = ts;
                 self.sample();
+                if let Some(e) = self.over_budget.take() {
+                    return Err(RunError::Memory(e));
+                }
                 continue;
             }
             let Some(t) = next.filter(|&t| t <= horizon) else {

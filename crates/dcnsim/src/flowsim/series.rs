@@ -2,7 +2,11 @@
 //! kinds and sampling ([`crate::metrics::series`]), computed from the fluid rates.
 //!
 //! * Samples at every multiple of the interval, the first one interval after 0, for as long as
-//!   flows are present or to come (and up to `stop_s`), as the packet engine schedules them.
+//!   flows are present or to come (and not past `stop_s`), as the packet engine schedules
+//!   them; once nothing is left to simulate, sampling ends even when `stop_s` is later.
+//! * The series never hold more rows than the memory budget leaves them
+//!   ([`crate::budget::MemoryPlan::series_rows`]): a sample that would pass it stops the run
+//!   with [`crate::engine::RunError::Memory`].
 //! * `flow_goodput_bps`: per flow active at the sample or ended since the previous one, the
 //!   wire bits it sent in the interval times its payload share (size over wire bytes: the
 //!   fluid spreads headers evenly over its bytes), over the interval; in flow id order.
@@ -30,11 +34,14 @@ pub struct Sampler {
     link_since: Vec<Time>,
     link_sampled: Vec<f64>,
     rows: Vec<u32>,
+    /// Rows the series may hold within the memory budget.
+    rows_max: u64,
 }
 
 impl Sampler {
-    pub fn new(interval: Time, flows: usize, links: usize) -> Sampler {
+    pub fn new(interval: Time, flows: usize, links: usize, rows_max: u64) -> Sampler {
         Sampler {
+            rows_max,
             interval,
             next: Some(interval),
             series: Series::default(),
@@ -77,6 +84,19 @@ impl FlowSimulation {
         s.rows.append(&mut s.ended);
         s.rows.sort_unstable();
         s.rows.dedup();
+        let switch_ports = self
+            .net
+            .ports
+            .iter()
+            .filter(|p| self.net.nodes[p.node as usize].kind == NodeKind::Switch)
+            .count();
+        let rows = (s.rows.len() + self.net.ports.len() + switch_ports) as u64;
+        if s.series.len() as u64 + rows > s.rows_max {
+            self.over_budget = Some(self.memory.series_error(s.series.len() as u64, now));
+            s.next = None;
+            self.sampler = Some(s);
+            return;
+        }
         for &f in &s.rows {
             let st = &self.flows[f as usize];
             let left = if st.status == Status::Active {
@@ -103,9 +123,10 @@ impl FlowSimulation {
             s.series
                 .push(t, SeriesKind::LinkUtil, i as u32, carried / 8.0 / capacity);
         }
+        // Nothing left to simulate (no flow to come, none present): the series end, even
+        // before `stop_s` (the fluid has no packets to drain).
         let more = self.next_arrival < self.flows.len() || !self.active.is_empty();
-        s.next = (more || self.stop.is_some_and(|stop| now + s.interval <= stop))
-            .then(|| now + s.interval);
+        s.next = more.then(|| now + s.interval);
         self.sampler = Some(s);
     }
 }

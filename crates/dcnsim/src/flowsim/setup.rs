@@ -20,6 +20,7 @@ impl FlowSimulation {
             topo,
             transport,
             flows,
+            memory,
         } = p;
         let net = Network::build(&topo, Discipline::Fifo, &|_| None);
         let policy = Policy::of(&transport);
@@ -188,8 +189,10 @@ impl FlowSimulation {
             changed_links: Vec::new(),
             sampler: (scenario.output.series_interval_us > 0.0).then(|| {
                 let iv = Time::from_us_f64(scenario.output.series_interval_us).max(Time(1));
-                series::Sampler::new(iv, n_flows, n_links)
+                series::Sampler::new(iv, n_flows, n_links, memory.series_rows())
             }),
+            memory,
+            over_budget: None,
             port_bytes: vec![0; n_links],
             port_pkts: vec![0; n_links],
             name: scenario.name.clone(),

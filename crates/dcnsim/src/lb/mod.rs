@@ -358,6 +358,47 @@ impl LbParams {
         Ok(())
     }
 
+    /// Bytes the path choice's state takes ([`PathChoice::new`]) on a network of `nodes`
+    /// nodes, `hosts` hosts and `ports` ports, whose hosts hang off `leaves` edge switches of
+    /// at most `width` uplinks, carrying `flows` flows: per node (hash seeds, random
+    /// streams), per flow direction (DRB, Presto, LetFlow, CONGA, TR), per pair of leaves
+    /// (CONGA, TR) and per (node, host) (DRILL's memory). For the memory estimate
+    /// ([`crate::budget`]); the element sizes are those of the schemes' records.
+    pub fn state_bytes(
+        &self,
+        nodes: f64,
+        hosts: f64,
+        ports: f64,
+        leaves: f64,
+        width: f64,
+        flows: f64,
+    ) -> f64 {
+        let rng = std::mem::size_of::<rng::StreamRng>() as f64;
+        let edge = 8.0 * hosts; // SourceEdge: node and edge of each host
+        match self.kind {
+            LbKind::Ecmp | LbKind::Memr => 8.0 * nodes,
+            LbKind::Rps => rng * nodes,
+            LbKind::Drb => edge + 2.0 * flows * 2.0,
+            LbKind::Presto => edge + 2.0 * flows * 16.0,
+            LbKind::LetFlow => edge + 2.0 * flows * 24.0 + rng * nodes,
+            LbKind::Conga => {
+                edge + 2.0 * flows * 24.0
+                    + (rng + 4.0) * nodes
+                    + 24.0 * ports
+                    + leaves * leaves * (width.min(255.0) * 27.0 + 4.0)
+            }
+            LbKind::Drill => rng * nodes + nodes * hosts * self.drill_memory as f64 * 4.0,
+            LbKind::Tr => {
+                edge + (rng + 5.0) * nodes
+                    + 38.0 * ports
+                    + leaves * leaves * width * 24.0
+                    + flows * width * 8.0
+                    + 2.0 * flows * 24.0
+            }
+            LbKind::BcubePaths => 16.0 * nodes + rng * nodes,
+        }
+    }
+
     /// Refuses a path choice that cannot work on the scenario's topology kind.
     pub fn check_topology(&self, topology_kind: &str) -> ConfigResult<()> {
         if self.kind == LbKind::BcubePaths && topology_kind != "bcube" {

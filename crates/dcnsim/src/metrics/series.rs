@@ -4,6 +4,12 @@
 //! interval, per active flow, id = flow id), `queue_bytes` (occupancy of each switch egress
 //! queue at the sample instant, id = port id), `link_util` (fraction of the interval each
 //! switch-or-host egress link spent transmitting, by bytes sent, id = port id).
+//!
+//! Samples are taken every interval from one interval after 0 while flows are present or to
+//! come, and after the last flow has ended only while its last packets drain (up to `stop_s`):
+//! once nothing is left to simulate the series end, however far `stop_s` is. They never hold
+//! more rows than the memory budget leaves them ([`crate::budget`]): the sample that would
+//! pass it stops the run with [`crate::engine::RunError::Memory`].
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeriesKind {

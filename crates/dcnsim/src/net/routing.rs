@@ -70,98 +70,54 @@ impl RoutingTable {
 
     pub fn compute(g: &Graph) -> RoutingTable {
         let n = g.adjacency.len();
-        // Reverse adjacency: who can reach node m in one hop (over an up link).
-        let mut into: Vec<Vec<(PortIdx, NodeIdx)>> = vec![Vec::new(); n];
-        for (node, adj) in g.adjacency.iter().enumerate() {
-            for &(port, peer, up) in adj {
-                if up {
-                    into[peer as usize].push((port, node as NodeIdx));
-                }
-            }
-        }
-        let relays = |m: NodeIdx| g.hosts_relay || !g.is_host[m as usize];
-        // Classes: one per node with one-link hosts, in the order of their first host, and one
-        // per other host. `members[c]` lists class c's hosts.
-        let mut class_of_neighbour = vec![NONE; n];
-        let mut members: Vec<Vec<u32>> = Vec::new();
-        let mut dsts = Vec::with_capacity(g.hosts.len());
-        for (dst, &node) in g.hosts.iter().enumerate() {
-            let h = node as usize;
-            let neighbour = match (&g.adjacency[h][..], &into[h][..]) {
-                (&[(_, out_peer, _)], &[(last_hop, in_peer)]) if out_peer == in_peer => {
-                    Some((in_peer, last_hop))
-                }
-                _ => None,
-            };
-            let class = match neighbour {
-                Some((next_to, _)) if class_of_neighbour[next_to as usize] != NONE => {
-                    class_of_neighbour[next_to as usize]
-                }
-                _ => {
-                    let c = members.len() as u32;
-                    if let Some((next_to, _)) = neighbour {
-                        class_of_neighbour[next_to as usize] = c;
-                    }
-                    members.push(Vec::new());
-                    c
-                }
-            };
-            members[class as usize].push(dst as u32);
-            let (neighbour, last_hop) = neighbour.unwrap_or((NONE, NONE));
-            dsts.push(Destination {
-                class,
-                node,
-                neighbour,
-                last_hop,
-            });
-        }
-        let classes = members.len();
-        let mut slices = vec![(0u32, 0u32); n * classes];
+        let into = reverse_adjacency(g);
+        let (dsts, members) = classes(g, &into);
+        let mut slices = vec![(0u32, 0u32); n * members.len()];
         let mut ports = Vec::new();
-        let mut dist = vec![u32::MAX; n];
-        let mut queue = std::collections::VecDeque::new();
+        let mut search = Search::new(n);
         for (class, hosts) in members.iter().enumerate() {
-            // The search from one host of the class stands for all of them.
-            let dst_node = g.hosts[hosts[0] as usize];
-            dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst_node as usize] = 0;
-            queue.clear();
-            queue.push_back(dst_node);
-            while let Some(m) = queue.pop_front() {
-                if m != dst_node && !relays(m) {
-                    continue; // a host that does not relay is a leaf
-                }
-                for &(_, prev) in &into[m as usize] {
-                    if dist[prev as usize] == u32::MAX {
-                        dist[prev as usize] = dist[m as usize] + 1;
-                        queue.push_back(prev);
-                    }
-                }
-            }
-            for node in 0..n {
-                let own = node == dst_node as usize;
-                let shared = hosts.len() > 1;
-                if (own && !shared) || dist[node] == u32::MAX {
-                    continue;
-                }
-                // The searched host's own row is towards the other hosts of its class: out
-                // over its link (if up) to their neighbour, at distance 1 from them.
-                let want = if own { 2 } else { dist[node] };
-                let start = ports.len() as u32;
-                for &(port, peer, up) in &g.adjacency[node] {
-                    let relay_ok = peer == dst_node || relays(peer);
-                    if up && relay_ok && dist[peer as usize].checked_add(1) == Some(want) {
-                        ports.push(port);
-                    }
-                }
-                slices[class * n + node] = (start, ports.len() as u32 - start);
-            }
+            search.rows(g, &into, hosts, &mut ports, |node, start, len| {
+                slices[class * n + node] = (start, len);
+            });
         }
         RoutingTable {
             nodes: n,
             dsts,
             slices,
             ports,
+        }
+    }
+
+    /// The size of the table [`RoutingTable::compute`] would build for `g`, without building
+    /// it: the classes exactly, the next-hop entries from the searches of
+    /// `samples(classes)` classes spread over them (exact when the classes are alike, as in
+    /// every generated layout but Jellyfish; 0 when none is searched). Costs the graph's size
+    /// in memory and a search per sample.
+    pub fn size_of(g: &Graph, samples: impl FnOnce(usize) -> usize) -> TableSize {
+        let n = g.adjacency.len();
+        let into = reverse_adjacency(g);
+        let (_, members) = classes(g, &into);
+        let classes = members.len();
+        let samples = samples(classes).min(classes);
+        let mut search = Search::new(n);
+        let mut ports = Vec::new();
+        let (mut searched, mut entries) = (0usize, 0usize);
+        let step = classes.div_ceil(samples.max(1)).max(1);
+        for hosts in members.iter().step_by(step).take(samples) {
+            ports.clear();
+            search.rows(g, &into, hosts, &mut ports, |_, _, _| {});
+            entries += ports.len();
+            searched += 1;
+        }
+        TableSize {
+            classes,
+            nodes: n,
+            hosts: g.hosts.len(),
+            entries: if searched == 0 {
+                0.0
+            } else {
+                entries as f64 / searched as f64 * classes as f64
+            },
         }
     }
 
@@ -186,6 +142,147 @@ impl RoutingTable {
         }
         let (start, len) = self.slices[d.class as usize * self.nodes + node as usize];
         &self.ports[start as usize..(start + len) as usize]
+    }
+}
+
+/// What a routing table holds, from [`RoutingTable::size_of`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TableSize {
+    /// Destination classes (hosts that share rows count once).
+    pub classes: usize,
+    pub nodes: usize,
+    pub hosts: usize,
+    /// Next-hop entries over all rows (estimated from sampled classes).
+    pub entries: f64,
+}
+
+impl TableSize {
+    /// Bytes of the table: a (start, len) slice per (class, node), the entries, and a
+    /// destination record per host. `entries_growth` is the factor the entries' array may
+    /// hold beyond its length while it grows (1 to 2).
+    pub fn bytes(&self, entries_growth: f64) -> f64 {
+        let slice = std::mem::size_of::<(u32, u32)>() as f64;
+        let entry = std::mem::size_of::<PortIdx>() as f64;
+        let dst = (std::mem::size_of::<Destination>() + std::mem::size_of::<u32>()) as f64;
+        self.classes as f64 * self.nodes as f64 * slice
+            + self.entries * entry * entries_growth
+            + self.hosts as f64 * dst
+    }
+}
+
+/// Who can reach each node in one hop over an up link: (port, node) pairs.
+fn reverse_adjacency(g: &Graph) -> Vec<Vec<(PortIdx, NodeIdx)>> {
+    let mut into: Vec<Vec<(PortIdx, NodeIdx)>> = vec![Vec::new(); g.adjacency.len()];
+    for (node, adj) in g.adjacency.iter().enumerate() {
+        for &(port, peer, up) in adj {
+            if up {
+                into[peer as usize].push((port, node as NodeIdx));
+            }
+        }
+    }
+    into
+}
+
+/// Every host's [`Destination`], and each class's hosts. Classes: one per node with one-link
+/// hosts, in the order of their first host, and one per other host.
+fn classes(g: &Graph, into: &[Vec<(PortIdx, NodeIdx)>]) -> (Vec<Destination>, Vec<Vec<u32>>) {
+    let mut class_of_neighbour = vec![NONE; g.adjacency.len()];
+    let mut members: Vec<Vec<u32>> = Vec::new();
+    let mut dsts = Vec::with_capacity(g.hosts.len());
+    for (dst, &node) in g.hosts.iter().enumerate() {
+        let h = node as usize;
+        let neighbour = match (&g.adjacency[h][..], &into[h][..]) {
+            (&[(_, out_peer, _)], &[(last_hop, in_peer)]) if out_peer == in_peer => {
+                Some((in_peer, last_hop))
+            }
+            _ => None,
+        };
+        let class = match neighbour {
+            Some((next_to, _)) if class_of_neighbour[next_to as usize] != NONE => {
+                class_of_neighbour[next_to as usize]
+            }
+            _ => {
+                let c = members.len() as u32;
+                if let Some((next_to, _)) = neighbour {
+                    class_of_neighbour[next_to as usize] = c;
+                }
+                members.push(Vec::new());
+                c
+            }
+        };
+        members[class as usize].push(dst as u32);
+        let (neighbour, last_hop) = neighbour.unwrap_or((NONE, NONE));
+        dsts.push(Destination {
+            class,
+            node,
+            neighbour,
+            last_hop,
+        });
+    }
+    (dsts, members)
+}
+
+/// The breadth-first search of one class, with its scratch space.
+struct Search {
+    dist: Vec<u32>,
+    queue: std::collections::VecDeque<NodeIdx>,
+}
+
+impl Search {
+    fn new(nodes: usize) -> Search {
+        Search {
+            dist: vec![u32::MAX; nodes],
+            queue: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Searches from one host of the class `hosts` (it stands for all of them), appends every
+    /// node's next hops towards the class to `ports` and reports each row as
+    /// `row(node, start, len)` (nodes that have no row are not reported).
+    fn rows(
+        &mut self,
+        g: &Graph,
+        into: &[Vec<(PortIdx, NodeIdx)>],
+        hosts: &[u32],
+        ports: &mut Vec<PortIdx>,
+        mut row: impl FnMut(usize, u32, u32),
+    ) {
+        let relays = |m: NodeIdx| g.hosts_relay || !g.is_host[m as usize];
+        let dist = &mut self.dist;
+        let dst_node = g.hosts[hosts[0] as usize];
+        dist.iter_mut().for_each(|d| *d = u32::MAX);
+        dist[dst_node as usize] = 0;
+        self.queue.clear();
+        self.queue.push_back(dst_node);
+        while let Some(m) = self.queue.pop_front() {
+            if m != dst_node && !relays(m) {
+                continue; // a host that does not relay is a leaf
+            }
+            for &(_, prev) in &into[m as usize] {
+                if dist[prev as usize] == u32::MAX {
+                    dist[prev as usize] = dist[m as usize] + 1;
+                    self.queue.push_back(prev);
+                }
+            }
+        }
+        for node in 0..g.adjacency.len() {
+            let own = node == dst_node as usize;
+            let shared = hosts.len() > 1;
+            if (own && !shared) || dist[node] == u32::MAX {
+                continue;
+            }
+            // The searched host's own row is towards the other hosts of its class: out
+            // over its link (if up) to their neighbour, at distance 1 from them.
+            let want = if own { 2 } else { dist[node] };
+            let start = ports.len() as u32;
+            for &(port, peer, up) in &g.adjacency[node] {
+                let relay_ok = peer == dst_node || relays(peer);
+                if up && relay_ok && dist[peer as usize].checked_add(1) == Some(want) {
+                    ports.push(port);
+                }
+            }
+            row(node, start, ports.len() as u32 - start);
+        }
     }
 }
 
@@ -301,6 +398,29 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The size a table would have, without building it: exact with every class searched,
+    /// and on the symmetric layouts (fat-tree, leaf-spine, star) from a few classes too.
+    #[test]
+    fn size_of_counts_the_table_it_would_build() {
+        use crate::net::network::{test_network, TEST_LAYOUTS};
+        for text in TEST_LAYOUTS {
+            let net = test_network(text);
+            net.routing_graph(|g| {
+                let t = RoutingTable::compute(g);
+                let size = RoutingTable::size_of(g, |c| c);
+                assert_eq!(size.classes * size.nodes, t.slices.len(), "{text}");
+                assert_eq!(size.entries, t.ports.len() as f64, "{text}");
+                let sampled = RoutingTable::size_of(g, |_| 2);
+                if ["fattree", "leafspine", "star"]
+                    .iter()
+                    .any(|k| text.contains(k))
+                {
+                    assert_eq!(sampled.entries, t.ports.len() as f64, "{text}");
+                }
+            });
         }
     }
 

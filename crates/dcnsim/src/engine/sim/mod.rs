@@ -30,6 +30,8 @@ mod report;
 
 use super::prepare::Prepared;
 use super::queue::{EventQueue, Urgency};
+use crate::budget::MemoryPlan;
+use crate::error::ConfigError;
 use crate::lb::resequencer::Resequencer;
 use crate::lb::{Fabric, LbParams, PathChoice};
 use crate::metrics::series::{Series, TraceEvent, TraceRow};
@@ -163,18 +165,29 @@ pub struct Progress {
 }
 
 /// Hands [`Progress`] to the caller's callback at most every 200 ms of wall time (both
-/// engines call [`ProgressClock::tick`] every few thousand events).
+/// engines call [`ProgressClock::tick`] every few thousand events), and at the same moments
+/// compares the process's resident memory with the run's budget ([`MemoryPlan`]).
 pub struct ProgressClock {
     last: std::time::Instant,
+    memory: Option<(u64, MemoryPlan)>,
 }
 
 impl ProgressClock {
     pub fn new(start: std::time::Instant) -> ProgressClock {
-        ProgressClock { last: start }
+        ProgressClock {
+            last: start,
+            memory: None,
+        }
+    }
+
+    /// Also stops the run once its resident memory passes `plan`'s limit (where it has one).
+    pub fn watching(mut self, plan: &MemoryPlan) -> ProgressClock {
+        self.memory = plan.resident_limit().map(|limit| (limit, plan.clone()));
+        self
     }
 
     /// Reports `progress` if 200 ms have passed since the last report; an `Err` when the
-    /// callback asks to stop.
+    /// callback asks to stop, or when the run holds more memory than its budget.
     pub fn tick(
         &mut self,
         progress: Progress,
@@ -183,6 +196,13 @@ impl ProgressClock {
         let now = std::time::Instant::now();
         if now.duration_since(self.last).as_millis() >= 200 {
             self.last = now;
+            if let Some((limit, plan)) = &self.memory {
+                if let Some(rss) = crate::budget::resident_bytes().filter(|&r| r > *limit) {
+                    return Err(RunError::Memory(
+                        plan.resident_error(rss, progress.sim_time),
+                    ));
+                }
+            }
             if !callback(progress) {
                 return Err(RunError::Interrupted);
             }
@@ -196,7 +216,22 @@ impl ProgressClock {
 pub enum RunError {
     /// The progress callback asked to stop (e.g. Ctrl-C).
     Interrupted,
+    /// The run would pass its memory budget ([`crate::budget`]): the time series outgrew what
+    /// the budget leaves them, or the process's resident memory passed the budget. The error
+    /// names the key to change, as the refusals before a run do.
+    Memory(ConfigError),
 }
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Interrupted => write!(f, "the run was interrupted"),
+            RunError::Memory(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
 
 pub struct Simulation {
     now: Time,
@@ -217,6 +252,13 @@ pub struct Simulation {
     reroute_delay: Time,
     series_interval: Option<Time>,
     series: Series,
+    /// Rows the series may hold within the memory budget, and the rows every sample takes
+    /// besides the flows' (a port's utilisation, a switch port's queue).
+    series_rows_max: u64,
+    series_port_rows: u64,
+    /// The budget, its estimate, and why the run must stop when it passed it.
+    memory: MemoryPlan,
+    over_budget: Option<ConfigError>,
     /// `output.trace_flow` and what its sender did.
     trace_flow: Option<u32>,
     /// `workload.abort_at_deadline`.
@@ -256,9 +298,15 @@ impl Simulation {
             topo,
             transport,
             flows,
+            memory,
         } = p;
         let ecn = |rate| transport.default_ecn_k_pkts(rate);
         let mut net = Network::build(&topo, discipline, &ecn);
+        let series_port_rows = net
+            .ports
+            .iter()
+            .map(|p| 1 + (net.nodes[p.node as usize].kind == crate::topo::NodeKind::Switch) as u64)
+            .sum();
         let lb_params = LbParams::from_config(&scenario.routing).expect("checked in prepare");
         let agent = SwitchAgent::new(&transport, &net, lb_params.kind);
         if agent.is_some() {
@@ -332,6 +380,10 @@ impl Simulation {
             reroute_delay: Time::from_us_f64(scenario.routing.reroute_delay_us),
             series_interval,
             series: Series::default(),
+            series_rows_max: memory.series_rows(),
+            series_port_rows,
+            memory,
+            over_budget: None,
             trace_flow: scenario.output.trace_flow,
             abort_at_deadline: scenario.workload.abort_at_deadline.unwrap_or(false),
             trace: Vec::new(),
@@ -360,7 +412,7 @@ impl Simulation {
         progress: &mut dyn FnMut(Progress) -> bool,
     ) -> Result<RunOutput, RunError> {
         let wall = std::time::Instant::now();
-        let mut clock = ProgressClock::new(wall);
+        let mut clock = ProgressClock::new(wall).watching(&self.memory);
         let guard = self
             .flows
             .last()
@@ -377,6 +429,9 @@ impl Simulation {
             self.now = t;
             self.handle(ev);
             if self.events.popped() & 0xfff == 0 {
+                if let Some(e) = self.over_budget.take() {
+                    return Err(RunError::Memory(e));
+                }
                 let p = Progress {
                     sim_time: self.now,
                     flows_done: self.flows_done,
@@ -384,6 +439,9 @@ impl Simulation {
                 };
                 clock.tick(p, progress)?;
             }
+        }
+        if let Some(e) = self.over_budget.take() {
+            return Err(RunError::Memory(e));
         }
         if let Some(stop) = self.stop {
             self.now = stop;

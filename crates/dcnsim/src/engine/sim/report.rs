@@ -13,6 +13,15 @@ impl Simulation {
     pub(super) fn sample(&mut self) {
         let iv = self.series_interval.expect("sampling is on");
         let t = self.now.as_secs_f64();
+        // The rows this sample can add: every port's, and the flows started and not ended
+        // (plus the few that ended since the previous sample).
+        let rows =
+            self.series_port_rows + (self.next_flow - self.flows_done.min(self.next_flow)) as u64;
+        if self.series.len() as u64 + rows > self.series_rows_max {
+            let e = self.memory.series_error(self.series.len() as u64, self.now);
+            self.over_budget = Some(e);
+            return;
+        }
         for (i, f) in self.flows.iter_mut().enumerate() {
             if f.endpoints.is_some() || f.bytes_delivered > f.sampled_bytes {
                 let bits = (f.bytes_delivered - f.sampled_bytes) as f64 * 8.0;
@@ -38,8 +47,12 @@ impl Simulation {
             self.series
                 .push(t, SeriesKind::LinkUtil, i as u32, sent as f64 / capacity);
         }
+        // Sampling ends when nothing is left to simulate: no flow to start or finish, no
+        // packet in the network (the last ones drain after their flows end). Until then it
+        // goes on, up to `stop_s` if set.
         let more = self.next_flow < self.flows.len() || !self.all_flows_done();
-        if more || self.stop.is_some_and(|s| self.now + iv <= s) {
+        let draining = self.pool.live() > 0 && self.stop.is_some_and(|s| self.now + iv <= s);
+        if more || draining {
             self.events.schedule(self.now + iv, Event::Sample);
         }
     }

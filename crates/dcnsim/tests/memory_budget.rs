@@ -1,0 +1,234 @@
+//! The memory budget (issue 36): a run too large for it is refused before it allocates, with
+//! the key that drives it, the estimate and the budget in the message; series stop when
+//! nothing is left to simulate and never outgrow the budget. Every case is sized so that the
+//! refusal, not the allocation, is what the test exercises: none allocates much.
+
+use dcnsim::budget::{Budget, MemoryPlan};
+use dcnsim::engine::RunError;
+use dcnsim::error::ConfigError;
+use dcnsim::Format;
+use std::path::Path;
+
+const FATTREE: &str = r#"
+seed = 1
+[topology]
+kind = "fattree"
+k = 4
+[transport]
+protocol = "dctcp"
+[workload]
+kind = "poisson"
+sizes = { dist = "fixed", kb = 1 }
+load = 0.1
+flows = 10
+"#;
+
+const STAR_INCAST: &str = r#"
+seed = 1
+[topology]
+kind = "star"
+hosts = 8
+[transport]
+protocol = "dctcp"
+[workload]
+kind = "incast"
+senders = 4
+sizes = { dist = "fixed", kb = 10 }
+interval_s = 0.001
+"#;
+
+fn prepare(text: &str, overrides: &[&str], budget: Budget) -> Result<MemoryPlan, ConfigError> {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    dcnsim::prepare_text_within(text, Format::Toml, &overrides, Path::new("."), &budget)
+        .map(|p| p.memory)
+}
+
+/// The refusal of `overrides` on `text` within `budget`: its key, and a message that gives
+/// the estimate and the budget.
+fn refusal(text: &str, overrides: &[&str], budget: Budget) -> ConfigError {
+    let e = prepare(text, overrides, budget).expect_err("refused");
+    assert!(
+        e.message.contains("the run would need about") && e.message.contains("budget of"),
+        "{e}"
+    );
+    e
+}
+
+#[test]
+fn a_billion_flows_are_refused_before_they_are_generated() {
+    let e = refusal(
+        FATTREE,
+        &["workload.flows=1000000000"],
+        Budget::given(16_000_000_000),
+    );
+    assert_eq!(e.path, "workload.flows", "{e}");
+    assert!(e.message.contains("about 450 GB"), "{e}");
+    assert!(e.message.contains("budget of 16.0 GB (given)"), "{e}");
+    let e = refusal(
+        FATTREE,
+        &["workload.flows=100000"],
+        Budget::given(10_000_000),
+    );
+    assert_eq!(e.path, "workload.flows");
+}
+
+#[test]
+fn the_largest_flow_count_is_refused_not_a_capacity_overflow() {
+    // Within the machine's own budget, whatever it has: 4·10²¹ bytes.
+    let e = refusal(
+        FATTREE,
+        &["workload.flows=9223372036854775807"],
+        Budget::machine(),
+    );
+    assert_eq!(e.path, "workload.flows");
+    if cfg!(target_os = "linux") {
+        assert!(e.message.contains("(the memory available)"), "{e}");
+    }
+}
+
+#[test]
+fn the_flow_level_limit_is_checked_before_the_flows_are_generated() {
+    // Unlimited memory: only the flow-level model's own limit stands between the keys and an
+    // allocation of 51 GB.
+    let e = prepare(
+        FATTREE,
+        &["engine=\"flow\"", "workload.flows=1073741825"],
+        Budget::unlimited(),
+    )
+    .expect_err("refused");
+    assert!(e.message.contains("takes at most"), "{e}");
+}
+
+#[test]
+fn incast_rounds_name_the_rounds() {
+    let e = refusal(
+        STAR_INCAST,
+        &["workload.rounds=1000000000"],
+        Budget::machine(),
+    );
+    assert_eq!(e.path, "workload.rounds", "{e}");
+    // More senders than rounds: the senders drive it (a list, counted).
+    let e = refusal(
+        STAR_INCAST,
+        &[
+            "workload.senders=[1,2,3,4,5,6,7]",
+            "workload.receiver=0",
+            "workload.rounds=6",
+        ],
+        Budget::given(4_010_000),
+    );
+    assert_eq!(e.path, "workload.senders", "{e}");
+}
+
+#[test]
+fn large_topologies_are_refused_before_their_network_and_routes_are_built() {
+    // k = 48 (27 648 hosts) builds its topology in milliseconds; its routing tables would
+    // take about 700 MB.
+    let e = refusal(FATTREE, &["topology.k=48"], Budget::given(100_000_000));
+    assert_eq!(e.path, "topology.k", "{e}");
+    assert!(e.message.contains("routing tables"), "{e}");
+    let e = refusal(
+        FATTREE,
+        &["topology={kind=\"leafspine\",leaves=300,spines=300}"],
+        Budget::given(50_000_000),
+    );
+    assert!(
+        e.path == "topology.leaves" || e.path == "topology.spines",
+        "{e}"
+    );
+    let e = refusal(
+        FATTREE,
+        &["topology={kind=\"jellyfish\",switches=3000}"],
+        Budget::given(50_000_000),
+    );
+    assert_eq!(e.path, "topology.switches", "{e}");
+}
+
+#[test]
+fn drill_memory_per_node_and_host_is_counted() {
+    let ecmp = prepare(FATTREE, &["topology.k=16"], Budget::unlimited()).unwrap();
+    let drill = prepare(
+        FATTREE,
+        &["topology.k=16", "routing.lb=\"drill\""],
+        Budget::unlimited(),
+    )
+    .unwrap();
+    // 1 344 nodes × 1 024 hosts × one remembered port of 4 bytes.
+    let more = drill.estimate.total() - ecmp.estimate.total();
+    assert!(more > 5.5e6, "{more}");
+}
+
+#[test]
+fn series_too_fine_for_the_budget_are_refused_before_the_run() {
+    // 10 ms of 10 KB flows every 1 ms, sampled every nanosecond: 10⁷ samples of 30 rows.
+    let e = refusal(
+        STAR_INCAST,
+        &["workload.rounds=10", "output.series_interval_us=0.001"],
+        Budget::given(1_000_000_000),
+    );
+    assert_eq!(e.path, "output.series_interval_us", "{e}");
+    assert!(e.message.contains("time series"), "{e}");
+}
+
+/// Runs `text` with `overrides` under the engine it names.
+fn run(text: &str, overrides: &[&str]) -> dcnsim::metrics::RunOutput {
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let p = dcnsim::prepare_text(text, Format::Toml, &overrides, Path::new(".")).expect("valid");
+    dcnsim::run_prepared(p, &mut |_| true).expect("run completes")
+}
+
+/// The rows of a run's series, and when its last sample was.
+fn series_end(out: &dcnsim::metrics::RunOutput) -> (usize, f64) {
+    let s = out.series.as_ref().expect("series on");
+    (s.len(), s.time_s.last().copied().unwrap_or(0.0))
+}
+
+#[test]
+fn series_stop_when_every_flow_has_finished_whatever_stop_s_is() {
+    // Four 10 KB flows that end within 100 µs; stop_s far away (up to the horizon, 10⁶ s).
+    for engine in ["packet", "flow"] {
+        let mut ends = Vec::new();
+        for stop in ["0.01", "1e3", "1e6"] {
+            let text = format!("stop_s = {stop}\nengine = \"{engine}\"\n{STAR_INCAST}");
+            let out = run(&text, &["output.series_interval_us=100"]);
+            let (rows, last) = series_end(&out);
+            assert!(
+                last <= 0.001,
+                "{engine}, stop {stop}: sampled until {last} s"
+            );
+            assert!(rows < 1000, "{engine}, stop {stop}: {rows} rows");
+            ends.push((rows, last));
+        }
+        assert!(ends.windows(2).all(|w| w[0] == w[1]), "{engine}: {ends:?}");
+    }
+}
+
+#[test]
+fn series_of_a_run_that_never_ends_stop_at_the_budget() {
+    // The receiver's link is down from the start: the flows never finish, so sampling goes on
+    // until stop_s = 10⁶ s (the horizon) — or until the series would pass what the budget
+    // leaves them.
+    let text =
+        format!("stop_s = 1e6\n{STAR_INCAST}\n[[failures]]\nlink = [\"h0\", \"sw\"]\ndown_s = 0\n");
+    let over = ["workload.receiver=0", "output.series_interval_us=100"];
+    let plan = prepare(&text, &over, Budget::unlimited()).unwrap();
+    let budget = Budget::given((plan.estimate.total() + 1e6) as u64);
+    let overrides: Vec<String> = over.iter().map(|s| s.to_string()).collect();
+    let p = dcnsim::prepare_text_within(&text, Format::Toml, &overrides, Path::new("."), &budget)
+        .expect("the estimate fits");
+    match dcnsim::run_prepared(p, &mut |_| true) {
+        Err(RunError::Memory(e)) => {
+            assert_eq!(e.path, "output.series_interval_us", "{e}");
+            assert!(e.message.contains("would pass the memory budget"), "{e}");
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("the run ended"),
+    }
+}
+
+#[test]
+fn unlimited_skips_the_check_and_a_size_is_parsed() {
+    assert!(prepare(FATTREE, &["workload.flows=100000"], Budget::unlimited()).is_ok());
+    assert_eq!(Budget::parse("8G"), Ok(Budget::given(8_000_000_000)));
+    assert!(Budget::parse("lots").is_err());
+}
