@@ -108,6 +108,9 @@ fn run<'py>(
         Err(RunError::Interrupted) => {
             return Err(py_error.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")));
         }
+        // The run would pass the memory budget (its series, or its resident memory): refused
+        // as bad input, naming the key that drives it.
+        Err(RunError::Memory(e)) => return Err(ScenarioError::new_err(e.to_string())),
     };
     if let (Some(dir), Some(Err(e))) = (&out_dir, written) {
         return Err(write_error(dir, &e));

@@ -16,8 +16,8 @@
 //! less; where neither can be read, [`ASSUMED_BYTES`]. A caller gives another one with
 //! [`Budget::parse`]: bytes, a number with a unit (`500M`, `8G`, `1.5GiB`; K, M, G, T are
 //! powers of 1000, KiB, MiB, GiB, TiB of 1024) or `unlimited` (no check at all: a run that does
-//! not fit then dies when an allocation fails). The front ends spell it `--max-memory` and
-//! `max_memory`.
+//! not fit then dies when an allocation fails). `dcnsim-core` takes it as `--max-memory`; the
+//! Python front end uses the machine's budget (an option there is still to come, issue 36).
 //!
 //! ## The estimate
 //!
@@ -322,7 +322,7 @@ impl Estimate {
             format!(
                 "the run would need about {} of memory (estimate; largest parts: {}), more \
                  than the budget of {budget}; make {key} smaller, or set a larger budget \
-                 (--max-memory, or max_memory in Python) if the machine has it",
+                 (dcnsim-core --max-memory) if the machine has it",
                 human(total),
                 largest.join(", "),
             ),
@@ -756,8 +756,7 @@ impl MemoryPlan {
                 "the time series would pass the memory budget of {} at {:.6} s of simulated \
                  time ({} rows so far, {SERIES_ROW_BYTES} bytes each, beside an estimate of {} \
                  for the rest of the run); sample less often (a larger series_interval_us), \
-                 stop earlier (stop_s), or set a larger budget (--max-memory, or max_memory in \
-                 Python)",
+                 stop earlier (stop_s), or set a larger budget (dcnsim-core --max-memory)",
                 self.budget,
                 now.as_secs_f64(),
                 rows,
@@ -780,8 +779,8 @@ impl MemoryPlan {
                 "the run passed its memory budget of {} at {:.6} s of simulated time ({} \
                  resident, {} before the run; estimated in advance: {}): packets in queues, \
                  flows active at once or the series took more than the estimate; make the \
-                 run smaller ({key}, stop_s), or set a larger budget (--max-memory, or \
-                 max_memory in Python)",
+                 run smaller ({key}, stop_s), or set a larger budget (dcnsim-core \
+                 --max-memory)",
                 self.budget,
                 now.as_secs_f64(),
                 human(resident as f64),
