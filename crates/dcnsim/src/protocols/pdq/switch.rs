@@ -523,6 +523,23 @@ mod tests {
         }
     }
 
+    /// Neither Dampening nor Early Start: Algorithm 2 alone decides.
+    fn without_spacing() -> SwitchConfig {
+        SwitchConfig {
+            dampening: None,
+            early_start_k: None,
+            ..cfg()
+        }
+    }
+
+    /// `c` with the digest's literal accounting.
+    fn literal(c: SwitchConfig) -> SwitchConfig {
+        SwitchConfig {
+            whole_path: false,
+            ..c
+        }
+    }
+
     fn link() -> LinkState {
         LinkState::new(ME - 1, C)
     }
@@ -861,11 +878,7 @@ mod tests {
 
     #[test]
     fn a_link_that_did_not_pause_a_flow_caps_the_rate_the_pauser_may_grant() {
-        let c = SwitchConfig {
-            dampening: None,
-            early_start_k: None,
-            ..cfg()
-        };
+        let c = without_spacing();
         let mut l = link();
         l.list = vec![entry(1, C * 7 / 10, 0, 100)];
         // Flow 2 is paused by another link (77): this link leaves the pause to it but lowers
@@ -885,10 +898,7 @@ mod tests {
         l.forward(Time::ZERO, &c, 3, &mut h);
         assert_eq!(h.rate_kbps, 10_000_000);
         // The digest's literal rule leaves R_H alone.
-        let literal = SwitchConfig {
-            whole_path: false,
-            ..c
-        };
+        let literal = literal(c);
         let mut h = PdqHeader {
             pause_by: 77,
             ..hdr(NO_DEADLINE, 500)
@@ -899,11 +909,7 @@ mod tests {
 
     #[test]
     fn a_commit_lists_a_flow_the_link_had_dropped() {
-        let c = SwitchConfig {
-            dampening: None,
-            early_start_k: None,
-            ..cfg()
-        };
+        let c = without_spacing();
         // Flow 2 was accepted here, then removed (its packet met a pause elsewhere); the pauser
         // lifted the pause and the ACK commits 3 Gb/s: listed at that rate.
         let mut l = link();
@@ -950,10 +956,7 @@ mod tests {
         l.reverse(Time::ZERO, &c, 7, &mut ack, true);
         assert_eq!(ids(&l), vec![1, 2, 4, 50]);
         // Literally, the commit passes a link that does not list the flow untouched.
-        let literal = SwitchConfig {
-            whole_path: false,
-            ..c
-        };
+        let literal = literal(c);
         let mut ack = PdqHeader {
             rate_kbps: 1_000_000,
             ..hdr(NO_DEADLINE, 500)
@@ -1027,11 +1030,7 @@ mod tests {
         // Issue 35's six-flow race at one 10 Gb/s port: flow 1 holds 5.6 Gb/s committed and
         // has been offered all 10; before its commit catches up, a less critical flow must
         // not be given the difference.
-        let c = SwitchConfig {
-            dampening: None,
-            early_start_k: None,
-            ..cfg()
-        };
+        let c = without_spacing();
         let mut l = link();
         round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
         l.list[0].rate_bps = 5_600_000_000;
@@ -1060,10 +1059,7 @@ mod tests {
         l.forward(Time::from_us(1), &c, 2, &mut h);
         assert_eq!(h.rate_kbps, 7_000_000);
         // Literally, the committed rate is all that counts.
-        let literal = SwitchConfig {
-            whole_path: false,
-            ..c
-        };
+        let literal = literal(c);
         let mut l = link();
         round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &literal);
         l.list[0].rate_bps = 5_600_000_000;
