@@ -88,3 +88,19 @@ def test_trace_flow_comes_back_as_a_frame_and_a_file(star_file, tmp_path):
     assert back.trace is not None and len(back.trace) == len(res.trace)
     with pytest.raises(dcnsim.ScenarioError, match=r"^output\.trace_flow:"):
         dcnsim.validate(star_file, overrides=["output.trace_flow=999"])
+
+
+def test_a_drifted_load_is_reported_and_warned_on_stderr(star_file, capsys):
+    # 30 web-search flows: their realised load is far from the nominal 0.3.
+    res = dcnsim.run(star_file)
+    load = res.summary["load"]
+    assert load["nominal"] == 0.3
+    assert abs(load["drift"]) > 0.05 and abs(load["realised"] / 0.3 - 1 - load["drift"]) < 1e-12
+    assert len(load["host_uplink"]) == len(load["host_downlink"]) == 4
+    most = load["most_loaded"]
+    side = "host_uplink" if most["direction"] == "uplink" else "host_downlink"
+    assert most["load"] == max(load["host_uplink"] + load["host_downlink"]) == load[side][most["host"]]
+    assert f"h{most['host']}" in most["link"].split("->")
+    warned = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("warning:")]
+    assert warned == [f"warning: {w}" for w in res.summary["warnings"]]
+    assert len(warned) == 1 and "workload.load = 0.3" in warned[0]

@@ -115,6 +115,17 @@ fn run<'py>(
     if let (Some(dir), Some(Err(e))) = (&out_dir, written) {
         return Err(write_error(dir, &e));
     }
+    // One line each on Python's stderr (so that it shows where Python output goes), quiet
+    // or not: a drifted load changes what the results mean.
+    if let Some(ws) = summary["warnings"].as_array().filter(|w| !w.is_empty()) {
+        let stderr = py.import("sys")?.getattr("stderr")?;
+        for w in ws {
+            stderr.call_method1(
+                "write",
+                (format!("warning: {}\n", w.as_str().unwrap_or("")),),
+            )?;
+        }
+    }
     let d = PyDict::new(py);
     d.set_item("summary", summary.to_string())?;
     d.set_item("scenario", scenario_json)?;

@@ -81,6 +81,9 @@ fn main() -> ExitCode {
         }
     };
     let summary = summary::summarize(&result);
+    for w in result.load.warnings() {
+        eprintln!("warning: {w}");
+    }
     if let Err(e) = output::write_dir(&out, &result, &summary, &scenario_json) {
         eprintln!("error: writing {}: {e}", out.display());
         return ExitCode::from(1);

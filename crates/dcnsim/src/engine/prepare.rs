@@ -22,6 +22,8 @@ pub struct Prepared {
     pub topo: TopoSpec,
     pub transport: Transport,
     pub flows: Vec<FlowSpec>,
+    /// The load the flows offer the host links, for the summary.
+    pub load: crate::metrics::load::OfferedLoad,
     /// The memory budget, the run's estimate, and what the process held before: the run
     /// watches its series and its resident memory against them.
     pub memory: MemoryPlan,
@@ -100,6 +102,16 @@ pub fn prepare_within(
         racks: topo.racks.clone(),
     };
     let flows = workload::generate(&scenario.workload, &info, scenario.seed, base_dir)?;
+    let w = &scenario.workload;
+    let load = crate::metrics::load::OfferedLoad::of(
+        &topo,
+        &flows,
+        // Checked by `generate`.
+        crate::units::Time::from_secs_f64(w.start_s.unwrap_or(0.0)),
+        host_rate,
+        (w.kind == "poisson").then(|| w.load.unwrap_or(0.5)),
+        workload::poisson_senders(w, &info),
+    );
     if scenario.engine == crate::config::Engine::Flow {
         crate::flowsim::check_flow_count(flows.len())?;
     }
@@ -154,6 +166,7 @@ pub fn prepare_within(
         topo,
         transport,
         flows,
+        load,
         memory: MemoryPlan {
             budget: *budget,
             estimate,

@@ -298,6 +298,8 @@ pub struct FlowSimulation {
     port_pkts: Vec<u64>,
     name: Option<String>,
     seed: u64,
+    /// The load the flows offer (for the summary).
+    offered: crate::metrics::load::OfferedLoad,
     topology_name: String,
     lb_name: String,
 }

@@ -92,6 +92,7 @@ impl FlowSimulation {
             series: self.sampler.take().map(|s| s.series),
             trace: None,
             ports,
+            load: std::mem::take(&mut self.offered),
             protocol: self.transport.name().to_string(),
             lb: self.lb_name.clone(),
             topology: self.topology_name.clone(),

@@ -20,6 +20,7 @@ impl FlowSimulation {
             topo,
             transport,
             flows,
+            load,
             memory,
         } = p;
         let net = Network::build(&topo, Discipline::Fifo, &|_| None);
@@ -197,6 +198,7 @@ impl FlowSimulation {
             port_pkts: vec![0; n_links],
             name: scenario.name.clone(),
             seed: scenario.seed,
+            offered: load,
             topology_name: topo.description.clone(),
             lb_name: scenario.routing.lb.clone(),
             net,

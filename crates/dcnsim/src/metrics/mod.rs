@@ -1,6 +1,7 @@
 //! What a run produces: one record per flow, network counters, optional time series, and the
 //! summary computed from them. Writing result directories lives in [`output`].
 
+pub mod load;
 pub mod output;
 pub mod series;
 pub mod summary;
@@ -163,6 +164,8 @@ pub struct RunOutput {
     /// The traced flow's sender events, when `output.trace_flow` is set.
     pub trace: Option<Vec<series::TraceRow>>,
     pub ports: Vec<PortInfo>,
+    /// The load the flows offered, next to the nominal one.
+    pub load: load::OfferedLoad,
     /// Scenario facts for the summary.
     pub protocol: String,
     pub lb: String,

@@ -161,6 +161,9 @@ pub fn summarize(out: &RunOutput) -> Value {
             "application_throughput": if with_deadline > 0 { json!(met as f64 / with_deadline as f64) } else { Value::Null },
             "miss_rate": if with_deadline > 0 { json!(1.0 - met as f64 / with_deadline as f64) } else { Value::Null },
         },
+        // What the flows offered, against workload.load (see metrics::load).
+        "load": out.load.to_json(),
+        "warnings": out.load.warnings(),
         "goodput_bps": if sim_s > 0.0 { json!(delivered_payload as f64 * 8.0 / sim_s) } else { Value::Null },
         "retransmits": out.flows.iter().map(|f| f.retransmits).sum::<u64>(),
         "timeouts": out.flows.iter().map(|f| f.timeouts).sum::<u64>(),

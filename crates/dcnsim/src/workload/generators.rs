@@ -548,3 +548,19 @@ pub(super) fn permutation(
         .map(|(s, &d)| c.flow(s as u32, d, sizes.sample(&mut sr), c.start, &mut dr))
         .collect()
 }
+
+/// How many hosts send under `kind = "poisson"` (the `senders` of its λ), for the realised
+/// load's comparison with `workload.load`; `None` for other kinds or an invalid group (which
+/// generation refuses first).
+pub(super) fn poisson_senders(cfg: &WorkloadConfig, hosts: &HostInfo) -> Option<usize> {
+    if cfg.kind != "poisson" {
+        return None;
+    }
+    match cfg.pattern.as_deref().unwrap_or("random") {
+        "random" | "permutation" => Some(hosts.count as usize),
+        "group" => host_group("workload.src_group", cfg.src_group.as_ref()?, hosts)
+            .ok()
+            .map(|g| g.len()),
+        _ => None,
+    }
+}

@@ -322,6 +322,12 @@ impl WorkloadConfig {
     }
 }
 
+/// The hosts a Poisson workload's λ counts as senders (`None` for other kinds): the
+/// denominator of its nominal load ([`crate::metrics::load`]).
+pub fn poisson_senders(cfg: &WorkloadConfig, hosts: &HostInfo) -> Option<usize> {
+    generators::poisson_senders(cfg, hosts)
+}
+
 /// Generates the flows of the scenario, sorted by start time. `seed` is the scenario seed; the
 /// generator draws from its own named streams.
 /// Relative file paths (kind = "flows") are resolved against `base_dir`, the scenario's folder.

@@ -279,6 +279,8 @@ pub struct Simulation {
     discipline: Discipline,
     name: Option<String>,
     seed: u64,
+    /// The load the flows offer (for the summary).
+    load: crate::metrics::load::OfferedLoad,
     topology_name: String,
     lb_name: String,
 }
@@ -298,6 +300,7 @@ impl Simulation {
             topo,
             transport,
             flows,
+            load,
             memory,
         } = p;
         let ecn = |rate| transport.default_ecn_k_pkts(rate);
@@ -396,6 +399,7 @@ impl Simulation {
             discipline,
             name: scenario.name.clone(),
             seed: scenario.seed,
+            load,
             topology_name: topo.description.clone(),
             lb_name: scenario.routing.lb.clone(),
         }

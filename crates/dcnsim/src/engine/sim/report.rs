@@ -189,6 +189,7 @@ impl Simulation {
                 .map(|_| std::mem::take(&mut self.series)),
             trace: self.trace_flow.map(|_| std::mem::take(&mut self.trace)),
             ports,
+            load: std::mem::take(&mut self.load),
             protocol: self.transport.name().to_string(),
             lb: self.lb_name.clone(),
             topology: self.topology_name.clone(),
