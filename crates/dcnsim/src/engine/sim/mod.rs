@@ -135,7 +135,9 @@ struct FlowState {
     retransmits: u64,
     timeouts: u64,
     bytes_delivered: u64,
-    /// Bytes delivered at the previous series sample.
+    /// Payload bytes that reached the receiving host beyond the receiver's in-order prefix
+    /// (`flow_goodput_bps` is its rate), and its value at the previous series sample.
+    arrived_bytes: u64,
     sampled_bytes: u64,
     data_packets: u64,
     reorder: ReorderStats,
@@ -360,6 +362,7 @@ impl Simulation {
                 retransmits: 0,
                 timeouts: 0,
                 bytes_delivered: 0,
+                arrived_bytes: 0,
                 sampled_bytes: 0,
                 data_packets: 0,
                 reorder: ReorderStats::default(),
@@ -737,6 +740,13 @@ impl Simulation {
                     let f = &mut self.flows[flow];
                     f.reorder.on_arrival(pkt);
                     let ep = f.endpoints.as_mut().expect("checked above");
+                    // New bytes: those above what the receiver already holds in order (a
+                    // copy of bytes it has released is not goodput).
+                    if pkt.kind == PacketKind::Data {
+                        let held = ep.receiver.bytes_delivered();
+                        let end = pkt.seq + pkt.payload as u64;
+                        f.arrived_bytes += end.saturating_sub(pkt.seq.max(held));
+                    }
                     let mut rx = ReceiverInput {
                         stats: &mut f.reorder,
                         dropped: &f.dropped,

@@ -23,15 +23,15 @@ impl Simulation {
             return;
         }
         for (i, f) in self.flows.iter_mut().enumerate() {
-            if f.endpoints.is_some() || f.bytes_delivered > f.sampled_bytes {
-                let bits = (f.bytes_delivered - f.sampled_bytes) as f64 * 8.0;
+            if f.endpoints.is_some() || f.arrived_bytes > f.sampled_bytes {
+                let bits = (f.arrived_bytes - f.sampled_bytes) as f64 * 8.0;
                 self.series.push(
                     t,
                     SeriesKind::FlowGoodputBps,
                     i as u32,
                     bits / iv.as_secs_f64(),
                 );
-                f.sampled_bytes = f.bytes_delivered;
+                f.sampled_bytes = f.arrived_bytes;
             }
         }
         for (i, p) in self.net.ports.iter_mut().enumerate() {
