@@ -54,10 +54,12 @@ def summary_table(summary: Mapping[str, Any]) -> str:
         str(summary[k]) for k in ("name", "protocol", "lb", "topology") if summary.get(k)
     )
     lines = [f"{head}  (seed {summary.get('seed', '-')})"]
-    unfinished = flows.get("unfinished", 0)
+    # Flows that never started (stop_s came first) are counted apart from unfinished ones.
+    apart = [f"{flows[k]} {word}" for k, word in (("unfinished", "unfinished"),
+                                                  ("unstarted", "not started")) if flows.get(k)]
     lines.append(
         f"flows      {flows.get('finished', '-')} / {flows.get('total', '-')} finished"
-        + (f"  ({unfinished} unfinished)" if unfinished else "")
+        + (f"  ({', '.join(apart)})" if apart else "")
     )
     lines.append(
         f"FCT        mean {fmt_time(fct.get('mean'))}   p50 {fmt_time(fct.get('p50'))}"

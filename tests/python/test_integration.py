@@ -29,7 +29,9 @@ def test_unfinished_flows_have_nan_finish(star_file):
     res = dcnsim.run(star_file, overrides=["stop_s=0.002"])
     unfinished = res.flows["finish_s"].isna()
     assert len(res.flows) == 30
-    assert unfinished.sum() == res.summary["flows"]["unfinished"] > 0
+    # Flows due after stop_s have no finish either, but are counted apart (unstarted).
+    counts = res.summary["flows"]
+    assert unfinished.sum() == counts["unfinished"] + counts["unstarted"] and counts["unfinished"] > 0
     assert res.flows.loc[unfinished, ["fct_s", "slowdown"]].isna().all().all()
     assert res.flows.loc[~unfinished, "fct_s"].gt(0).all()
 
@@ -104,3 +106,14 @@ def test_a_drifted_load_is_reported_and_warned_on_stderr(star_file, capsys):
     warned = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("warning:")]
     assert warned == [f"warning: {w}" for w in res.summary["warnings"]]
     assert len(warned) == 1 and "workload.load = 0.3" in warned[0]
+
+
+def test_flows_after_stop_s_are_counted_as_not_started(star_file):
+    from dcnsim.tables import summary_table
+
+    res = dcnsim.run(star_file, overrides=["stop_s=0.002"])
+    f = res.summary["flows"]
+    assert f["unstarted"] > 0 and f["unfinished"] > 0
+    assert f["finished"] + f["unfinished"] + f["unstarted"] == f["total"] == 30
+    assert (res.flows["start_s"] > 0.002).sum() == f["unstarted"]
+    assert f"({f['unfinished']} unfinished, {f['unstarted']} not started)" in summary_table(res.summary)

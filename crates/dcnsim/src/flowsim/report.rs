@@ -45,6 +45,7 @@ impl FlowSimulation {
                 counters.delivered_pkts += pkts;
                 counters.delivered_bytes += sent_wire;
                 FlowRecord {
+                    started: f.status != Status::Waiting,
                     flow_id: i as u32,
                     src: f.spec.src,
                     dst: f.spec.dst,

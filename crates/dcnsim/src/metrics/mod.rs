@@ -16,6 +16,8 @@ pub struct FlowRecord {
     pub dst: u32,
     pub size_bytes: u64,
     pub start: Time,
+    /// Whether the flow started before the run ended (a `stop_s` may come first).
+    pub started: bool,
     pub finish: Option<Time>,
     /// When the protocol gave up on the flow (`EndpointEvent::Terminated`); such a flow has
     /// no `finish` and missed its deadline.

@@ -1,6 +1,9 @@
 //! The run summary (`summary.json`): counts, FCT and slowdown statistics overall and by
 //! flow-size class, deadline results, packet counters and the run's own cost.
 //!
+//! Flows: `total` = `finished` + `unfinished` (started, not finished by the end of the run;
+//! terminated flows included) + `unstarted` (the run ended, at `stop_s`, before they started).
+//!
 //! Deadlines: `deadlines.with_deadline` flows have one; `met` of them finished (last byte at
 //! the receiver) at or before start + deadline, see [`FlowRecord::met_deadline`];
 //! `terminated` of them were given up by their protocol (they count as missed);
@@ -96,6 +99,8 @@ pub fn summarize(out: &RunOutput) -> Value {
     let all: Vec<&FlowRecord> = out.flows.iter().collect();
     let (fct, slow) = finished(&all);
     let n_finished = fct.len();
+    // Flows a `stop_s` came before are not "unfinished": they never ran.
+    let unstarted = out.flows.iter().filter(|f| !f.started).count();
     let by_size: Vec<Value> = SIZE_CLASSES
         .iter()
         .map(|&(class, lo, hi)| {
@@ -147,7 +152,8 @@ pub fn summarize(out: &RunOutput) -> Value {
         "flows": {
             "total": out.flows.len(),
             "finished": n_finished,
-            "unfinished": out.flows.len() - n_finished,
+            "unfinished": out.flows.len() - n_finished - unstarted,
+            "unstarted": unstarted,
             "terminated": terminated,
         },
         "fct_s": stats(fct),

@@ -147,6 +147,7 @@ impl Simulation {
                 dst: f.spec.dst,
                 size_bytes: f.spec.size_bytes,
                 start: f.spec.start,
+                started: i < self.next_flow,
                 finish: f.finish,
                 terminated: f.terminated,
                 ideal_fct: if i >= self.next_flow {
