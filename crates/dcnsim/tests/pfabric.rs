@@ -166,3 +166,45 @@ fn explicit_keys_win_over_network_defaults() {
     );
     assert_eq!(p.scenario.topology.buffer_pkts, Some(40));
 }
+
+/// What `timeouts` counts for pFabric: every expiry of the fixed retransmission timer, the
+/// expiries in probe mode included (one per RTO for as long as a flow is starved), whether or
+/// not anything was lost. A 3 MB flow A is preempted for the whole life of a 1 MB flow B (less
+/// remaining, so the bottleneck serves B first) and the buffers are large enough that nothing
+/// is dropped: A's packets wait in the bottleneck queue, unacknowledged, and A's timer expires
+/// once per RTO while B lasts (B's FCT is 42.6 RTOs; A logs 42 timeouts). The first
+/// `pfabric_probe_after` − 1 = 4 expiries resend A's first unacknowledged segment (go-back-N,
+/// cwnd = 1 MSS); the later ones send a header-only probe, which is neither a data packet nor a
+/// retransmission. When B ends, the queue delivers A's old window (2·BDP − 1 = 11 segments)
+/// and A, which had gone back to its first unacknowledged byte, sends the other 10 segments of
+/// that window again as its window reopens: 14 retransmissions, no drop. Timeouts exceed drops
+/// by design (module doc of `protocols::pfabric`, *What `timeouts` counts*).
+#[test]
+fn timeouts_count_every_rto_expiry_probe_mode_included_without_any_loss() {
+    let csv = "src,dst,size_bytes,start_s\n0,2,3000000,0\n1,2,1000000,0.0001\n";
+    let out = run_in(
+        &star(3),
+        &["topology.buffer_pkts=1000"],
+        &flow_dir("pf-timeouts", csv),
+    );
+    assert_eq!(out.counters.dropped_pkts, 0, "large buffers: nothing lost");
+    let (a, b) = (&out.flows[0], &out.flows[1]);
+    assert_eq!((b.timeouts, b.retransmits), (0, 0), "B is never held");
+    // Star, 10 Gb/s, 1 µs links: RTT = 2·(1.2 + 1) + 2·(0.032 + 1) = 6.464 µs, RTO = 3 RTT.
+    let rto = 3.0 * 6.464e-6;
+    let starved = b.fct().unwrap().as_secs_f64() / rto;
+    assert!(
+        (a.timeouts as f64 - starved).abs() <= 2.0,
+        "A: {} timeouts while B ran for {starved:.1} RTOs",
+        a.timeouts
+    );
+    assert!(a.timeouts >= 40, "{}", a.timeouts);
+    assert_eq!(
+        a.retransmits,
+        4 + 10,
+        "4 go-back-N resends before probe mode, then the old window's other 10 segments"
+    );
+    // Probes are not data packets: 3 MB is 2055 segments, plus the 14 resends.
+    assert_eq!(a.data_packets, 2055 + 14);
+    assert!(a.fct().is_some());
+}
