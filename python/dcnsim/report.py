@@ -82,8 +82,10 @@ def write_html(rep, path: str | Path) -> Path:
         f"<b>{counts['not measured']}</b> not measured.</p>"
         "<p class='note'>Rule: a claim is reproduced when |ours − paper| ≤ tolerance × |paper| "
         "(for a paper value of 0, |ours| ≤ tolerance); the tolerance is given per claim, "
-        f"{DEFAULT_TOLERANCE:g} when none is. “Not measured”: our figure does not produce this "
-        "number yet (its protocol is not implemented).</p>"
+        f"{DEFAULT_TOLERANCE:g} when none is. “Not measured”: this run has no number for the "
+        + ("claim, mostly because quick mode did not run its point (a load, a size, a network, "
+           "a seed); the full run measures them.</p>" if rep.quick else
+           "claim: our figure does not produce it.</p>")
     )
     if rep.quick:
         parts.append("<p class='note'>Quick mode: fewer flows, loads and seeds than the paper; "

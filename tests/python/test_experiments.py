@@ -233,3 +233,22 @@ def test_a_full_reproduction_leaves_out_long_figures_unless_asked(tmp_path):
     assert ids(runner.reproduce(paper, tmp_path / "b", include_long=True)) == ["short", "hours"]
     assert ids(runner.reproduce(paper, tmp_path / "c", quick=True)) == ["short", "hours"]
     assert ids(runner.reproduce(paper, tmp_path / "d", figure="hours")) == ["hours"]
+
+
+def test_the_report_says_why_a_claim_is_not_measured(tmp_path):
+    """A quick run's unmeasured claims are points it did not run, not missing protocols."""
+    from dcnsim import report
+    from dcnsim.experiments.figure import Figure, Paper, rows
+
+    def measure(runs):
+        return pd.DataFrame(rows("value", "x", {"": 1}))
+
+    fig = Figure(id="f", title="f", shows="f", measure=measure,
+                 plot=lambda ours, paper, runs, path: path.write_bytes(b""))
+    paper = Paper(name="nopaper", citation="x", figures=(fig,))
+    for quick, said in ((True, "quick mode did not run its point"),
+                        (False, "our figure does not produce it")):
+        rep = runner.reproduce(paper, tmp_path / str(quick), quick=quick)
+        text = report.write_html(rep, tmp_path / f"{quick}.html").read_text()
+        assert said in text
+        assert "not implemented" not in text

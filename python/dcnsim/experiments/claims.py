@@ -11,8 +11,8 @@ and the optional ``note`` our remark on the claim (why it differs, when we know)
 
 The rule: a claim is **reproduced** when ``|ours − paper| ≤ tolerance × |paper|`` (for a
 paper value of 0: ``|ours| ≤ tolerance``, absolute); otherwise it **differs**, and the gap
-and ratio ours / paper are shown. A claim our figure does not measure (its protocol is not
-implemented yet) is **not measured**. The default tolerance is :data:`DEFAULT_TOLERANCE`:
+and ratio ours / paper are shown. A claim the run has no number for (a point a ``--quick``
+run leaves out, or a number the figure does not produce) is **not measured**. The default tolerance is :data:`DEFAULT_TOLERANCE`:
 a different simulator, random workload and finite runs cannot match a paper's curve exactly,
 but a quarter off is a different result. Worked examples computed exactly use 1e-9.
 """

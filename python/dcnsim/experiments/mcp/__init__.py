@@ -181,7 +181,7 @@ from .figures import FIG3_4
 PAPER = Paper(
     name="mcp",
     citation="L. Chen, S. Hu, K. Chen, H. Wu, D. H. K. Tsang, Towards Minimal-Delay "
-             "Deadline-Driven Data Center TCP (MCP), HotNets 2013 (seed 003_4484ef2efd3a255c).",
+             "Deadline-Driven Data Center TCP, ACM HotNets 2013.",
     figures=(FIG3_4,),
     note="The paper's numbers come from a 30 s numerical (Matlab) model; ours from packet-level "
          "runs of 20 000 flows per point. Sizes, deadlines and the load are each read from one "

@@ -163,9 +163,9 @@ from .tree import FIG5_7, FIG8_9
 
 PAPER = Paper(
     name="merp",
-    citation="MERP: flow scheduling that minimizes the maximum expansion ratio (FCT over the "
-             "FCT alone) of competing flows, and MEMR route control; IEEE TPDS 28(11), 2017 "
-             "(seed 000_57a1f87c1f24689a).",
+    citation="S. Zhang, Z. Qian, H. Wu, S. Lu, Efficient Data Center Flow Scheduling Without "
+             "Starvation Using Expansion Ratio (MERP and MEMR), IEEE Transactions on Parallel "
+             "and Distributed Systems 28(11), 2017 (doi:10.1109/TPDS.2017.2706290).",
     figures=(TABLE1_FIGURE, FIG5_7, FIG8_9, FIG10_11, FIG12, FIG13, FIG14),
     note="The set-up the paper leaves open (Pareto shape and bound, the reading of its load, "
          "CONGA's transport, the α and Q values) and what each figure gives are in the module "

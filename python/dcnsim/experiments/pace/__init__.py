@@ -119,7 +119,7 @@ from .fairness import FIG6, TABLE1
 PAPER = Paper(
     name="pace",
     citation="T. Carvalho, H. S. Kim, N. Neves, PACE Your Network: Fair and Controllable "
-             "Multi-Tenant Data Center Networks (seed 001_1202a435dcded61e).",
+             "Multi-Tenant Data Center Networks (the text we have gives no venue or year).",
     figures=(FIG6, TABLE1, FIG7, FIG8),
     note="The paper's Fig. 5 (the parking lot) and its buffers are not in the text: the "
          "module doc of dcnsim.experiments.pace says what we chose and why. Table 1 runs with "

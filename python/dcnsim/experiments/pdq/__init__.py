@@ -179,7 +179,7 @@ from .scale_flow import FIG8_FLOW
 PAPER = Paper(
     name="pdq",
     citation="C.-Y. Hong, M. Caesar, P. B. Godfrey, Finishing Flows Quickly with Preemptive "
-             "Scheduling, SIGCOMM 2012 (seed 004_b3d41cadfd69cbd2: §6 M-PDQ to §9).",
+             "Scheduling, ACM SIGCOMM 2012 (we had its §6 M-PDQ to §9).",
     figures=(FIG11A, FIG11BC, FIG12, FIG8, FIG8_FLOW),
     note="The paper's §5 set-up (link rates, sizes, deadlines) is not in the seed; the module "
          "doc of dcnsim.experiments.pdq lists what we chose and why. Fig. 8 runs at packet "

@@ -335,7 +335,8 @@ from .motivation import FIG2, FIG3
 PAPER = Paper(
     name="tr",
     citation="T. Zhang, Y. Lei, Q. Zhang, S. Zou, J. Huang, F. Li, Fine-grained Load Balancing "
-             "with Traffic-aware Rerouting in DataCenter Networks (seed 002_4f7d47fbf35aaaf3).",
+             "with Traffic-aware Rerouting in Datacenter Networks, Journal of Cloud Computing 10, "
+             "2021 (doi:10.1186/s13677-021-00252-8).",
     figures=(FIG2, FIG3, FIG6, FIG7, FIG8, *LARGE_FIGURES, HEADLINE),
     note="The set-ups, the measures the paper leaves open and every choice are in the module "
          "doc of dcnsim.experiments.tr, with our numbers beside the paper's and a reading of "
