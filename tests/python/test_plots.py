@@ -88,3 +88,40 @@ def test_plot_sweep_folder_draws_fct_against_load(tmp_path):
     dcnsim.sweep(sweep_file, out, workers=2)
     files = plots.plot_dir(out)
     assert sorted(f.name for f in files) == ["fct_cdf.png", "fct_vs_load.png"]
+
+
+@pytest.mark.skipif(not real_core_available(), reason="the compiled core is not built")
+def test_the_slowdown_plot_and_the_summary_share_their_size_classes(tmp_path):
+    """One set of classes: summary.json's by_size and the plot's bars cover the same flows."""
+    sc = {"topology": {"kind": "star", "hosts": 4},
+          "transport": {"protocol": "dctcp"},
+          "workload": {"kind": "poisson", "flows": 300, "sizes": "websearch"}}
+    r = dcnsim.run(sc, out=tmp_path / "run", quiet=True)
+    by_size = r.summary["by_size"]
+    assert [(c["lo_bytes"], c["hi_bytes"]) for c in by_size] == \
+        [(lo, hi) for _, lo, hi in plots.SIZE_CLASSES]
+    classes = plots.size_class(r.flows["size_bytes"])
+    assert [int((classes == i).sum()) for i in range(len(by_size))] == \
+        [c["count"] for c in by_size]
+    # Class edges are (lo, hi]: 10 000 bytes is the first class, 10 001 the second.
+    assert list(plots.size_class([1, 10_000, 10_001, 1_000_000, 1_000_001])) == [0, 0, 1, 2, 3]
+
+
+def test_failures_are_marked_on_time_series(tmp_path, monkeypatch):
+    failures = [{"link": ["leaf1", "spine0"], "down_s": 0.005, "up_s": 0.015},
+                {"link": ["a", "b"], "down_s": 0.001}]
+    assert plots.failure_events(failures) == [(0.001, "a–b down"), (0.005, "leaf1–spine0 down"),
+                                              (0.015, "leaf1–spine0 up")]
+    from dcnsim.plots import series as series_plots
+    drawn = []
+    real = series_plots.mark_failures
+
+    def spy(ax, f):
+        real(ax, f)
+        drawn.append(sorted(line.get_xdata()[0] for line in ax.get_lines()
+                            if line.get_linestyle() == "--"))
+    monkeypatch.setattr(series_plots, "mark_failures", spy)
+    series = _goodput([(t / 100, 0, 1e9) for t in range(1, 3)])
+    series_plots.goodput_over_time(series, tmp_path / "g.png", failures=failures)
+    series_plots.goodput_over_time(series, tmp_path / "none.png")
+    assert drawn == [[1.0, 5.0, 15.0], []]  # ms; nothing without failures

@@ -13,6 +13,22 @@ import numpy as np
 import pandas as pd
 from .common import new_figure, save
 
+#: The flow-size classes of ``summary.json``'s ``by_size`` (the core's ``SIZE_CLASSES``):
+#: (label, lo, hi] in bytes, ``hi`` None for the open last class. The slowdown plot uses them
+#: too, so that a bar and the summary's number are over the same flows.
+SIZE_CLASSES = (
+    ("≤10 KB", 0, 10_000),
+    ("10–100 KB", 10_000, 100_000),
+    ("100 KB–1 MB", 100_000, 1_000_000),
+    (">1 MB", 1_000_000, None),
+)
+
+
+def size_class(sizes) -> np.ndarray:
+    """The index in :data:`SIZE_CLASSES` of each size (bytes): class i holds lo < size ≤ hi."""
+    inner = np.array([hi for _, _, hi in SIZE_CLASSES[:-1]], dtype="float64")
+    return np.searchsorted(inner, np.asarray(sizes, dtype="float64"), side="left")
+
 
 def size_bins(sizes: np.ndarray, per_decade: int = 4) -> np.ndarray:
     """Log-spaced bin edges covering ``sizes`` (bytes), ``per_decade`` bins per factor of 10.
@@ -132,20 +148,20 @@ def fct_cdf(frames: Mapping[str, pd.DataFrame], path: str | Path, title: str | N
 def slowdown_by_size(
     frames: Mapping[str, pd.DataFrame], path: str | Path, title: str | None = None
 ) -> Path:
-    """Mean (bar) and 99th-percentile (marker) slowdown per flow-size bin, one bar group per
-    label. Bins are the decades of flow size (log-spaced, shared by all labels); a bar's count
-    of flows is printed above it. Returns the path."""
-    all_sizes = np.concatenate([f["size_bytes"].to_numpy() for f in frames.values()] or [[]])
-    edges = size_bins(all_sizes, per_decade=1)
-    fig = new_figure(max(6.4, 1.1 * (len(edges) - 1) + 2), 4.4)
+    """Mean (bar) and 99th-percentile (marker) slowdown per flow-size class, one bar group per
+    label. The classes are ``summary.json``'s (:data:`SIZE_CLASSES`); a bar's count of
+    finished flows is printed above it. Returns the path."""
+    fig = new_figure(max(6.4, 1.1 * len(SIZE_CLASSES) + 2), 4.4)
     ax = fig.subplots()
     n = max(len(frames), 1)
     width = 0.8 / n
-    x = np.arange(len(edges) - 1)
+    x = np.arange(len(SIZE_CLASSES))
     for i, (label, flows) in enumerate(frames.items()):
-        stats = binned_stats(flows, "slowdown", edges)
-        bins = np.searchsorted(edges, stats["center"]) - 1
-        pos = bins + (i - (n - 1) / 2) * width
+        done = flows[flows["slowdown"].notna()]
+        by_class = done.groupby(size_class(done["size_bytes"]))["slowdown"]
+        stats = pd.DataFrame({"mean": by_class.mean(), "p99": by_class.quantile(0.99),
+                              "count": by_class.size()})
+        pos = stats.index.to_numpy() + (i - (n - 1) / 2) * width
         bars = ax.bar(pos, stats["mean"], width, label=f"{_unfinished_note(label, flows)} mean")
         ax.plot(pos, stats["p99"], ls="none", marker="_", ms=14, mew=2,
                 color=bars.patches[0].get_facecolor() if bars.patches else None,
@@ -153,9 +169,9 @@ def slowdown_by_size(
         for xp, y, c in zip(pos, stats["mean"], stats["count"]):
             ax.annotate(f"{c}", (xp, y), ha="center", va="bottom", fontsize=7,
                         xytext=(0, 1), textcoords="offset points")
-    ax.set_xticks(x, [f"{_bytes(edges[b])}–{_bytes(edges[b + 1])}" for b in x])
+    ax.set_xticks(x, [name for name, _, _ in SIZE_CLASSES])
     ax.set_yscale("log")
-    ax.set_xlabel("flow size bin (bytes); numbers above bars: flows per bin")
+    ax.set_xlabel("flow size class (as in summary.json); numbers above bars: finished flows")
     ax.set_ylabel("slowdown (FCT / ideal FCT)")
     ax.grid(True, axis="y", which="major", alpha=0.4)
     ax.legend(fontsize=8, ncol=2)

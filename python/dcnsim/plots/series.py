@@ -3,7 +3,8 @@
 Each function draws one kind over time: per-flow goodput, queue occupancy per switch port,
 link utilisation per port, and Jain's fairness index of the active flows' goodput. Runs with
 many flows or ports show the busiest few (``top``) so the figure stays readable; the title
-says how many were left out.
+says how many were left out. Given the scenario's ``failures`` (scenario.json), each draws a
+link's failure and recovery as dashed vertical lines.
 """
 
 from __future__ import annotations
@@ -41,7 +42,28 @@ def _lines(ax, data: pd.DataFrame, scale: float, label_of, rank: str, top: int) 
     return len(order) - len(shown)
 
 
-def _finish(ax, fig, xlabel: str, ylabel: str, title: str, hidden: int, what: str, path) -> Path:
+def failure_events(failures) -> list[tuple[float, str]]:
+    """``[(time_s, "a–b down" | "a–b up")]`` from scenario.json's ``failures`` list."""
+    events = []
+    for f in failures or ():
+        link = "–".join(f.get("link", ()))
+        events.append((float(f["down_s"]), f"{link} down"))
+        if f.get("up_s") is not None:
+            events.append((float(f["up_s"]), f"{link} up"))
+    return sorted(events)
+
+
+def mark_failures(ax, failures) -> None:
+    """Dashed vertical lines at each failure and recovery, labelled at the top of the axes."""
+    for t, label in failure_events(failures):
+        ax.axvline(t * 1e3, color="0.3", ls="--", lw=1)
+        ax.annotate(label, (t * 1e3, 1.0), xycoords=("data", "axes fraction"), rotation=90,
+                    ha="right", va="top", fontsize=7, color="0.3", xytext=(-2, -2),
+                    textcoords="offset points")
+
+
+def _finish(ax, fig, xlabel: str, ylabel: str, title: str, hidden: int, what: str, path,
+            failures=None) -> Path:
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.4)
@@ -49,21 +71,22 @@ def _finish(ax, fig, xlabel: str, ylabel: str, title: str, hidden: int, what: st
         ax.legend(fontsize=8, loc="best", ncol=2 if len(ax.get_lines()) > 4 else 1)
     ax.set_title(title + (f" (busiest {len(ax.get_lines())} shown, {hidden} more {what})"
                           if hidden else ""), fontsize=10)
+    mark_failures(ax, failures)  # after the count of lines above
     return save(fig, path)
 
 
 def goodput_over_time(series: pd.DataFrame, path: str | Path, top: int = TOP,
-                      title: str | None = None) -> Path:
+                      title: str | None = None, failures=None) -> Path:
     """Per-flow goodput (Gb/s) against time (ms), the ``top`` flows by mean goodput."""
     fig = new_figure(7.5, 4.2)
     ax = fig.subplots()
     hidden = _lines(ax, _kind(series, "flow_goodput_bps"), 1e-9, lambda i: f"flow {i}", "mean", top)
     return _finish(ax, fig, "time (ms)", "goodput (Gb/s)", title or "Per-flow goodput", hidden,
-                   "flows", path)
+                   "flows", path, failures)
 
 
 def queue_over_time(series: pd.DataFrame, path: str | Path, ports: pd.DataFrame | None = None,
-                    top: int = TOP, title: str | None = None) -> Path:
+                    top: int = TOP, title: str | None = None, failures=None) -> Path:
     """Queue occupancy (KB) of switch ports against time (ms), the ``top`` ports by peak
     (ports whose queue stayed empty are left out); ``ports`` (ports.csv) names them
     node→peer."""
@@ -76,11 +99,11 @@ def queue_over_time(series: pd.DataFrame, path: str | Path, ports: pd.DataFrame 
     idle = queues.loc[~busy, "id"].nunique()
     return _finish(ax, fig, "time (ms)", "queue occupancy (KB)",
                    (title or "Queue occupancy") + (f", {idle} ports never queued" if idle else ""),
-                   hidden, "ports", path)
+                   hidden, "ports", path, failures)
 
 
 def link_util_over_time(series: pd.DataFrame, path: str | Path, ports: pd.DataFrame | None = None,
-                        top: int = TOP, title: str | None = None) -> Path:
+                        top: int = TOP, title: str | None = None, failures=None) -> Path:
     """Link utilisation (% of the link's rate) against time (ms), the ``top`` ports by mean."""
     names = port_names(ports)
     fig = new_figure(7.5, 4.2)
@@ -89,7 +112,7 @@ def link_util_over_time(series: pd.DataFrame, path: str | Path, ports: pd.DataFr
                     "mean", top)
     ax.set_ylim(0, 105)
     return _finish(ax, fig, "time (ms)", "link utilisation (%)", title or "Link utilisation",
-                   hidden, "ports", path)
+                   hidden, "ports", path, failures)
 
 
 def jain_index(goodput: pd.DataFrame) -> pd.DataFrame:
@@ -106,7 +129,7 @@ def jain_index(goodput: pd.DataFrame) -> pd.DataFrame:
 
 
 def jain_over_time(frames: Mapping[str, pd.DataFrame] | pd.DataFrame, path: str | Path,
-                   title: str | None = None) -> Path:
+                   title: str | None = None, failures=None) -> Path:
     """Jain's index of the active flows' goodput against time (ms); one line per label when
     given ``{label: series}``, with the number of active flows on a second axis for one run."""
     if isinstance(frames, pd.DataFrame):
@@ -129,6 +152,7 @@ def jain_over_time(frames: Mapping[str, pd.DataFrame] | pd.DataFrame, path: str 
     elif frames:
         ax.legend(fontsize=8, loc="lower right")
     ax.set_ylim(0, 1.05)
+    mark_failures(ax, failures)
     ax.set_xlabel("time (ms)")
     ax.set_ylabel("Jain's fairness index")
     ax.grid(True, alpha=0.4)

@@ -53,14 +53,19 @@ def plot_run(d: Path) -> list[Path]:
         ]
     if r.series is not None and len(r.series):
         ports = pd.read_csv(d / "ports.csv") if (d / "ports.csv").is_file() else None
+        failures = r.scenario.get("failures") if isinstance(r.scenario, dict) else None
         kinds = set(r.series["kind"].unique())
         if "flow_goodput_bps" in kinds:
-            files.append(series_plots.goodput_over_time(r.series, out / "goodput.png"))
-            files.append(series_plots.jain_over_time(r.series, out / "jain.png"))
+            files.append(series_plots.goodput_over_time(r.series, out / "goodput.png",
+                                                        failures=failures))
+            files.append(series_plots.jain_over_time(r.series, out / "jain.png",
+                                                     failures=failures))
         if "queue_bytes" in kinds:
-            files.append(series_plots.queue_over_time(r.series, out / "queue.png", ports))
+            files.append(series_plots.queue_over_time(r.series, out / "queue.png", ports,
+                                                      failures=failures))
         if "link_util" in kinds:
-            files.append(series_plots.link_util_over_time(r.series, out / "link_util.png", ports))
+            files.append(series_plots.link_util_over_time(r.series, out / "link_util.png", ports,
+                                                          failures=failures))
     return files
 
 
