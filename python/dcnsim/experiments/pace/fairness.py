@@ -143,7 +143,8 @@ def plot_fig6(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path: 
         for k, c in enumerate(paper[paper["metric"] == f"jain_{rtt}"].itertuples()):
             ax.plot(float(c.x), c.value, marker="D", ls="none", color=COLOURS.get(c.protocol),
                     mfc="none", ms=9,
-                    label=f"paper: {NAMES.get(c.protocol, c.protocol)} fair" if k == 0 else None)
+                    label=(f"paper: {NAMES.get(c.protocol, c.protocol)} \"fair\" (stand-in "
+                           f"0.99: the text gives no value)") if k == 0 else None)
         ax.set_title(f"({letter}) average Jain index, {what}", fontsize=9)
         ax.set_xlabel("spacing of starts and ends (ms)")
         ax.set_ylabel("Jain's fairness index")
