@@ -105,7 +105,15 @@ trails its own flow-level model by about 20 % on the k = 4 fat-tree (issue 35's 
   flow-level one (10.2 against 5.25 ms; 2.3× before issue 35), and above D3's at packet level
   (8.0 ms): this set-up (1 Gb/s, 128 servers, Poisson permutation traffic) keeps a gap the
   k = 4 fat-tree of issue 35 does not show, with 3–5 k drops per run that aging multiplies
-  (54–66 k at α = 10); not examined yet. RCP-PS at packet level is far from its flow level
+  (54–66 k at α = 10). Traced on one seed (α = 0): the smallest flows (< 20 KB) take 5× their
+  flow-level FCT, waiting paused through probe rounds of 0.8–0.9 ms, the RTT of their
+  handshakes against a base RTT of about 0.1 ms. Early Start lets a flow in while the one
+  before still sends for up to K = 2 RTTs; at 1 Gb/s that queue is about 25 KB (200 µs) per
+  link, the rate controller then cuts C to nearly 0, and its period, two base RTTs, is shorter
+  than the loop it controls, whose delay is the inflated RTT. Without Early Start the mean is
+  worse (18.5 against 10.6 ms), without the rate controller too (14.6 ms, 4.9 k drops); byte
+  buffers of the same size cut the drops from 2.6 k to 364 at the same mean. RCP-PS at packet
+  level is far from its flow level
   here (mean 26 against 4.6 ms, worst 256 against 23 ms, 335–387 k drops); not examined yet
   either.
 * **fig8**: PDQ's mean FCT on the largest network of each kind is 18 % below D3, 22 % below
