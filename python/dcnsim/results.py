@@ -104,6 +104,22 @@ def series_frame(columns: Mapping[str, Any] | None) -> pd.DataFrame | None:
     return pd.DataFrame({name: np.asarray(values) for name, values in columns.items()})
 
 
+PATH_COLUMNS = {
+    "flow_id": "uint32",
+    "hop": "uint32",
+    "port": "uint32",
+    "node": "object",
+    "peer": "object",
+    "packets": "Int64",
+}
+
+
+def paths_frame(raw: pd.DataFrame) -> pd.DataFrame:
+    """paths.csv's frame with one set of dtypes whether read from the file or the core
+    (``packets`` nullable: empty under the flow-level engine)."""
+    return raw.astype({c: t for c, t in PATH_COLUMNS.items() if c in raw.columns})
+
+
 class Results:
     """What one run produced.
 
@@ -115,6 +131,10 @@ class Results:
             did not ask for them (``output.series_interval_us = 0``).
         trace: the traced flow's sender, packet by packet (time_s, event, seq, ack, payload,
             retransmit, cwnd_bytes), or None without ``output.trace_flow``.
+        paths: the ports each flow's data crossed (flow_id, hop, port, node, peer, packets),
+            one row per port; ``packets`` is <NA> under ``engine = "flow"``. Select the flows
+            that crossed a link with ``paths[(paths.node == "a") & (paths.peer == "b")]``.
+            None when the run left no paths (a result directory from an older version).
         scenario: the resolved scenario, defaults filled in (None if the directory lacked it).
         path: the result directory, when there is one.
     """
@@ -127,11 +147,13 @@ class Results:
         scenario: dict[str, Any] | None = None,
         path: str | Path | None = None,
         trace: pd.DataFrame | None = None,
+        paths: pd.DataFrame | None = None,
     ) -> None:
         self.flows = flows
         self.summary = summary
         self.series = series
         self.trace = trace
+        self.paths = paths
         self.scenario = scenario
         self.path = Path(path) if path is not None else None
 
@@ -150,14 +172,17 @@ class Results:
             scenario=scenario,
             path=path,
             trace=pd.DataFrame(dict(raw["trace"])) if raw.get("trace") is not None else None,
+            paths=paths_frame(pd.DataFrame(dict(raw["paths"])))
+            if raw.get("paths") is not None
+            else None,
         )
 
     @classmethod
     def load(cls, directory: str | Path) -> Results:
         """Reads a result directory written by a run with ``out=`` / ``--out``.
 
-        Needs flows.csv and summary.json; scenario.json, series.csv and trace.csv are read when
-        present.
+        Needs flows.csv and summary.json; scenario.json, series.csv, trace.csv and paths.csv are
+        read when present.
         """
         d = Path(directory)
         if not (d / "flows.csv").is_file():
@@ -175,7 +200,10 @@ class Results:
                 d / "series.csv", dtype={"kind": "object", "id": "uint64"}
             )
         trace = pd.read_csv(d / "trace.csv") if (d / "trace.csv").is_file() else None
-        return cls(flows, summary, series, scenario, path=d, trace=trace)
+        paths = None
+        if (d / "paths.csv").is_file():
+            paths = paths_frame(pd.read_csv(d / "paths.csv", dtype={"node": "object", "peer": "object"}))
+        return cls(flows, summary, series, scenario, path=d, trace=trace, paths=paths)
 
     @property
     def finished(self) -> pd.DataFrame:

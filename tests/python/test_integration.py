@@ -92,6 +92,26 @@ def test_trace_flow_comes_back_as_a_frame_and_a_file(star_file, tmp_path):
         dcnsim.validate(star_file, overrides=["output.trace_flow=999"])
 
 
+def test_paths_come_back_as_a_frame_and_a_file(star_file, tmp_path):
+    res = dcnsim.run(star_file, out=tmp_path / "p")
+    p = res.paths
+    assert list(p.columns) == ["flow_id", "hop", "port", "node", "peer", "packets"]
+    # On a star every flow that ran crosses its source's NIC, then the switch's port to its
+    # destination, with all its data packets (tiny star: a few drops at most).
+    flows = res.flows.set_index("flow_id")
+    for fid, rows in p.groupby("flow_id"):
+        f = flows.loc[fid]
+        assert list(rows.hop) == [0, 1]
+        assert list(rows.node) == [f"h{f.src}", "sw"] and list(rows.peer) == ["sw", f"h{f.dst}"]
+        assert rows.packets.iloc[0] >= f.data_packets - f.retransmits
+    assert p.flow_id.nunique() == 30
+    back = Results.load(tmp_path / "p")
+    assert back.paths.equals(p)
+    fluid = dcnsim.run(star_file, overrides=["engine=flow"])
+    assert fluid.paths.packets.isna().all()
+    assert fluid.paths[["flow_id", "hop", "port"]].equals(p[["flow_id", "hop", "port"]])
+
+
 def test_a_drifted_load_is_reported_and_warned_on_stderr(star_file, capsys):
     # 30 web-search flows: their realised load is far from the nominal 0.3.
     res = dcnsim.run(star_file)

@@ -135,8 +135,9 @@ fn run<'py>(
         d.set_item("flows", flow_columns(py, &out)?)?;
         d.set_item("series", series_columns(py, &out)?)?;
         d.set_item("trace", trace_columns(py, &out)?)?;
+        d.set_item("paths", paths_columns(py, &out)?)?;
     } else {
-        for key in ["flows", "series", "trace"] {
+        for key in ["flows", "series", "trace", "paths"] {
             d.set_item(key, py.None())?;
         }
     }
@@ -226,6 +227,28 @@ fn series_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Option<Boun
     )?;
     d.set_item("value", s.value.clone().into_pyarray(py))?;
     Ok(Some(d))
+}
+
+/// `paths.csv`'s columns; `packets` is a list with None under the flow-level engine.
+fn paths_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
+    let p = &out.paths;
+    let d = PyDict::new(py);
+    let col = |f: fn(&dcnsim::metrics::PathHop) -> u32| p.iter().map(f).collect::<Vec<_>>();
+    d.set_item("flow_id", col(|r| r.flow_id).into_pyarray(py))?;
+    d.set_item("hop", col(|r| r.hop).into_pyarray(py))?;
+    d.set_item("port", col(|r| r.port).into_pyarray(py))?;
+    let name = |r: &dcnsim::metrics::PathHop, peer: bool| {
+        let port = &out.ports[r.port as usize];
+        if peer {
+            port.peer.as_str()
+        } else {
+            port.node.as_str()
+        }
+    };
+    d.set_item("node", PyList::new(py, p.iter().map(|r| name(r, false)))?)?;
+    d.set_item("peer", PyList::new(py, p.iter().map(|r| name(r, true)))?)?;
+    d.set_item("packets", PyList::new(py, p.iter().map(|r| r.packets))?)?;
+    Ok(d)
 }
 
 fn trace_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Option<Bound<'py, PyDict>>> {

@@ -2,10 +2,35 @@
 //! counters from the fluid bytes, network counters, the cost of the run.
 
 use super::{FlowSimulation, Status};
-use crate::metrics::{FlowRecord, NetCounters, PortInfo, RunCost, RunOutput};
+use crate::metrics::{FlowRecord, NetCounters, PathHop, PortInfo, RunCost, RunOutput};
 use crate::net::network::PortCounters;
 
 impl FlowSimulation {
+    /// `paths.csv`'s rows: the links of every flow that started, at their positions along its
+    /// path (M-PDQ's subflows each add theirs; a port two share is listed once).
+    fn paths(&self) -> Vec<PathHop> {
+        let mut rows = Vec::new();
+        for (f, flow) in self.flows.iter().enumerate() {
+            if matches!(flow.status, Status::Waiting | Status::Unroutable) {
+                continue;
+            }
+            let first = rows.len();
+            for e in self.first_sub[f]..self.first_sub[f + 1] {
+                for (hop, &port) in self.graph.path(e).iter().enumerate() {
+                    rows.push(PathHop {
+                        flow_id: f as u32,
+                        hop: hop as u32,
+                        port,
+                        packets: None,
+                    });
+                }
+            }
+            rows[first..].sort_unstable_by_key(|r| (r.hop, r.port));
+        }
+        rows.dedup();
+        rows
+    }
+
     pub(super) fn finish(mut self, wall_s: f64) -> RunOutput {
         // Flows still running at the end (a `stop_s`): what they sent so far.
         for f in 0..self.flows.len() as u32 {
@@ -79,6 +104,7 @@ impl FlowSimulation {
                 PortInfo::of(&self.net, i, carried)
             })
             .collect();
+        let paths = self.paths();
         RunOutput {
             flows,
             counters,
@@ -93,6 +119,7 @@ impl FlowSimulation {
             series: self.sampler.take().map(|s| s.series),
             trace: None,
             ports,
+            paths,
             load: std::mem::take(&mut self.offered),
             protocol: self.transport.name().to_string(),
             lb: self.lb_name.clone(),

@@ -155,6 +155,20 @@ impl PortInfo {
     }
 }
 
+/// One row of `paths.csv`: a port (a directed link) that a flow's data crossed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathHop {
+    pub flow_id: u32,
+    /// The port's position from the source host: 0 for the host's own NIC. Under the packet
+    /// engine, the fewest links from the source host to the port's node over the ports the
+    /// flow crossed (ports at one hop are alternatives the path choice spread packets over).
+    pub hop: u32,
+    pub port: u32,
+    /// The flow's data packets that crossed the port (the packet engine; `None` under the
+    /// flow-level engine, which has no packets).
+    pub packets: Option<u64>,
+}
+
 /// Everything a run produced.
 pub struct RunOutput {
     pub flows: Vec<FlowRecord>,
@@ -166,6 +180,8 @@ pub struct RunOutput {
     /// The traced flow's sender events, when `output.trace_flow` is set.
     pub trace: Option<Vec<series::TraceRow>>,
     pub ports: Vec<PortInfo>,
+    /// The ports each flow's data crossed (`paths.csv`), by flow, then hop, then port.
+    pub paths: Vec<PathHop>,
     /// The load the flows offered, next to the nominal one.
     pub load: load::OfferedLoad,
     /// Scenario facts for the summary.

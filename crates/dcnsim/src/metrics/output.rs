@@ -4,8 +4,8 @@
 //!
 //! Files: `flows.csv`, `summary.json`, `scenario.json` (the scenario with defaults filled in),
 //! `ports.csv` (every egress port: its id as used by the series, its ends, rate, delay, its
-//! queue's buffer and marking threshold, and counters over the run), `series.csv` when series are on, and `trace.csv` when a flow is
-//! traced.
+//! queue's buffer and marking threshold, and counters over the run), `series.csv` when series are on, `trace.csv` when a flow is
+//! traced, and `paths.csv` (the ports each flow's data crossed).
 
 use super::RunOutput;
 use crate::topo::BufferSize;
@@ -95,6 +95,26 @@ fn write_trace(path: &Path, out: &RunOutput) -> io::Result<()> {
     w.flush()
 }
 
+/// `paths.csv`: one row per port a flow's data crossed, with the port's ends by name (so that
+/// a failed link's flows are one filter away) and, under the packet engine, the packets.
+fn write_paths(path: &Path, out: &RunOutput) -> io::Result<()> {
+    let mut w = BufWriter::new(fs::File::create(path)?);
+    writeln!(w, "flow_id,hop,port,node,peer,packets")?;
+    for r in &out.paths {
+        let p = &out.ports[r.port as usize];
+        write!(
+            w,
+            "{},{},{},{},{},",
+            r.flow_id, r.hop, r.port, p.node, p.peer
+        )?;
+        match r.packets {
+            Some(n) => writeln!(w, "{n}")?,
+            None => writeln!(w)?,
+        }
+    }
+    w.flush()
+}
+
 fn ports_csv(out: &RunOutput) -> String {
     let mut s = String::from(
         "port,node,peer,gbps,delay_us,buffer_pkts,buffer_bytes,ecn_k_pkts,tx_packets,tx_bytes,drops,ecn_marks\n",
@@ -157,6 +177,7 @@ pub fn write_dir(
         fs::write(tmp.join("ports.csv"), ports_csv(out))?;
         write_series(&tmp.join("series.csv"), out)?;
         write_trace(&tmp.join("trace.csv"), out)?;
+        write_paths(&tmp.join("paths.csv"), out)?;
         if dir.exists() {
             let old = parent.join(format!(
                 ".{}.old-{}",

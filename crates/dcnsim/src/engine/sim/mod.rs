@@ -277,6 +277,11 @@ pub struct Simulation {
     /// the time its data packets waited there.
     host_holds: Option<host_nic::HostHolds>,
     host_wait: Vec<Time>,
+    /// Per flow: the ports its data packets crossed, with a packet count each (`paths.csv`),
+    /// in the order first crossed. A flow on one path has one entry per hop; sprayed flows
+    /// have at most one per port they can reach (about 40 on a k = 8 fat-tree), so a linear
+    /// scan, which finds ECMP's ports in a few compares, is kept.
+    crossed: Vec<Vec<(PortIdx, u32)>>,
     /// The queue discipline of every port.
     discipline: Discipline,
     name: Option<String>,
@@ -399,6 +404,7 @@ impl Simulation {
             host_holds: (scenario.topology.host_nic == HostNic::Backpressure)
                 .then(|| host_nic::HostHolds::new(n_ports, n_flows)),
             host_wait: vec![Time::ZERO; n_flows],
+            crossed: vec![Vec::new(); n_flows],
             discipline,
             name: scenario.name.clone(),
             seed: scenario.seed,
@@ -685,6 +691,9 @@ impl Simulation {
         // Link counters count a packet when it has crossed the link.
         p.counters.tx_packets += 1;
         p.counters.tx_bytes += pkt.size as u64;
+        if pkt.payload > 0 {
+            count_crossing(&mut self.crossed[pkt.flow as usize], port);
+        }
         self.counters.link_transmissions += 1;
         let node = p.peer;
         self.lb.on_arrive(port, pkt, &mut self.net.ports, self.now);
@@ -1067,6 +1076,16 @@ impl Simulation {
 }
 
 /// The rates and marking threshold of a path's ports ([`PathFacts`]).
+/// Counts one data packet of a flow across `port` (see [`Simulation::crossed`]); the vector
+/// grows only when the flow reaches a new port.
+#[inline(always)]
+fn count_crossing(crossed: &mut Vec<(PortIdx, u32)>, port: PortIdx) {
+    match crossed.iter_mut().find(|(p, _)| *p == port) {
+        Some((_, n)) => *n = n.saturating_add(1),
+        None => crossed.push((port, 1)),
+    }
+}
+
 fn path_facts(net: &crate::net::Network, path: &[PortIdx]) -> PathFacts {
     let ports = path.iter().map(|&p| &net.ports[p as usize]);
     PathFacts {

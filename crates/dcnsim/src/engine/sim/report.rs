@@ -3,7 +3,7 @@
 
 use super::{Event, Simulation};
 use crate::metrics::series::SeriesKind;
-use crate::metrics::{FlowRecord, PortInfo, RunCost, RunOutput};
+use crate::metrics::{FlowRecord, PathHop, PortInfo, RunCost, RunOutput};
 use crate::net::ideal;
 use crate::topo::NodeKind;
 
@@ -112,6 +112,44 @@ impl Simulation {
         self.counters = c;
     }
 
+    /// `paths.csv`'s rows: every flow's crossed ports, each with its hop, the fewest links
+    /// from the source host to the port's node over the ports the flow crossed (a breadth-first
+    /// walk within those few ports), ordered by hop, then port.
+    fn paths(&self) -> Vec<PathHop> {
+        let mut rows = Vec::new();
+        let mut hops: Vec<u32> = Vec::new();
+        for (i, crossed) in self.crossed.iter().enumerate() {
+            hops.clear();
+            hops.resize(crossed.len(), u32::MAX);
+            let src = self.net.hosts[self.flows[i].spec.src as usize];
+            let mut level = 0;
+            let mut frontier = vec![src];
+            while !frontier.is_empty() {
+                let mut next = Vec::new();
+                for (k, &(port, _)) in crossed.iter().enumerate() {
+                    let p = &self.net.ports[port as usize];
+                    if hops[k] == u32::MAX && frontier.contains(&p.node) {
+                        hops[k] = level;
+                        next.push(p.peer);
+                    }
+                }
+                frontier = next;
+                level += 1;
+            }
+            let first = rows.len();
+            // A port not reached from the source (cannot happen on a flow's own data path) is
+            // kept, last, rather than hidden.
+            rows.extend(crossed.iter().zip(&hops).map(|(&(port, n), &hop)| PathHop {
+                flow_id: i as u32,
+                hop,
+                port,
+                packets: Some(n as u64),
+            }));
+            rows[first..].sort_unstable_by_key(|r| (r.hop, r.port));
+        }
+        rows
+    }
+
     pub(super) fn finish(mut self, wall_s: f64) -> RunOutput {
         let mut in_flight_bytes = 0;
         let mut in_flight_pkts = 0;
@@ -174,6 +212,7 @@ impl Simulation {
         let ports = (0..self.net.ports.len())
             .map(|i| PortInfo::of(&self.net, i, self.net.ports[i].counters))
             .collect();
+        let paths = self.paths();
         RunOutput {
             flows,
             counters: self.counters,
@@ -190,6 +229,7 @@ impl Simulation {
                 .map(|_| std::mem::take(&mut self.series)),
             trace: self.trace_flow.map(|_| std::mem::take(&mut self.trace)),
             ports,
+            paths,
             load: std::mem::take(&mut self.load),
             protocol: self.transport.name().to_string(),
             lb: self.lb_name.clone(),
