@@ -134,7 +134,7 @@ class Results:
         paths: the ports each flow's data crossed (flow_id, hop, port, node, peer, packets),
             one row per port; ``packets`` is <NA> under ``engine = "flow"``. Select the flows
             that crossed a link with ``paths[(paths.node == "a") & (paths.peer == "b")]``.
-            None when the run left no paths (a result directory from an older version).
+            None without ``output.paths = true``.
         scenario: the resolved scenario, defaults filled in (None if the directory lacked it).
         path: the result directory, when there is one.
     """

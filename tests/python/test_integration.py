@@ -93,7 +93,9 @@ def test_trace_flow_comes_back_as_a_frame_and_a_file(star_file, tmp_path):
 
 
 def test_paths_come_back_as_a_frame_and_a_file(star_file, tmp_path):
-    res = dcnsim.run(star_file, out=tmp_path / "p")
+    off = dcnsim.run(star_file, out=tmp_path / "off")
+    assert off.paths is None and not (tmp_path / "off" / "paths.csv").exists()
+    res = dcnsim.run(star_file, out=tmp_path / "p", overrides=["output.paths=true"])
     p = res.paths
     assert list(p.columns) == ["flow_id", "hop", "port", "node", "peer", "packets"]
     # On a star every flow that ran crosses its source's NIC, then the switch's port to its
@@ -107,7 +109,7 @@ def test_paths_come_back_as_a_frame_and_a_file(star_file, tmp_path):
     assert p.flow_id.nunique() == 30
     back = Results.load(tmp_path / "p")
     assert back.paths.equals(p)
-    fluid = dcnsim.run(star_file, overrides=["engine=flow"])
+    fluid = dcnsim.run(star_file, overrides=["engine=flow", "output.paths=true"])
     assert fluid.paths.packets.isna().all()
     assert fluid.paths[["flow_id", "hop", "port"]].equals(p[["flow_id", "hop", "port"]])
 

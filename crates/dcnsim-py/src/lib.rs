@@ -230,8 +230,8 @@ fn series_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Option<Boun
 }
 
 /// `paths.csv`'s columns; `packets` is a list with None under the flow-level engine.
-fn paths_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
-    let p = &out.paths;
+fn paths_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let Some(p) = &out.paths else { return Ok(None) };
     let d = PyDict::new(py);
     let col = |f: fn(&dcnsim::metrics::PathHop) -> u32| p.iter().map(f).collect::<Vec<_>>();
     d.set_item("flow_id", col(|r| r.flow_id).into_pyarray(py))?;
@@ -248,7 +248,7 @@ fn paths_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, P
     d.set_item("node", PyList::new(py, p.iter().map(|r| name(r, false)))?)?;
     d.set_item("peer", PyList::new(py, p.iter().map(|r| name(r, true)))?)?;
     d.set_item("packets", PyList::new(py, p.iter().map(|r| r.packets))?)?;
-    Ok(d)
+    Ok(Some(d))
 }
 
 fn trace_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Option<Bound<'py, PyDict>>> {

@@ -143,6 +143,10 @@ pub struct OutputConfig {
     /// for comparisons with other simulators); none by default.
     #[serde(default)]
     pub trace_flow: Option<u32>,
+    /// Write `paths.csv`, the ports each flow's data crossed. Off by default: at packet level
+    /// it counts every data packet at every hop (about 10 % of a run's time, bench/RESULTS.md).
+    #[serde(default)]
+    pub paths: bool,
 }
 
 /// One `[[failures]]` entry: the link between two named nodes fails at `down_s` and, if

@@ -7,10 +7,14 @@ use dcnsim::metrics::{PathHop, RunOutput};
 use std::path::Path;
 
 fn run_flow(text: &str, base: &Path) -> RunOutput {
-    let p = dcnsim::prepare_text(text, dcnsim::Format::Toml, &["engine=flow".into()], base)
-        .expect("scenario is valid");
+    let set = ["engine=flow".into(), "output.paths=true".into()];
+    let p =
+        dcnsim::prepare_text(text, dcnsim::Format::Toml, &set, base).expect("scenario is valid");
     dcnsim::run_prepared(p, &mut |_| true).expect("run completes")
 }
+
+/// `paths.csv` is written only when asked for.
+const ON: &[&str] = &["output.paths=true"];
 
 fn fat_tree(k: u32, lb: &str) -> String {
     format!(
@@ -31,6 +35,8 @@ file = "flows.csv"
 
 fn rows_of(out: &RunOutput, flow: u32) -> Vec<PathHop> {
     out.paths
+        .as_ref()
+        .expect("output.paths is on")
         .iter()
         .filter(|r| r.flow_id == flow)
         .copied()
@@ -58,7 +64,7 @@ fn star_flow_crosses_the_two_links() {
         (0, "h0".to_string(), "sw".to_string()),
         (1, "sw".to_string(), "h1".to_string()),
     ];
-    let pkt = run_in(&text, &[], &dir);
+    let pkt = run_in(&text, ON, &dir);
     assert_eq!(named(&pkt, 0), want);
     let f = &pkt.flows[0];
     assert_eq!(f.retransmits, 0);
@@ -77,7 +83,7 @@ fn ecmp_flow_on_a_fat_tree_crosses_six_linked_ports() {
     // k = 4: hosts 0..3 in pod 0, 12..15 in pod 3.
     let fl = "src,dst,size_bytes,start_s\n0,12,200000,0\n1,14,200000,0\n";
     let dir = flow_dir("paths-ecmp", fl);
-    let pkt = run_in(&fat_tree(4, "ecmp"), &[], &dir);
+    let pkt = run_in(&fat_tree(4, "ecmp"), ON, &dir);
     let fluid = run_flow(&fat_tree(4, "ecmp"), &dir);
     for (flow, src, dst) in [(0, "h0", "h12"), (1, "h1", "h14")] {
         let hops = named(&pkt, flow);
@@ -102,7 +108,7 @@ fn ecmp_flow_on_a_fat_tree_crosses_six_linked_ports() {
 #[test]
 fn rps_flow_crosses_several_spine_ports() {
     let dir = flow_dir("paths-rps", "src,dst,size_bytes,start_s\n0,12,2000000,0\n");
-    let out = run_in(&fat_tree(4, "rps"), &[], &dir);
+    let out = run_in(&fat_tree(4, "rps"), ON, &dir);
     let rows = rows_of(&out, 0);
     let f = &out.flows[0];
     assert!(f.finish.is_some());
@@ -129,7 +135,7 @@ fn rps_flow_crosses_several_spine_ports() {
 fn sprayed_flow_on_k8_reaches_at_most_42_ports() {
     // k = 8: 16 hosts per pod; host 0 in pod 0, host 127 in pod 7.
     let dir = flow_dir("paths-k8", "src,dst,size_bytes,start_s\n0,127,4000000,0\n");
-    let out = run_in(&fat_tree(8, "rps"), &[], &dir);
+    let out = run_in(&fat_tree(8, "rps"), ON, &dir);
     let n = rows_of(&out, 0).len();
     assert!((30..=42).contains(&n), "{n} ports");
 }
@@ -141,7 +147,21 @@ fn paths_are_deterministic() {
         "paths-det",
         "src,dst,size_bytes,start_s\n0,12,500000,0\n3,8,500000,0\n",
     );
-    let a = run_in(&fat_tree(4, "drb"), &[], &dir);
-    let b = run_in(&fat_tree(4, "drb"), &[], &dir);
+    let a = run_in(&fat_tree(4, "drb"), ON, &dir);
+    let b = run_in(&fat_tree(4, "drb"), ON, &dir);
     assert_eq!(a.paths, b.paths);
+}
+
+/// Off by default, under both engines: no rows, and the packet engine counts nothing.
+#[test]
+fn paths_are_off_unless_asked_for() {
+    let dir = flow_dir("paths-off", "src,dst,size_bytes,start_s\n0,1,100000,0\n");
+    let text = common::star_with_flow_file(2, 10, "tcp", "");
+    assert!(run_in(&text, &[], &dir).paths.is_none());
+    let p = dcnsim::prepare_text(&text, dcnsim::Format::Toml, &["engine=flow".into()], &dir)
+        .expect("scenario is valid");
+    assert!(dcnsim::run_prepared(p, &mut |_| true)
+        .unwrap()
+        .paths
+        .is_none());
 }

@@ -290,6 +290,8 @@ pub struct FlowSimulation {
     changed_links: Vec<bool>,
     /// Time series, when `output.series_interval_us > 0`.
     sampler: Option<series::Sampler>,
+    /// `output.paths`: write each flow's path.
+    write_paths: bool,
     /// The memory budget and its estimate, and why the run must stop when it passed it.
     memory: crate::budget::MemoryPlan,
     over_budget: Option<crate::error::ConfigError>,

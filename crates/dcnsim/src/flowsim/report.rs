@@ -104,7 +104,7 @@ impl FlowSimulation {
                 PortInfo::of(&self.net, i, carried)
             })
             .collect();
-        let paths = self.paths();
+        let paths = self.write_paths.then(|| self.paths());
         RunOutput {
             flows,
             counters,

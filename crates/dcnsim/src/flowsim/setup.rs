@@ -192,6 +192,7 @@ impl FlowSimulation {
                 let iv = Time::from_us_f64(scenario.output.series_interval_us).max(Time(1));
                 series::Sampler::new(iv, n_flows, n_links, memory.series_rows())
             }),
+            write_paths: scenario.output.paths,
             memory,
             over_budget: None,
             port_bytes: vec![0; n_links],

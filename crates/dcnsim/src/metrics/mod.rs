@@ -180,8 +180,9 @@ pub struct RunOutput {
     /// The traced flow's sender events, when `output.trace_flow` is set.
     pub trace: Option<Vec<series::TraceRow>>,
     pub ports: Vec<PortInfo>,
-    /// The ports each flow's data crossed (`paths.csv`), by flow, then hop, then port.
-    pub paths: Vec<PathHop>,
+    /// The ports each flow's data crossed (`paths.csv`), by flow, then hop, then port, when
+    /// `output.paths` is on.
+    pub paths: Option<Vec<PathHop>>,
     /// The load the flows offered, next to the nominal one.
     pub load: load::OfferedLoad,
     /// Scenario facts for the summary.

@@ -98,9 +98,12 @@ fn write_trace(path: &Path, out: &RunOutput) -> io::Result<()> {
 /// `paths.csv`: one row per port a flow's data crossed, with the port's ends by name (so that
 /// a failed link's flows are one filter away) and, under the packet engine, the packets.
 fn write_paths(path: &Path, out: &RunOutput) -> io::Result<()> {
+    let Some(paths) = &out.paths else {
+        return Ok(());
+    };
     let mut w = BufWriter::new(fs::File::create(path)?);
     writeln!(w, "flow_id,hop,port,node,peer,packets")?;
-    for r in &out.paths {
+    for r in paths {
         let p = &out.ports[r.port as usize];
         write!(
             w,

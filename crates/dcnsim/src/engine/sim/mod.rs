@@ -282,6 +282,8 @@ pub struct Simulation {
     /// have at most one per port they can reach (about 40 on a k = 8 fat-tree), so a linear
     /// scan, which finds ECMP's ports in a few compares, is kept.
     crossed: Vec<Vec<(PortIdx, u32)>>,
+    /// `output.paths`: count the crossings at all (off, the hot path skips them).
+    count_paths: bool,
     /// The queue discipline of every port.
     discipline: Discipline,
     name: Option<String>,
@@ -405,6 +407,7 @@ impl Simulation {
                 .then(|| host_nic::HostHolds::new(n_ports, n_flows)),
             host_wait: vec![Time::ZERO; n_flows],
             crossed: vec![Vec::new(); n_flows],
+            count_paths: scenario.output.paths,
             discipline,
             name: scenario.name.clone(),
             seed: scenario.seed,
@@ -691,7 +694,7 @@ impl Simulation {
         // Link counters count a packet when it has crossed the link.
         p.counters.tx_packets += 1;
         p.counters.tx_bytes += pkt.size as u64;
-        if pkt.payload > 0 {
+        if pkt.payload > 0 && self.count_paths {
             count_crossing(&mut self.crossed[pkt.flow as usize], port);
         }
         self.counters.link_transmissions += 1;
@@ -1075,7 +1078,6 @@ impl Simulation {
     }
 }
 
-/// The rates and marking threshold of a path's ports ([`PathFacts`]).
 /// Counts one data packet of a flow across `port` (see [`Simulation::crossed`]); the vector
 /// grows only when the flow reaches a new port.
 #[inline(always)]
@@ -1086,6 +1088,7 @@ fn count_crossing(crossed: &mut Vec<(PortIdx, u32)>, port: PortIdx) {
     }
 }
 
+/// The rates and marking threshold of a path's ports ([`PathFacts`]).
 fn path_facts(net: &crate::net::Network, path: &[PortIdx]) -> PathFacts {
     let ports = path.iter().map(|&p| &net.ports[p as usize]);
     PathFacts {

@@ -212,7 +212,7 @@ impl Simulation {
         let ports = (0..self.net.ports.len())
             .map(|i| PortInfo::of(&self.net, i, self.net.ports[i].counters))
             .collect();
-        let paths = self.paths();
+        let paths = self.count_paths.then(|| self.paths());
         RunOutput {
             flows,
             counters: self.counters,
