@@ -572,49 +572,48 @@ fn certainly_active(flows: &[FlowSpec], host_bps: u64) -> (usize, Time) {
     use std::cmp::Reverse;
     use std::collections::binary_heap::{BinaryHeap, PeekMut};
     let bytes_per_ps = host_bps.max(1) as f64 / 8.0 * 1e-12;
-    let mut order: Vec<u32> = (0..flows.len() as u32)
-        .filter(|&i| flows[i as usize].deadline.is_none())
+    let hosts = flows
+        .iter()
+        .map(|f| f.src.max(f.dst))
+        .max()
+        .map_or(0, |h| h as usize + 1);
+    // Per host link, out (0..hosts) and in (hosts..): the time it was served up to and the
+    // bytes left of its flows. One pass over the flows in start order.
+    let mut links: Vec<(Time, BinaryHeap<Reverse<Bytes>>)> = (0..2 * hosts)
+        .map(|_| (Time::ZERO, BinaryHeap::new()))
         .collect();
-    let (mut most, mut last) = (0, Time::ZERO);
-    let mut heap: BinaryHeap<Reverse<Bytes>> = BinaryHeap::new();
-    for end in [false, true] {
-        let host = |i: &u32| {
-            let f = &flows[*i as usize];
-            if end {
-                f.dst
-            } else {
-                f.src
-            }
-        };
-        // Each host's flows in start order (the flows are sorted by start).
-        order.sort_unstable_by_key(|i| (host(i), *i));
-        for group in order.chunk_by(|a, b| host(a) == host(b)) {
-            heap.clear();
-            let mut t = flows[group[0] as usize].start;
-            for &i in group {
-                let f = &flows[i as usize];
-                let mut dt = (f.start - t).ps() as f64;
-                while dt > 0.0 {
-                    let Some(mut top) = heap.peek_mut() else {
-                        break;
-                    };
-                    let need = top.0 .0 / bytes_per_ps;
-                    if need <= dt {
-                        dt -= need;
-                        PeekMut::pop(top);
-                    } else {
-                        top.0 .0 -= dt * bytes_per_ps;
-                        dt = 0.0;
-                    }
+    let mut most = 0;
+    for f in flows.iter().filter(|f| f.deadline.is_none()) {
+        for l in [f.src as usize, hosts + f.dst as usize] {
+            let (t, heap) = &mut links[l];
+            let mut dt = f.start.saturating_sub(*t).ps() as f64;
+            while dt > 0.0 {
+                let Some(mut top) = heap.peek_mut() else {
+                    break;
+                };
+                let need = top.0 .0 / bytes_per_ps;
+                if need <= dt {
+                    dt -= need;
+                    PeekMut::pop(top);
+                } else {
+                    top.0 .0 -= dt * bytes_per_ps;
+                    dt = 0.0;
                 }
-                t = f.start;
-                heap.push(Reverse(Bytes(f.size_bytes as f64)));
-                most = most.max(heap.len());
             }
-            let left: f64 = heap.iter().map(|r| r.0 .0).sum();
-            last = last.max(t + Time::from_secs_f64(left / bytes_per_ps * 1e-12));
+            *t = f.start;
+            heap.push(Reverse(Bytes(f.size_bytes as f64)));
+            most = most.max(heap.len());
         }
     }
+    let last = links
+        .iter()
+        .filter(|(_, heap)| !heap.is_empty())
+        .map(|(t, heap)| {
+            let left: f64 = heap.iter().map(|r| r.0 .0).sum();
+            *t + Time::from_secs_f64(left / bytes_per_ps * 1e-12)
+        })
+        .max()
+        .unwrap_or(Time::ZERO);
     (most, last)
 }
 
