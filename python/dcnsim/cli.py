@@ -51,6 +51,31 @@ _set_option = click.option(
 )
 
 
+def _check_memory(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--max-memory``: refused at once (exit code 2) unless the core can read it."""
+    if value is None:
+        return None
+    try:
+        core = api.core()
+    except ImportError:
+        return value  # the missing core is reported where the command needs it
+    try:
+        core.parse_memory(value)
+    except core.ScenarioError as e:
+        raise click.BadParameter(str(e)) from None
+    return value
+
+
+_memory_option = click.option(
+    "--max-memory",
+    "max_memory",
+    metavar="SIZE",
+    callback=_check_memory,
+    help="Memory budget: refuse a run whose estimate passes SIZE (bytes, 500M, 8G, 1.5GiB, or "
+         "unlimited). Default: the memory available now.",
+)
+
+
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
@@ -98,11 +123,14 @@ def cli() -> None:
 )
 @_set_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary table.")
-def run(scenario: str, out: Path | None, overrides: tuple[str, ...], quiet: bool) -> None:
+@_memory_option
+def run(scenario: str, out: Path | None, overrides: tuple[str, ...], quiet: bool,
+        max_memory: str | None) -> None:
     """Simulate SCENARIO.toml and print a short summary."""
     # The core writes the result directory; the table needs only the summary, not DataFrames.
     with _user_errors():
-        summary = api.run_summary(scenario, overrides=overrides, out=out, quiet=quiet)
+        summary = api.run_summary(scenario, overrides=overrides, out=out, quiet=quiet,
+                                  max_memory=max_memory)
     if not quiet:
         click.echo(tables.summary_table(summary))
     if out is not None:
@@ -112,11 +140,24 @@ def run(scenario: str, out: Path | None, overrides: tuple[str, ...], quiet: bool
 @cli.command()
 @click.argument("scenario", metavar="SCENARIO.toml")
 @_set_option
-def validate(scenario: str, overrides: tuple[str, ...]) -> None:
-    """Check SCENARIO.toml without running it."""
+@_memory_option
+def validate(scenario: str, overrides: tuple[str, ...], max_memory: str | None) -> None:
+    """Check SCENARIO.toml without running it (its memory estimate included)."""
     with _user_errors():
-        resolved = api.validate(scenario, overrides=overrides)
-    click.echo(f"ok: {describe(resolved, default_name=Path(scenario).stem)}")
+        resolved = api.validate(scenario, overrides=overrides, max_memory=max_memory)
+    memory = resolved.get("_resolved", {}).get("memory")
+    needs = (f"; needs about {_size(memory['estimate_bytes'])} of memory (budget "
+             f"{memory['budget']})" if memory else "")
+    click.echo(f"ok: {describe(resolved, default_name=Path(scenario).stem)}{needs}")
+
+
+def _size(b: float) -> str:
+    """Bytes in powers of 1000, as the core prints them."""
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if b < 1000 or unit == "TB":
+            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+        b /= 1000
+    return f"{b:.1f} TB"
 
 
 def describe(s: dict[str, Any], default_name: str = "scenario") -> str:
@@ -198,14 +239,15 @@ def demo(out: Path, flows: int | None, quiet: bool) -> None:
               help="Run on this Dask distributed scheduler instead of local processes.")
 @click.option("--force", is_flag=True, help="Re-run points that are already finished.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@_memory_option
 def sweep(sweep_file: str, out: Path, workers: int | None, scheduler: str | None, force: bool,
-          quiet: bool) -> None:
+          quiet: bool, max_memory: str | None) -> None:
     """Run every point of the grid in SWEEP.toml; finished points are kept (resume)."""
     with _user_errors():
         spec = load_spec(sweep_file)
         outcome = run_sweep(
             spec, out, workers=workers, scheduler=scheduler, force=force, quiet=quiet,
-            log=lambda line: click.echo(line, err=True),
+            log=lambda line: click.echo(line, err=True), max_memory=max_memory,
         )
         frame = collect(out, spec.points())
         try:

@@ -38,7 +38,7 @@ import tomllib
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,6 +88,9 @@ class Point:
     base_dir: str
     #: Why the point cannot run, found before the core sees it (a NaN in its grid values).
     error: str | None = None
+    #: The memory budget of the point's run (``dcnsim.run``'s ``max_memory``); not part of
+    #: the scenario, so not of the point's name either.
+    max_memory: int | str | None = None
 
 
 @dataclass
@@ -271,7 +274,7 @@ def run_point(point: Point, out: str) -> dict[str, Any]:
         # columns=False: only the summary crosses into Python, so the worker never imports numpy
         raw = api.core().run(
             point.text, point.fmt, point.base_dir, list(point.overrides), str(tmp), True, None,
-            columns=False,
+            columns=False, **api._budget(point.max_memory),
         )
         (tmp / POINT_JSON).write_text(
             json.dumps({"name": point.name, "grid": point.values, "overrides": point.overrides},
@@ -361,7 +364,8 @@ def check_points(points: list[Point]) -> tuple[dict[str, dict[str, Any]], list[F
             failures.append(Failure(p, p.error))
             continue
         try:
-            scenario = json.loads(core.validate(p.text, p.fmt, p.base_dir, list(p.overrides)))
+            scenario = json.loads(core.validate(p.text, p.fmt, p.base_dir, list(p.overrides),
+                                                **api._budget(p.max_memory)))
         except core.ScenarioError as e:
             failures.append(Failure(p, str(e)))
             continue
@@ -383,10 +387,12 @@ def run_sweep(
     force: bool = False,
     quiet: bool = True,
     log: Callable[[str], None] | None = None,
+    max_memory: int | str | None = None,
 ) -> Outcome:
     """Runs the points of ``spec`` that are not finished in ``out`` (all of them with ``force``).
 
-    Invalid points (a bad value at some grid point) are failures and do not run; the others
+    Invalid points (a bad value at some grid point, or a run too large for the memory budget
+    ``max_memory``, see :func:`dcnsim.run`) are failures and do not run; the others
     run on ``workers`` local processes (default: every core), one fresh process per point, or
     on the Dask cluster at ``scheduler``. ``log`` receives one line per failure. Unless
     ``quiet``, stderr shows the points done: a bar on a terminal, else a line every few
@@ -400,7 +406,7 @@ def run_sweep(
     be written.
     """
     out = Path(out)
-    points = spec.points()
+    points = [replace(p, max_memory=max_memory) for p in spec.points()]
     resolved, failures = check_points(points)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -808,6 +814,7 @@ def sweep(
     scheduler: str | None = None,
     force: bool = False,
     quiet: bool = True,
+    max_memory: int | str | None = None,
 ) -> pd.DataFrame:
     """Runs a sweep and returns one DataFrame of all its points' summaries.
 
@@ -816,11 +823,13 @@ def sweep(
     ``out`` are kept unless ``force``. ``workers`` local processes (default: every core), or
     the Dask scheduler at ``scheduler`` (``"tcp://host:8786"``). Failed points are rows with
     ``status == "failed"`` and their ``error``; the frame is also written to
-    ``out/summaries.csv``. Raises :class:`SweepError` (or ``dcnsim.ScenarioError``) for a
+    ``out/summaries.csv``. Each point's run has the memory budget ``max_memory`` (see
+    :func:`dcnsim.run`). Raises :class:`SweepError` (or ``dcnsim.ScenarioError``) for a
     broken sweep, before anything runs.
     """
     s = load_spec(spec)
-    run_sweep(s, out, workers=workers, scheduler=scheduler, force=force, quiet=quiet)
+    run_sweep(s, out, workers=workers, scheduler=scheduler, force=force, quiet=quiet,
+              max_memory=max_memory)
     frame = collect(out, s.points())
     frame.to_csv(Path(out) / SUMMARIES_CSV, index=False)
     return frame

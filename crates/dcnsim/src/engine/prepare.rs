@@ -37,9 +37,10 @@ pub fn prepare(scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
 /// depend on the network (see [`Transport::derives_defaults_from_network`]) are resolved here
 /// and written into the returned scenario, so `scenario.json` shows the values used.
 ///
-/// A run whose memory estimate passes `budget` is refused ([`crate::budget`]): once the
-/// topology is built (before the network, its routing tables and the flows are), with the
-/// flow count the workload's keys give, and again once the flows are generated.
+/// A run whose memory estimate passes `budget` is refused ([`crate::budget`]): before a
+/// generated topology is built when its routing tables alone would pass it, once the topology
+/// is built (before the network, its routing tables and the flows are), with the flow count
+/// the workload's keys give, and again once the flows are generated.
 pub fn prepare_within(
     mut scenario: Scenario,
     base_dir: &Path,
@@ -48,6 +49,7 @@ pub fn prepare_within(
     let resident_before = budget::resident_bytes();
     // Checks the keys the scenario sets; defaults that depend on the network come next.
     let declared = Transport::from_config(&scenario.transport)?;
+    budget::check_before_topology(&scenario, budget)?;
     let mut topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
     if scenario.engine == crate::config::Engine::Flow {
         if let Some(n) = budget::flows_from_keys(&scenario, topo.hosts.len()) {
