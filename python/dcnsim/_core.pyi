@@ -50,6 +50,7 @@ def run(
     progress: Callable[[float, int, int], None] | None,
     columns: bool = True,
     max_memory: int | str | None = None,
+    memory_share: int = 1,
 ) -> _RunOutput:
     """Simulates the scenario text. Releases the GIL; calls ``progress(sim_time_s,
     flows_done, flows_total)`` about every 0.2 s of wall time (it may raise
@@ -59,7 +60,9 @@ def run(
     With ``columns=False``, flows, series and trace are None (no numpy array is made, so
     numpy is not imported); summary and scenario are returned as always. ``max_memory``: the
     memory budget (bytes, "8G", "unlimited"; None: the memory available); a run whose
-    estimate, or whose memory while it runs, passes it raises ScenarioError."""
+    estimate, or whose memory while it runs, passes it raises ScenarioError.
+    ``memory_share``: runs that go side by side (a sweep's workers); each has that fraction
+    of the budget, and the messages say so."""
 
 def validate(
     scenario: str,
@@ -67,6 +70,7 @@ def validate(
     base_dir: str,
     overrides: list[str],
     max_memory: int | str | None = None,
+    memory_share: int = 1,
 ) -> str:
     """The resolved scenario (defaults filled in) as JSON text, with ``_resolved`` (flows,
     hosts, topology, memory: estimate_bytes, budget_bytes, budget, parts); raises
@@ -75,6 +79,9 @@ def validate(
 def parse_memory(text: str) -> int | None:
     """The bytes of a memory size ("8G", "1.5GiB", "123"), None for "unlimited"; raises
     ScenarioError otherwise."""
+
+def available_memory() -> int:
+    """The memory available now, in bytes: the default budget."""
 
 def catalog() -> dict[str, list[tuple[str, str]]]:
     """``{"protocols"|"lbs"|"topologies"|"workloads"|"sizes": [(name, description), ...]}``."""

@@ -154,9 +154,13 @@ def _override_list(overrides: Iterable[str] | str) -> list[str]:
     return [str(o) for o in overrides]
 
 
-def _budget(max_memory: MaxMemory) -> dict[str, Any]:
-    """The core's ``max_memory`` keyword, left out when None (the core's default)."""
-    return {} if max_memory is None else {"max_memory": max_memory}
+def _budget(max_memory: MaxMemory, share: int = 1) -> dict[str, Any]:
+    """The core's ``max_memory`` and ``memory_share`` keywords, each left out at the core's
+    default (None: the memory available; 1: the whole budget)."""
+    kw: dict[str, Any] = {} if max_memory is None else {"max_memory": max_memory}
+    if share != 1:
+        kw["memory_share"] = share
+    return kw
 
 
 def validate(scenario: ScenarioLike, overrides: Iterable[str] = (), *,

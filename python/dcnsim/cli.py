@@ -66,14 +66,19 @@ def _check_memory(ctx: click.Context, param: click.Parameter, value: str | None)
     return value
 
 
-_memory_option = click.option(
-    "--max-memory",
-    "max_memory",
-    metavar="SIZE",
-    callback=_check_memory,
-    help="Memory budget: refuse a run whose estimate passes SIZE (bytes, 500M, 8G, 1.5GiB, or "
-         "unlimited). Default: the memory available now.",
-)
+def _memory_option(text: str = "Memory budget: refuse a run whose estimate passes SIZE "
+                   "(bytes, 500M, 8G, 1.5GiB, or unlimited). Default: the memory available "
+                   "now.") -> Any:
+    return click.option("--max-memory", "max_memory", metavar="SIZE", callback=_check_memory,
+                        help=text)
+
+
+#: --max-memory of the commands that run points side by side.
+_SHARED_MEMORY_HELP = (
+    "Memory budget of the whole command (bytes, 500M, 8G, 1.5GiB, or unlimited; default: the "
+    "memory available when it starts): the points that run side by side on local workers, "
+    "min(--workers, points), each get an equal share of it. With --scheduler, each point "
+    "gets all of it.")
 
 
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
@@ -123,7 +128,7 @@ def cli() -> None:
 )
 @_set_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary table.")
-@_memory_option
+@_memory_option()
 def run(scenario: str, out: Path | None, overrides: tuple[str, ...], quiet: bool,
         max_memory: str | None) -> None:
     """Simulate SCENARIO.toml and print a short summary."""
@@ -140,7 +145,7 @@ def run(scenario: str, out: Path | None, overrides: tuple[str, ...], quiet: bool
 @cli.command()
 @click.argument("scenario", metavar="SCENARIO.toml")
 @_set_option
-@_memory_option
+@_memory_option()
 def validate(scenario: str, overrides: tuple[str, ...], max_memory: str | None) -> None:
     """Check SCENARIO.toml without running it (its memory estimate included)."""
     with _user_errors():
@@ -239,7 +244,7 @@ def demo(out: Path, flows: int | None, quiet: bool) -> None:
               help="Run on this Dask distributed scheduler instead of local processes.")
 @click.option("--force", is_flag=True, help="Re-run points that are already finished.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-@_memory_option
+@_memory_option(_SHARED_MEMORY_HELP)
 def sweep(sweep_file: str, out: Path, workers: int | None, scheduler: str | None, force: bool,
           quiet: bool, max_memory: str | None) -> None:
     """Run every point of the grid in SWEEP.toml; finished points are kept (resume)."""

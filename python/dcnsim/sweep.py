@@ -91,6 +91,8 @@ class Point:
     #: The memory budget of the point's run (``dcnsim.run``'s ``max_memory``); not part of
     #: the scenario, so not of the point's name either.
     max_memory: int | str | None = None
+    #: How many points share that budget, running side by side: each has that fraction.
+    memory_share: int = 1
 
 
 @dataclass
@@ -274,7 +276,7 @@ def run_point(point: Point, out: str) -> dict[str, Any]:
         # columns=False: only the summary crosses into Python, so the worker never imports numpy
         raw = api.core().run(
             point.text, point.fmt, point.base_dir, list(point.overrides), str(tmp), True, None,
-            columns=False, **api._budget(point.max_memory),
+            columns=False, **api._budget(point.max_memory, point.memory_share),
         )
         (tmp / POINT_JSON).write_text(
             json.dumps({"name": point.name, "grid": point.values, "overrides": point.overrides},
@@ -365,7 +367,7 @@ def check_points(points: list[Point]) -> tuple[dict[str, dict[str, Any]], list[F
             continue
         try:
             scenario = json.loads(core.validate(p.text, p.fmt, p.base_dir, list(p.overrides),
-                                                **api._budget(p.max_memory)))
+                                                **api._budget(p.max_memory, p.memory_share)))
         except core.ScenarioError as e:
             failures.append(Failure(p, str(e)))
             continue
@@ -391,10 +393,12 @@ def run_sweep(
 ) -> Outcome:
     """Runs the points of ``spec`` that are not finished in ``out`` (all of them with ``force``).
 
-    Invalid points (a bad value at some grid point, or a run too large for the memory budget
-    ``max_memory``, see :func:`dcnsim.run`) are failures and do not run; the others
-    run on ``workers`` local processes (default: every core), one fresh process per point, or
-    on the Dask cluster at ``scheduler``. ``log`` receives one line per failure. Unless
+    Invalid points (a bad value at some grid point, or a run too large for its share of the
+    memory budget) are failures and do not run; the others run on ``workers`` local
+    processes (default: every core), one fresh process per point, or on the Dask cluster at
+    ``scheduler``. ``max_memory`` (as :func:`dcnsim.run` takes it; default: the memory
+    available now) is the whole sweep's: the points that run side by side on local workers,
+    min(workers, points), each have an equal share of it; on Dask, each point has all of it. ``log`` receives one line per failure. Unless
     ``quiet``, stderr shows the points done: a bar on a terminal, else a line every few
     seconds (:mod:`dcnsim.progress`).
 
@@ -406,7 +410,10 @@ def run_sweep(
     be written.
     """
     out = Path(out)
-    points = [replace(p, max_memory=max_memory) for p in spec.points()]
+    points = spec.points()
+    workers = workers or os.cpu_count() or 1
+    points = [replace(p, **_memory_of_points(max_memory, len(points), workers, scheduler))
+              for p in points]
     resolved, failures = check_points(points)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -445,7 +452,7 @@ def run_sweep(
         if scheduler:
             _run_dask(todo, out, scheduler, done)
         else:
-            _run_local(todo, out, workers or os.cpu_count() or 1, done)
+            _run_local(todo, out, workers, done)
     except SchedulerLost as e:
         bar.close()
         # no temporaries are removed: the cluster's workers may still be writing points
@@ -474,6 +481,22 @@ def run_sweep(
         bar.close()
     _write_failures(out, points, outcome, earlier)
     return outcome
+
+
+def _memory_of_points(max_memory: int | str | None, points: int, workers: int,
+                      scheduler: str | None) -> dict[str, Any]:
+    """Each point's budget: on local workers, an equal share of the sweep's budget
+    (``max_memory``, else the memory available now) among the points that run side by side,
+    min(workers, points), so that together they stay within it. On Dask, the whole budget:
+    each point runs on some worker's machine (whose memory available is the default), and
+    Dask's own per-worker memory limit is what shares a machine."""
+    side_by_side = min(workers, points)
+    if scheduler or side_by_side <= 1:
+        return {"max_memory": max_memory}
+    if max_memory is None:
+        # read once: each worker's own reading would miss what the others will still take
+        max_memory = api.core().available_memory()
+    return {"max_memory": max_memory, "memory_share": side_by_side}
 
 
 def _count_done(points: list[Point], out: Path, resolved: Mapping[str, Any]) -> int:
@@ -823,8 +846,8 @@ def sweep(
     ``out`` are kept unless ``force``. ``workers`` local processes (default: every core), or
     the Dask scheduler at ``scheduler`` (``"tcp://host:8786"``). Failed points are rows with
     ``status == "failed"`` and their ``error``; the frame is also written to
-    ``out/summaries.csv``. Each point's run has the memory budget ``max_memory`` (see
-    :func:`dcnsim.run`). Raises :class:`SweepError` (or ``dcnsim.ScenarioError``) for a
+    ``out/summaries.csv``. ``max_memory`` is the sweep's memory budget, shared equally by the
+    points that run side by side (:func:`run_sweep`). Raises :class:`SweepError` (or ``dcnsim.ScenarioError``) for a
     broken sweep, before anything runs.
     """
     s = load_spec(spec)

@@ -118,3 +118,39 @@ def test_in_a_sweep_a_run_too_large_fails_only_its_point(huge, star, tmp_path):
     failures = json.loads((out / "failures.json").read_text())
     assert [f["point"] for f in failures] == [f"flows-{huge}"]
     assert not (out / f"flows-{huge}").exists()
+
+
+def test_points_side_by_side_share_the_sweep_budget(tmp_path):
+    # A k = 16 fat-tree (its routing tables) needs more than half of 1.5x its estimate: alone
+    # it fits, beside another point it does not; a k = 4 fat-tree fits either way.
+    need = dcnsim.validate(DEMO, ["workload.flows=10", "topology.k=16"])["_resolved"]
+    budget = int(need["memory"]["estimate_bytes"] * 1.5)
+    spec = {"scenario": str(DEMO), "base": {"workload": {"flows": 10}},
+            "grid": {"topology.k": [4, 16]}}
+    two = dcnsim.sweep(spec, tmp_path / "two", workers=2, max_memory=budget)
+    assert list(two["status"]) == ["ok", "failed"]
+    assert two["error"][1].startswith("topology.k: the run would need about")
+    assert "(1/2 of the sweep's" in two["error"][1], two["error"][1]
+    one = dcnsim.sweep(spec, tmp_path / "one", workers=1, max_memory=budget)
+    assert list(one["status"]) == ["ok", "ok"]
+    # The command line says the same, and exits 1 (a point failed).
+    sweep_file = tmp_path / "sw.toml"
+    sweep_file.write_text(f'scenario = "{DEMO}"\n[base]\nworkload.flows = 10\n'
+                          "[grid]\ntopology.k = [4, 16]\n")
+    r = invoke("sweep", sweep_file, "--out", tmp_path / "cli", "--workers", 2, "--quiet",
+               "--max-memory", budget)
+    assert r.exit_code == 1, r.output
+    assert "2 points run side by side" in r.stderr
+
+
+def test_a_sweep_shares_the_memory_available_when_it_starts():
+    from dcnsim.sweep import _memory_of_points
+
+    available = dcnsim.api.core().available_memory()
+    got = _memory_of_points(None, points=5, workers=2, scheduler=None)
+    assert got["memory_share"] == 2
+    assert abs(got["max_memory"] - available) < 0.2 * available  # read again, a moment later
+    # One point at a time, or on Dask: the whole budget, read by each point as dcnsim.run does.
+    assert _memory_of_points("8G", points=1, workers=4, scheduler=None) == {"max_memory": "8G"}
+    assert _memory_of_points(None, points=9, workers=4, scheduler="tcp://x:1") == \
+        {"max_memory": None}

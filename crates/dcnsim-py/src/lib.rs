@@ -73,9 +73,18 @@ fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     }
 }
 
+/// The budget of `max_memory`, shared by `memory_share` runs side by side (a sweep's workers,
+/// [`Budget::shared_by`]).
+fn budget_of(max_memory: Option<&Bound<'_, PyAny>>, memory_share: u32) -> PyResult<Budget> {
+    if memory_share == 0 {
+        return Err(PyValueError::new_err("memory_share must be at least 1"));
+    }
+    Ok(whole_budget(max_memory)?.shared_by(memory_share))
+}
+
 /// The budget of `max_memory`: `None` is the memory available now, an int a number of bytes,
 /// a string a size (`"8G"`, `"1.5GiB"`) or `"unlimited"`.
-fn budget_of(max_memory: Option<&Bound<'_, PyAny>>) -> PyResult<Budget> {
+fn whole_budget(max_memory: Option<&Bound<'_, PyAny>>) -> PyResult<Budget> {
     let Some(v) = max_memory else {
         return Ok(Budget::machine());
     };
@@ -130,15 +139,16 @@ fn prepare(
 
 /// Checks a scenario without running it; returns the resolved scenario as JSON text.
 #[pyfunction]
-#[pyo3(signature = (scenario, fmt, base_dir, overrides, max_memory = None))]
+#[pyo3(signature = (scenario, fmt, base_dir, overrides, max_memory = None, memory_share = 1))]
 fn validate(
     scenario: &str,
     fmt: &str,
     base_dir: &str,
     overrides: Vec<String>,
     max_memory: Option<&Bound<'_, PyAny>>,
+    memory_share: u32,
 ) -> PyResult<String> {
-    let budget = budget_of(max_memory)?;
+    let budget = budget_of(max_memory, memory_share)?;
     guard(|| {
         let p = prepare(scenario, fmt, base_dir, overrides, &budget)?;
         let mut v: serde_json::Value =
@@ -176,6 +186,15 @@ fn parse_memory(text: &str) -> PyResult<Option<u64>> {
     })
 }
 
+/// The memory available now, in bytes (the default budget, [`Budget::machine`]): a sweep
+/// reads it once to share it among its workers.
+#[pyfunction]
+fn available_memory() -> u64 {
+    Budget::machine()
+        .bytes()
+        .unwrap_or(dcnsim::budget::ASSUMED_BYTES)
+}
+
 /// Panics with `message` inside the guard: for the tests that a panic becomes `InternalError`.
 #[pyfunction]
 fn _panic_for_tests(message: &str) -> PyResult<()> {
@@ -184,7 +203,7 @@ fn _panic_for_tests(message: &str) -> PyResult<()> {
 
 /// Runs a scenario. See `_core.pyi` for the contract.
 #[pyfunction]
-#[pyo3(signature = (scenario, fmt, base_dir, overrides, out_dir, quiet, progress, columns = true, max_memory = None))]
+#[pyo3(signature = (scenario, fmt, base_dir, overrides, out_dir, quiet, progress, columns = true, max_memory = None, memory_share = 1))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -197,8 +216,9 @@ fn run<'py>(
     progress: Option<Py<PyAny>>,
     columns: bool,
     max_memory: Option<&Bound<'py, PyAny>>,
+    memory_share: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let budget = budget_of(max_memory)?;
+    let budget = budget_of(max_memory, memory_share)?;
     guard(|| {
         run_guarded(
             py, scenario, fmt, base_dir, overrides, out_dir, quiet, progress, columns, &budget,
@@ -431,6 +451,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(parse_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(available_memory, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;

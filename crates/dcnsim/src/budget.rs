@@ -110,6 +110,9 @@ pub enum Origin {
     Available,
     /// The available memory could not be read: [`ASSUMED_BYTES`].
     Assumed,
+    /// An equal share of a budget of `total` bytes among `by` runs that run side by side (a
+    /// sweep's workers): together they stay within it.
+    Shared { total: u64, by: u32 },
 }
 
 impl Budget {
@@ -151,6 +154,18 @@ impl Budget {
         parse_bytes(text).map(Budget::given)
     }
 
+    /// Each one's share of this budget when `by` runs go side by side: a `by`-th of it (at
+    /// least a byte); the budget itself when `by` is 1, unlimited when it is unlimited.
+    pub fn shared_by(self, by: u32) -> Budget {
+        match self.bytes {
+            Some(total) if by > 1 => Budget {
+                bytes: Some((total / by as u64).max(1)),
+                origin: Origin::Shared { total, by },
+            },
+            _ => self,
+        }
+    }
+
     /// The budget in bytes; `None` when unlimited.
     pub fn bytes(&self) -> Option<u64> {
         self.bytes
@@ -171,6 +186,13 @@ impl fmt::Display for Budget {
                 f,
                 "{} (assumed: the memory available could not be read)",
                 human(b as f64)
+            ),
+            (Some(b), Origin::Shared { total, by }) => write!(
+                f,
+                "{} (1/{by} of the sweep's {}: {by} points run side by side, each with an \
+                 equal share; fewer workers give each more)",
+                human(b as f64),
+                human(total as f64)
             ),
         }
     }
@@ -327,8 +349,7 @@ impl Estimate {
             key.clone(),
             format!(
                 "the run would need about {} of memory (estimate; largest parts: {}), more \
-                 than the budget of {budget}; {}, or set a larger budget (dcnsim run \
-                 --max-memory, or max_memory in Python) if the machine has it",
+                 than the budget of {budget}; {}, or {LARGER_BUDGET} if the machine has it",
                 human(total),
                 largest.join(", "),
                 advice(&key),
@@ -349,6 +370,10 @@ fn advice(key: &str) -> String {
         _ => format!("make {key} smaller"),
     }
 }
+
+/// How a user sets a larger budget, in every message that refuses a run for its memory.
+const LARGER_BUDGET: &str =
+    "set a larger budget (--max-memory of dcnsim run or sweep, or max_memory in Python)";
 
 /// The key of the series' part.
 const SERIES_KEY: &str = "output.series_interval_us";
@@ -826,8 +851,7 @@ impl MemoryPlan {
                 "the time series would pass the memory budget of {} at {:.6} s of simulated \
                  time ({} rows so far, {} with the next sample, beside an estimate of {} for \
                  the rest of the run); sample less often (a larger series_interval_us), stop \
-                 earlier (stop_s), or set a larger budget (dcnsim run --max-memory, or \
-                 max_memory in Python)",
+                 earlier (stop_s), or {LARGER_BUDGET}",
                 self.budget,
                 now.as_secs_f64(),
                 rows,
@@ -851,8 +875,7 @@ impl MemoryPlan {
                 "the run passed its memory budget of {} at {:.6} s of simulated time ({} \
                  resident, {} before the run; estimated in advance: {}): packets in queues, \
                  flows active at once or the series took more than the estimate; {} or stop \
-                 earlier (stop_s), or set a larger budget (dcnsim run --max-memory, or \
-                 max_memory in Python)",
+                 earlier (stop_s), or {LARGER_BUDGET}",
                 self.budget,
                 now.as_secs_f64(),
                 human(resident as f64),
@@ -883,6 +906,41 @@ mod tests {
         }
         assert_eq!(Budget::parse("Unlimited"), Ok(Budget::unlimited()));
         assert_eq!(Budget::parse("1k"), Ok(Budget::given(1000)));
+    }
+
+    #[test]
+    fn a_shared_budget_is_an_equal_share_and_says_so() {
+        let b = Budget::given(8_000_000_000).shared_by(3);
+        assert_eq!(b.bytes(), Some(2_666_666_666));
+        assert_eq!(
+            b.origin(),
+            Origin::Shared {
+                total: 8_000_000_000,
+                by: 3
+            }
+        );
+        let text = b.to_string();
+        assert!(
+            text.starts_with("2.7 GB (1/3 of the sweep's 8.0 GB: 3 points"),
+            "{text}"
+        );
+        // One run alone has it all; unlimited stays unlimited.
+        assert_eq!(Budget::given(5).shared_by(1), Budget::given(5));
+        assert_eq!(Budget::unlimited().shared_by(4), Budget::unlimited());
+        // A run refused at its share names the share in its message.
+        let est = Estimate {
+            parts: vec![Part {
+                what: "flows".into(),
+                bytes: 5e9,
+                key: "workload.flows".into(),
+            }],
+        };
+        assert!(est.check(&Budget::given(8_000_000_000)).is_ok());
+        let e = est
+            .check(&Budget::given(8_000_000_000).shared_by(2))
+            .unwrap_err();
+        assert_eq!(e.path, "workload.flows");
+        assert!(e.message.contains("1/2 of the sweep's 8.0 GB"), "{e}");
     }
 
     #[test]
