@@ -222,13 +222,17 @@ def list_cmd() -> None:
 )
 @click.option("--flows", type=click.IntRange(min=1), help="Number of flows (default 2000).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def demo(out: Path, flows: int | None, quiet: bool) -> None:
+@_memory_option("Memory budget of each of the two runs, which go one after the other (bytes, "
+                "500M, 8G, 1.5GiB, or unlimited). Default: the memory available when each "
+                "starts.")
+def demo(out: Path, flows: int | None, quiet: bool, max_memory: str | None) -> None:
     """TCP NewReno vs DCTCP on a k=4 fat-tree with the web-search workload."""
     from . import demo as demo_mod
 
     with _user_errors():
         results = demo_mod.run_demo(
-            out, flows=flows, quiet=quiet, log=lambda line: click.echo(line, err=True)
+            out, flows=flows, quiet=quiet, log=lambda line: click.echo(line, err=True),
+            max_memory=max_memory,
         )
     click.echo(tables.comparison_table({p: r.summary for p, r in results.items()}))
     click.echo(f"\nwrote {out}/flows.csv, {out}/summary.json, {out}/fct_by_size.png")
@@ -303,9 +307,12 @@ def plot(directory: Path) -> None:
 @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run the sweeps on this Dask scheduler.")
 @click.option("--force", is_flag=True, help="Re-run simulation points already finished.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@_memory_option("Memory budget of each figure's sweep (they run one after the other), as "
+                "`dcnsim sweep --max-memory` takes it: the points that run side by side share "
+                "it equally. Default: the memory available when each sweep starts.")
 def reproduce(paper: str | None, list_papers: bool, figure_id: str | None, include_long: bool,
               quick: bool, out: Path | None, workers: int | None, scheduler: str | None,
-              force: bool, quiet: bool) -> None:
+              force: bool, quiet: bool, max_memory: str | None) -> None:
     """Re-run a paper's figures (merp, pace, tr, mcp, pdq, core) and compare with its numbers."""
     from . import experiments
     from .experiments import runner
@@ -332,7 +339,7 @@ def reproduce(paper: str | None, list_papers: bool, figure_id: str | None, inclu
         rep = runner.reproduce(p, out, figure=figure_id, quick=quick, workers=workers,
                                scheduler=scheduler, force=force, quiet=quiet,
                                log=lambda line: click.echo(line, err=True),
-                               include_long=include_long)
+                               include_long=include_long, max_memory=max_memory)
     for f in rep.figures:
         counts = f.comparison["verdict"].value_counts()
         click.echo(f"{f.figure.id}: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in

@@ -154,3 +154,23 @@ def test_a_sweep_shares_the_memory_available_when_it_starts():
     assert _memory_of_points("8G", points=1, workers=4, scheduler=None) == {"max_memory": "8G"}
     assert _memory_of_points(None, points=9, workers=4, scheduler="tcp://x:1") == \
         {"max_memory": None}
+
+
+def test_demo_and_reproduce_take_the_budget(tmp_path):
+    out = tmp_path / "demo"
+    r = invoke("demo", "--out", out, "--flows", 20, "-q", "--max-memory", "1M")
+    assert r.exit_code == 2, r.output
+    assert "\nerror: topology.k: the run would need about" in r.stderr  # after "running tcp"
+    assert "more than the budget of 1.0 MB (given)" in r.stderr
+    assert "Traceback" not in r.output and not out.exists()
+    assert invoke("demo", "--out", out, "--flows", 20, "-q", "--max-memory", "2G").exit_code == 0
+    assert (out / "summary.json").is_file()
+    assert invoke("demo", "--out", out, "--max-memory", "lots").exit_code == 2
+    # reproduce: every point of the figure refused, so the sweep is (exit 2)
+    r = invoke("reproduce", "merp", "--figure", "table1", "--out", tmp_path / "m", "-q",
+               "--max-memory", "1M")
+    assert r.exit_code == 2, r.output
+    assert "the run would need about" in r.stderr and "more than the budget of" in r.stderr
+    r = invoke("reproduce", "merp", "--figure", "table1", "--out", tmp_path / "m", "-q",
+               "--max-memory", "2G")
+    assert r.exit_code == 0, r.output

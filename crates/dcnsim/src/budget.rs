@@ -373,7 +373,7 @@ fn advice(key: &str) -> String {
 
 /// How a user sets a larger budget, in every message that refuses a run for its memory.
 const LARGER_BUDGET: &str =
-    "set a larger budget (--max-memory of dcnsim run or sweep, or max_memory in Python)";
+    "set a larger budget (--max-memory of the dcnsim command, or max_memory in Python)";
 
 /// The key of the series' part.
 const SERIES_KEY: &str = "output.series_interval_us";
