@@ -353,6 +353,58 @@ fn rates_beyond_the_largest_are_refused_naming_their_key() {
 }
 
 #[test]
+fn segment_and_header_sizes_are_bounded_for_every_protocol() {
+    let dir = one_flow();
+    // A ~4 GB header on 1-byte segments made a flow's bytes on the wire pass 64 bits.
+    for protocol in [
+        "tcp", "dctcp", "pfabric", "pdq", "mpdq", "rcp", "d3", "merp", "pace",
+    ] {
+        let proto = format!("transport.protocol={protocol}");
+        assert_refused(
+            STAR,
+            &[
+                &proto,
+                "transport.mss_bytes=1",
+                "transport.header_bytes=4294967000",
+            ],
+            &dir,
+            "transport.header_bytes",
+            &["must be from 1 to 1024 bytes", "got 4294967000"],
+        );
+        assert_refused(
+            STAR,
+            &[&proto, "transport.mss_bytes=65536"],
+            &dir,
+            "transport.mss_bytes",
+            &["must be from 1 to 65535 bytes", "IP packet"],
+        );
+        assert_refused(
+            STAR,
+            &[&proto, "transport.mss_bytes=0"],
+            &dir,
+            "transport.mss_bytes",
+            &["from 1 to 65535"],
+        );
+        // The limits themselves are valid.
+        for limits in [
+            ["transport.mss_bytes=1", "transport.header_bytes=1024"],
+            ["transport.mss_bytes=65535", "transport.header_bytes=1"],
+        ] {
+            prepare(STAR, &[&proto, limits[0], limits[1]], &dir)
+                .unwrap_or_else(|e| panic!("{protocol} {limits:?}: {e}"));
+        }
+    }
+    // At the limits, a 1000-byte flow of 1-byte segments runs: 1000 packets of 1025 bytes.
+    let out = run_in(
+        STAR,
+        &["transport.mss_bytes=1", "transport.header_bytes=1024"],
+        &dir,
+    );
+    assert!(out.flows[0].finish.is_some());
+    assert_eq!(out.flows[0].data_packets, 1000);
+}
+
+#[test]
 fn sizes_beyond_the_largest_are_refused() {
     let here = Path::new(".");
     let text = FATTREE.replace(

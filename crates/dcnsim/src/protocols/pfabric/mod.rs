@@ -82,7 +82,6 @@ pub use sender::PfabricSender;
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::scale::PathScale;
-use crate::protocols::tcp::{DEFAULT_HEADER_BYTES, DEFAULT_MSS_BYTES};
 use crate::protocols::TransportConfig;
 use crate::units::Time;
 
@@ -142,9 +141,10 @@ impl PfabricParams {
                     format!("{}; the paper uses 45 µs ≈ 3 RTT", e.message),
                 )
             })?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
         Ok(PfabricParams {
-            mss: at_least_one("mss_bytes", cfg.mss_bytes, DEFAULT_MSS_BYTES)?,
-            header: at_least_one("header_bytes", cfg.header_bytes, DEFAULT_HEADER_BYTES)?,
+            mss,
+            header,
             init_cwnd_pkts: init,
             max_cwnd_pkts: max,
             rto,
