@@ -279,8 +279,7 @@ def run_point(point: Point, out: str) -> dict[str, Any]:
             columns=False, **api._budget(point.max_memory, point.memory_share),
         )
         (tmp / POINT_JSON).write_text(
-            json.dumps({"name": point.name, "grid": point.values, "overrides": point.overrides},
-                       indent=2) + "\n",
+            json_text({"name": point.name, "grid": point.values, "overrides": point.overrides}),
             encoding="utf-8",
         )
         old = None
@@ -504,11 +503,30 @@ def _count_done(points: list[Point], out: Path, resolved: Mapping[str, Any]) -> 
     return sum(1 for p in points if p.name in resolved and is_done(p, out, resolved[p.name]))
 
 
+def json_text(data: Any) -> str:
+    """``data`` as JSON text that any JSON reader takes: a NaN or an infinity (a grid value
+    that fails its point) is written as null, since JSON has no such numbers (Python would
+    write a bare ``NaN``); dates and other objects as their text. The failed point's error,
+    name and overrides still say what the value was."""
+    return json.dumps(_finite(data), indent=2, default=str, allow_nan=False) + "\n"
+
+
+def _finite(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, Mapping):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
+
+
 def _write_json(path: Path, data: Any) -> None:
-    """``data`` as JSON into ``path``, by a rename: never a half-written file."""
+    """``data`` as JSON into ``path`` (:func:`json_text`), by a rename: never a half-written
+    file."""
     tmp = path.with_name(f"{TMP_PREFIX}{path.name}-{uuid.uuid4().hex[:8]}")
     try:
-        tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        tmp.write_text(json_text(data), encoding="utf-8")
         os.replace(tmp, path)
     finally:
         if tmp.exists():

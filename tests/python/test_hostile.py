@@ -29,6 +29,7 @@ from click.testing import CliRunner
 
 import dcnsim
 from dcnsim.cli import EXIT_INTERRUPTED, EXIT_IO_ERROR, cli
+from dcnsim.sweep import collect
 from conftest import ROOT, STAR, real_core_available
 
 sw = importlib.import_module("dcnsim.sweep")
@@ -134,6 +135,25 @@ def test_a_grid_value_json_cannot_hold_fails_its_point_alone(tmp_path, grid, bad
         assert failures[0]["point"] == bad
     assert message in r.stderr
     assert len([d for d in out.iterdir() if (d / "summary.json").is_file()]) == 1
+    # Every JSON file is JSON: a bare NaN or Infinity (what Python writes) is not; the value
+    # is null there, and the failure's name, overrides and error say what it was.
+    written = list(out.rglob("*.json"))
+    assert {p.name for p in written} >= {"sweep.json", "failures.json", "point.json"}
+    for path in written:
+        _strict_json(path)
+    if bad is not None:
+        grid = json.loads((out / "sweep.json").read_text())["grid"]["workload.load"]
+        assert grid == [0.3, None]
+        assert failures[0]["grid"] == {"workload.load": None}
+        assert bad.split("-", 1)[1] in failures[0]["overrides"][-1]
+        assert list(collect(out)["status"]) == ["ok", "failed"]  # read back from sweep.json
+
+
+def _strict_json(path: Path):
+    """The JSON in ``path``, refusing NaN and Infinity as the JSON standard does."""
+    def refuse(name):
+        raise AssertionError(f"{path}: {name} is not JSON")
+    return json.loads(path.read_text(), parse_constant=refuse)
 
 
 def test_a_grid_value_json_cannot_hold_in_a_dict_sweep(tmp_path):
