@@ -5,8 +5,9 @@ Bad input (a scenario error, a missing or unreadable file) prints ``error: <mess
 stderr and exits with code 2, like a usage error; nothing is written then (the core writes a
 result directory only when the run succeeds). Results that cannot be written (a full disk, a
 read-only folder) exit with code 74 (``EX_IOERR`` of sysexits.h), the OS's reason in the
-message. Ctrl-C exits with code 130; a sweep stops its running points first and keeps the
-finished ones for the next run.
+message. Ctrl-C exits with code 130, SIGTERM with 143 (128 + the signal, as a shell reports
+a process the signal killed); either way a sweep stops its running points first and keeps
+the finished ones for the next run.
 
 Commands import pandas, matplotlib and Dask (up to a second) only when they run, inside the
 functions that need them: ``list``, ``validate`` and ``run`` need none of them and start in a
@@ -16,6 +17,7 @@ tenth of a second.
 from __future__ import annotations
 
 import errno
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,7 +29,7 @@ import click
 from . import api, tables
 from .api import OutputError
 from .sweep import (FAILURES_JSON, SUMMARIES_CSV, SchedulerLost, SweepError, collect, load_spec,
-                    run_sweep)
+                    run_sweep, sigterm_as_interrupt)
 
 #: Exit code for bad input (same as click's usage errors).
 EXIT_BAD_INPUT = 2
@@ -39,6 +41,8 @@ EXIT_SOME_FAILED = 1
 EXIT_IO_ERROR = 74
 #: Exit code after Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED = 130
+#: Exit code after SIGTERM (128 + SIGTERM), which is handled as Ctrl-C is.
+EXIT_TERMINATED = 143
 #: OS errors that are the machine's, never the input's, wherever they come from.
 IO_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG})
 
@@ -89,7 +93,7 @@ def _fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
 @contextmanager
 def _user_errors() -> Iterator[None]:
     """Turns bad input into ``error: ...`` and exit code 2, results that cannot be written
-    into exit code 74, Ctrl-C into exit code 130."""
+    into exit code 74, Ctrl-C into exit code 130 and SIGTERM into 143."""
     try:
         core = api.core()
     except ImportError as e:
@@ -109,8 +113,10 @@ def _user_errors() -> Iterator[None]:
               code=EXIT_IO_ERROR if e.errno in IO_ERRNOS else EXIT_BAD_INPUT)
     except UnicodeDecodeError as e:
         _fail(f"scenario is not UTF-8 text: {e}")
-    except KeyboardInterrupt as e:
-        _fail(str(e) or "interrupted", code=EXIT_INTERRUPTED)
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (sweep.Terminated, or a sweep's)
+        terminated = getattr(e, "signum", None) == signal.SIGTERM
+        _fail(str(e) or "interrupted",
+              code=EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -366,5 +372,7 @@ def _paper_list(papers) -> str:
 
 
 def main() -> None:
-    """Console-script entry point (``dcnsim``)."""
-    cli(prog_name="dcnsim")
+    """Console-script entry point (``dcnsim``). SIGTERM is handled as Ctrl-C is (a sweep
+    stops its workers and keeps its finished points), with exit code 143."""
+    with sigterm_as_interrupt():
+        cli(prog_name="dcnsim")
