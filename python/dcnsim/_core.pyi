@@ -13,7 +13,12 @@ import numpy.typing as npt
 __version__: str
 
 class ScenarioError(ValueError):
-    """Bad input; ``str(e)`` is ``"key.path: message"``."""
+    """Bad input, or a run too large for its memory budget; ``str(e)`` is
+    ``"key.path: message"``."""
+
+class InternalError(ScenarioError):
+    """A Rust panic met while handling the scenario (a bug; the message says where). Raised
+    instead of pyo3's PanicException, which ``except Exception`` would not catch."""
 
 class _RunOutput(TypedDict):
     # flow_id u64, src u32, dst u32, size_bytes u64, start_s f64, finish_s f64 (NaN if
@@ -44,6 +49,8 @@ def run(
     quiet: bool,
     progress: Callable[[float, int, int], None] | None,
     columns: bool = True,
+    max_memory: int | str | None = None,
+    memory_share: int = 1,
 ) -> _RunOutput:
     """Simulates the scenario text. Releases the GIL; calls ``progress(sim_time_s,
     flows_done, flows_total)`` about every 0.2 s of wall time (it may raise
@@ -51,15 +58,33 @@ def run(
     when it cannot, raises ``OSError(errno, "could not write results: <the OS's reason>",
     out_dir)`` (no directory left; an existing one unchanged).
     With ``columns=False``, flows, series and trace are None (no numpy array is made, so
-    numpy is not imported); summary and scenario are returned as always."""
+    numpy is not imported); summary and scenario are returned as always. ``max_memory``: the
+    memory budget (bytes, "8G", "unlimited"; None: the memory available); a run whose
+    estimate, or whose memory while it runs, passes it raises ScenarioError.
+    ``memory_share``: runs that go side by side (a sweep's workers); each has that fraction
+    of the budget, and the messages say so."""
 
 def validate(
     scenario: str,
     fmt: Literal["toml", "json"],
     base_dir: str,
     overrides: list[str],
+    max_memory: int | str | None = None,
+    memory_share: int = 1,
 ) -> str:
-    """The resolved scenario (defaults filled in) as JSON text; raises ScenarioError."""
+    """The resolved scenario (defaults filled in) as JSON text, with ``_resolved`` (flows,
+    hosts, topology, memory: estimate_bytes, budget_bytes, budget, parts); raises
+    ScenarioError, also for a run whose memory estimate passes ``max_memory``."""
+
+def parse_memory(text: str) -> int | None:
+    """The bytes of a memory size ("8G", "1.5GiB", "123"), None for "unlimited"; raises
+    ScenarioError otherwise."""
+
+def available_memory() -> int:
+    """The memory available now, in bytes: the default budget."""
 
 def catalog() -> dict[str, list[tuple[str, str]]]:
     """``{"protocols"|"lbs"|"topologies"|"workloads"|"sizes": [(name, description), ...]}``."""
+
+def _panic_for_tests(message: str) -> None:
+    """Panics in the core with ``message``; raises InternalError (for tests of that)."""

@@ -113,6 +113,11 @@ def scenario_json(scenario: Mapping[str, Any]) -> str:
     return json.dumps(json_ready(scenario), allow_nan=False)
 
 
+#: A memory budget: bytes (an int), a size with a unit (``"8G"``, ``"1.5GiB"``, ``"500M"``),
+#: ``"unlimited"``, or None for the memory the machine has available when the run starts.
+MaxMemory = Union[int, str, None]
+
+
 def core() -> ModuleType:
     """The compiled extension ``dcnsim._core``, imported on first use.
 
@@ -149,15 +154,28 @@ def _override_list(overrides: Iterable[str] | str) -> list[str]:
     return [str(o) for o in overrides]
 
 
-def validate(scenario: ScenarioLike, overrides: Iterable[str] = ()) -> dict[str, Any]:
+def _budget(max_memory: MaxMemory, share: int = 1) -> dict[str, Any]:
+    """The core's ``max_memory`` and ``memory_share`` keywords, each left out at the core's
+    default (None: the memory available; 1: the whole budget)."""
+    kw: dict[str, Any] = {} if max_memory is None else {"max_memory": max_memory}
+    if share != 1:
+        kw["memory_share"] = share
+    return kw
+
+
+def validate(scenario: ScenarioLike, overrides: Iterable[str] = (), *,
+             max_memory: MaxMemory = None) -> dict[str, Any]:
     """Checks a scenario without running it; returns it resolved, every default filled in.
 
     Call it to catch a mistake before a long run or a sweep. ``overrides`` are
-    ``"key.path=value"`` strings applied on top of the scenario, as ``--set`` does.
+    ``"key.path=value"`` strings applied on top of the scenario, as ``--set`` does. The
+    memory estimate of the run is checked against ``max_memory`` as :func:`run` checks it;
+    ``result["_resolved"]["memory"]`` holds the estimate and the budget.
     Raises :class:`dcnsim.ScenarioError` naming the key path of the first problem.
     """
     text, fmt, base_dir = scenario_args(scenario)
-    return json.loads(core().validate(text, fmt, base_dir, _override_list(overrides)))
+    return json.loads(core().validate(text, fmt, base_dir, _override_list(overrides),
+                                      **_budget(max_memory)))
 
 
 def run(
@@ -166,6 +184,7 @@ def run(
     overrides: Iterable[str] = (),
     out: str | os.PathLike[str] | None = None,
     quiet: bool = True,
+    max_memory: MaxMemory = None,
 ) -> Results:
     """Simulates ``scenario`` and returns its :class:`Results`.
 
@@ -175,12 +194,14 @@ def run(
     and missing parent folders are created only once the run has succeeded. Unless ``quiet``,
     progress shows on stderr: a bar after two seconds on a terminal, else a plain line every
     five seconds. Ctrl-C stops the run with ``KeyboardInterrupt``. Raises
-    :class:`dcnsim.ScenarioError` for bad input, :class:`OutputError` (an ``OSError``) when
-    the results cannot be written, with the OS's reason ("No space left on device").
+    :class:`dcnsim.ScenarioError` for bad input, and for a run whose memory estimate passes
+    ``max_memory`` (bytes, ``"8G"``, ``"unlimited"``; by default the memory available), before
+    it allocates, or whose memory passes it while it runs; :class:`OutputError` (an ``OSError``)
+    when the results cannot be written, with the OS's reason ("No space left on device").
     """
     from .results import Results
 
-    raw = _run_core(scenario, overrides, out, quiet, columns=True)[0]
+    raw = _run_core(scenario, overrides, out, quiet, columns=True, max_memory=max_memory)[0]
     out_dir = None if out is None else str(Path(out))
     return Results.from_core(raw, scenario=json.loads(raw["scenario"]), path=out_dir)
 
@@ -191,6 +212,7 @@ def run_summary(
     overrides: Iterable[str] = (),
     out: str | os.PathLike[str] | None = None,
     quiet: bool = True,
+    max_memory: MaxMemory = None,
 ) -> dict[str, Any]:
     """Like :func:`run`, but returns only the summary dict (summary.json).
 
@@ -198,7 +220,7 @@ def run_summary(
     columns cross into Python, so neither numpy nor pandas is imported: ``dcnsim run`` uses
     this to start fast.
     """
-    return _run_core(scenario, overrides, out, quiet, columns=False)[1]
+    return _run_core(scenario, overrides, out, quiet, columns=False, max_memory=max_memory)[1]
 
 
 def _run_core(
@@ -207,6 +229,7 @@ def _run_core(
     out: str | os.PathLike[str] | None,
     quiet: bool,
     columns: bool,
+    max_memory: MaxMemory = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The core's raw output and the parsed summary, with progress shown unless ``quiet``."""
     text, fmt, base_dir = scenario_args(scenario)
@@ -214,7 +237,8 @@ def _run_core(
     out_dir = None if out is None else str(Path(out))
     with progress_bar(quiet) as callback:
         try:
-            raw = core().run(text, fmt, base_dir, ovr, out_dir, quiet, callback, columns=columns)
+            raw = core().run(text, fmt, base_dir, ovr, out_dir, quiet, callback, columns=columns,
+                             **_budget(max_memory))
         except OSError as e:  # the core's only OSError: writing the result directory
             if out_dir is None:
                 raise

@@ -5,8 +5,9 @@ Bad input (a scenario error, a missing or unreadable file) prints ``error: <mess
 stderr and exits with code 2, like a usage error; nothing is written then (the core writes a
 result directory only when the run succeeds). Results that cannot be written (a full disk, a
 read-only folder) exit with code 74 (``EX_IOERR`` of sysexits.h), the OS's reason in the
-message. Ctrl-C exits with code 130; a sweep stops its running points first and keeps the
-finished ones for the next run.
+message. Ctrl-C exits with code 130, SIGTERM with 143 (128 + the signal, as a shell reports
+a process the signal killed); either way a sweep stops its running points first and keeps
+the finished ones for the next run.
 
 Commands import pandas, matplotlib and Dask (up to a second) only when they run, inside the
 functions that need them: ``list``, ``validate`` and ``run`` need none of them and start in a
@@ -16,6 +17,7 @@ tenth of a second.
 from __future__ import annotations
 
 import errno
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,7 +29,7 @@ import click
 from . import api, tables
 from .api import OutputError
 from .sweep import (FAILURES_JSON, SUMMARIES_CSV, SchedulerLost, SweepError, collect, load_spec,
-                    run_sweep)
+                    run_sweep, sigterm_as_interrupt)
 
 #: Exit code for bad input (same as click's usage errors).
 EXIT_BAD_INPUT = 2
@@ -39,6 +41,8 @@ EXIT_SOME_FAILED = 1
 EXIT_IO_ERROR = 74
 #: Exit code after Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED = 130
+#: Exit code after SIGTERM (128 + SIGTERM), which is handled as Ctrl-C is.
+EXIT_TERMINATED = 143
 #: OS errors that are the machine's, never the input's, wherever they come from.
 IO_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG})
 
@@ -51,6 +55,36 @@ _set_option = click.option(
 )
 
 
+def _check_memory(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--max-memory``: refused at once (exit code 2) unless the core can read it."""
+    if value is None:
+        return None
+    try:
+        core = api.core()
+    except ImportError:
+        return value  # the missing core is reported where the command needs it
+    try:
+        core.parse_memory(value)
+    except core.ScenarioError as e:
+        raise click.BadParameter(str(e)) from None
+    return value
+
+
+def _memory_option(text: str = "Memory budget: refuse a run whose estimate passes SIZE "
+                   "(bytes, 500M, 8G, 1.5GiB, or unlimited). Default: the memory available "
+                   "now.") -> Any:
+    return click.option("--max-memory", "max_memory", metavar="SIZE", callback=_check_memory,
+                        help=text)
+
+
+#: --max-memory of the commands that run points side by side.
+_SHARED_MEMORY_HELP = (
+    "Memory budget of the whole command (bytes, 500M, 8G, 1.5GiB, or unlimited; default: the "
+    "memory available when it starts): the points that run side by side on local workers, "
+    "min(--workers, points), each get an equal share of it. With --scheduler, each point "
+    "gets all of it.")
+
+
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
@@ -59,7 +93,7 @@ def _fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
 @contextmanager
 def _user_errors() -> Iterator[None]:
     """Turns bad input into ``error: ...`` and exit code 2, results that cannot be written
-    into exit code 74, Ctrl-C into exit code 130."""
+    into exit code 74, Ctrl-C into exit code 130 and SIGTERM into 143."""
     try:
         core = api.core()
     except ImportError as e:
@@ -79,8 +113,10 @@ def _user_errors() -> Iterator[None]:
               code=EXIT_IO_ERROR if e.errno in IO_ERRNOS else EXIT_BAD_INPUT)
     except UnicodeDecodeError as e:
         _fail(f"scenario is not UTF-8 text: {e}")
-    except KeyboardInterrupt as e:
-        _fail(str(e) or "interrupted", code=EXIT_INTERRUPTED)
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (sweep.Terminated, or a sweep's)
+        terminated = getattr(e, "signum", None) == signal.SIGTERM
+        _fail(str(e) or "interrupted",
+              code=EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -98,11 +134,14 @@ def cli() -> None:
 )
 @_set_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar, no summary table.")
-def run(scenario: str, out: Path | None, overrides: tuple[str, ...], quiet: bool) -> None:
+@_memory_option()
+def run(scenario: str, out: Path | None, overrides: tuple[str, ...], quiet: bool,
+        max_memory: str | None) -> None:
     """Simulate SCENARIO.toml and print a short summary."""
     # The core writes the result directory; the table needs only the summary, not DataFrames.
     with _user_errors():
-        summary = api.run_summary(scenario, overrides=overrides, out=out, quiet=quiet)
+        summary = api.run_summary(scenario, overrides=overrides, out=out, quiet=quiet,
+                                  max_memory=max_memory)
     if not quiet:
         click.echo(tables.summary_table(summary))
     if out is not None:
@@ -112,11 +151,24 @@ def run(scenario: str, out: Path | None, overrides: tuple[str, ...], quiet: bool
 @cli.command()
 @click.argument("scenario", metavar="SCENARIO.toml")
 @_set_option
-def validate(scenario: str, overrides: tuple[str, ...]) -> None:
-    """Check SCENARIO.toml without running it."""
+@_memory_option()
+def validate(scenario: str, overrides: tuple[str, ...], max_memory: str | None) -> None:
+    """Check SCENARIO.toml without running it (its memory estimate included)."""
     with _user_errors():
-        resolved = api.validate(scenario, overrides=overrides)
-    click.echo(f"ok: {describe(resolved, default_name=Path(scenario).stem)}")
+        resolved = api.validate(scenario, overrides=overrides, max_memory=max_memory)
+    memory = resolved.get("_resolved", {}).get("memory")
+    needs = (f"; needs about {_size(memory['estimate_bytes'])} of memory (budget "
+             f"{memory['budget']})" if memory else "")
+    click.echo(f"ok: {describe(resolved, default_name=Path(scenario).stem)}{needs}")
+
+
+def _size(b: float) -> str:
+    """Bytes in powers of 1000, as the core prints them."""
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if b < 1000 or unit == "TB":
+            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+        b /= 1000
+    return f"{b:.1f} TB"
 
 
 def describe(s: dict[str, Any], default_name: str = "scenario") -> str:
@@ -176,13 +228,17 @@ def list_cmd() -> None:
 )
 @click.option("--flows", type=click.IntRange(min=1), help="Number of flows (default 2000).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
-def demo(out: Path, flows: int | None, quiet: bool) -> None:
+@_memory_option("Memory budget of each of the two runs, which go one after the other (bytes, "
+                "500M, 8G, 1.5GiB, or unlimited). Default: the memory available when each "
+                "starts.")
+def demo(out: Path, flows: int | None, quiet: bool, max_memory: str | None) -> None:
     """TCP NewReno vs DCTCP on a k=4 fat-tree with the web-search workload."""
     from . import demo as demo_mod
 
     with _user_errors():
         results = demo_mod.run_demo(
-            out, flows=flows, quiet=quiet, log=lambda line: click.echo(line, err=True)
+            out, flows=flows, quiet=quiet, log=lambda line: click.echo(line, err=True),
+            max_memory=max_memory,
         )
     click.echo(tables.comparison_table({p: r.summary for p, r in results.items()}))
     click.echo(f"\nwrote {out}/flows.csv, {out}/summary.json, {out}/fct_by_size.png")
@@ -198,14 +254,15 @@ def demo(out: Path, flows: int | None, quiet: bool) -> None:
               help="Run on this Dask distributed scheduler instead of local processes.")
 @click.option("--force", is_flag=True, help="Re-run points that are already finished.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@_memory_option(_SHARED_MEMORY_HELP)
 def sweep(sweep_file: str, out: Path, workers: int | None, scheduler: str | None, force: bool,
-          quiet: bool) -> None:
+          quiet: bool, max_memory: str | None) -> None:
     """Run every point of the grid in SWEEP.toml; finished points are kept (resume)."""
     with _user_errors():
         spec = load_spec(sweep_file)
         outcome = run_sweep(
             spec, out, workers=workers, scheduler=scheduler, force=force, quiet=quiet,
-            log=lambda line: click.echo(line, err=True),
+            log=lambda line: click.echo(line, err=True), max_memory=max_memory,
         )
         frame = collect(out, spec.points())
         try:
@@ -256,9 +313,12 @@ def plot(directory: Path) -> None:
 @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run the sweeps on this Dask scheduler.")
 @click.option("--force", is_flag=True, help="Re-run simulation points already finished.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
+@_memory_option("Memory budget of each figure's sweep (they run one after the other), as "
+                "`dcnsim sweep --max-memory` takes it: the points that run side by side share "
+                "it equally. Default: the memory available when each sweep starts.")
 def reproduce(paper: str | None, list_papers: bool, figure_id: str | None, include_long: bool,
               quick: bool, out: Path | None, workers: int | None, scheduler: str | None,
-              force: bool, quiet: bool) -> None:
+              force: bool, quiet: bool, max_memory: str | None) -> None:
     """Re-run a paper's figures (merp, pace, tr, mcp, pdq, core) and compare with its numbers."""
     from . import experiments
     from .experiments import runner
@@ -285,7 +345,7 @@ def reproduce(paper: str | None, list_papers: bool, figure_id: str | None, inclu
         rep = runner.reproduce(p, out, figure=figure_id, quick=quick, workers=workers,
                                scheduler=scheduler, force=force, quiet=quiet,
                                log=lambda line: click.echo(line, err=True),
-                               include_long=include_long)
+                               include_long=include_long, max_memory=max_memory)
     for f in rep.figures:
         counts = f.comparison["verdict"].value_counts()
         click.echo(f"{f.figure.id}: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in
@@ -312,5 +372,7 @@ def _paper_list(papers) -> str:
 
 
 def main() -> None:
-    """Console-script entry point (``dcnsim``)."""
-    cli(prog_name="dcnsim")
+    """Console-script entry point (``dcnsim``). SIGTERM is handled as Ctrl-C is (a sweep
+    stops its workers and keeps its finished points), with exit code 143."""
+    with sigterm_as_interrupt():
+        cli(prog_name="dcnsim")

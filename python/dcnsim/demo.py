@@ -25,11 +25,13 @@ TITLE = "TCP NewReno vs DCTCP, k=4 fat-tree, web-search load 0.6: FCT by flow si
 
 
 def run_demo(
-    out: str | Path, flows: int | None = None, quiet: bool = False, log=None
+    out: str | Path, flows: int | None = None, quiet: bool = False, log=None,
+    max_memory: api.MaxMemory = None,
 ) -> dict[str, Results]:
     """Runs the demo into ``out`` and writes the comparison files; returns the Results by
     protocol. ``flows`` overrides ``workload.flows`` (for a quicker run); ``log`` is called
-    with a line of text before each run."""
+    with a line of text before each run; ``max_memory`` is each run's memory budget (they run
+    one after the other), as :func:`dcnsim.run` takes it."""
     out = Path(out)
     common = [] if flows is None else [f"workload.flows={int(flows)}"]
     results: dict[str, Results] = {}
@@ -45,6 +47,7 @@ def run_demo(
                 overrides=common + [f"transport.protocol={proto}"],
                 out=out / proto,
                 quiet=quiet,
+                max_memory=max_memory,
             )
     write_comparison(results, out)
     return results

@@ -33,12 +33,11 @@ import re
 import shutil
 import signal
 import sys
-import time
 import tomllib
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,9 +70,44 @@ class SchedulerLost(RuntimeError):
 
 
 class SweepInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped a sweep: the points that finished are kept (the same sweep resumes),
-    the ones that were running are stopped and leave nothing behind; ``str(e)`` says how
-    many points finished."""
+    """Ctrl-C (or SIGTERM) stopped a sweep: the points that finished are kept (the same sweep
+    resumes), the ones that were running are stopped and leave nothing behind; ``str(e)``
+    says how many points finished, ``signum`` which signal it was."""
+
+    def __init__(self, message: str, signum: int = signal.SIGINT) -> None:
+        super().__init__(message)
+        self.signum = signum
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread while :func:`sigterm_as_interrupt` is in force, so
+    that whatever stops cleanly on Ctrl-C stops the same way on SIGTERM (a sweep: its workers
+    stopped, its finished points kept)."""
+
+    signum = signal.SIGTERM
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """While the block runs, SIGTERM raises :class:`Terminated` (a ``KeyboardInterrupt``) in
+    the main thread instead of killing the process at once, which left a sweep's workers
+    running on their own. Only where SIGTERM has its default action: a handler of the
+    caller's own is left alone. The default action is back afterwards."""
+    import threading
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL):
+        yield
+        return
+
+    def terminated(signum: int, frame: Any) -> None:
+        raise Terminated("terminated (SIGTERM)")
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @dataclass(frozen=True)
@@ -88,6 +122,11 @@ class Point:
     base_dir: str
     #: Why the point cannot run, found before the core sees it (a NaN in its grid values).
     error: str | None = None
+    #: The memory budget of the point's run (``dcnsim.run``'s ``max_memory``); not part of
+    #: the scenario, so not of the point's name either.
+    max_memory: int | str | None = None
+    #: How many points share that budget, running side by side: each has that fraction.
+    memory_share: int = 1
 
 
 @dataclass
@@ -271,11 +310,10 @@ def run_point(point: Point, out: str) -> dict[str, Any]:
         # columns=False: only the summary crosses into Python, so the worker never imports numpy
         raw = api.core().run(
             point.text, point.fmt, point.base_dir, list(point.overrides), str(tmp), True, None,
-            columns=False,
+            columns=False, **api._budget(point.max_memory, point.memory_share),
         )
         (tmp / POINT_JSON).write_text(
-            json.dumps({"name": point.name, "grid": point.values, "overrides": point.overrides},
-                       indent=2) + "\n",
+            json_text({"name": point.name, "grid": point.values, "overrides": point.overrides}),
             encoding="utf-8",
         )
         old = None
@@ -361,7 +399,8 @@ def check_points(points: list[Point]) -> tuple[dict[str, dict[str, Any]], list[F
             failures.append(Failure(p, p.error))
             continue
         try:
-            scenario = json.loads(core.validate(p.text, p.fmt, p.base_dir, list(p.overrides)))
+            scenario = json.loads(core.validate(p.text, p.fmt, p.base_dir, list(p.overrides),
+                                                **api._budget(p.max_memory, p.memory_share)))
         except core.ScenarioError as e:
             failures.append(Failure(p, str(e)))
             continue
@@ -383,12 +422,16 @@ def run_sweep(
     force: bool = False,
     quiet: bool = True,
     log: Callable[[str], None] | None = None,
+    max_memory: int | str | None = None,
 ) -> Outcome:
     """Runs the points of ``spec`` that are not finished in ``out`` (all of them with ``force``).
 
-    Invalid points (a bad value at some grid point) are failures and do not run; the others
-    run on ``workers`` local processes (default: every core), one fresh process per point, or
-    on the Dask cluster at ``scheduler``. ``log`` receives one line per failure. Unless
+    Invalid points (a bad value at some grid point, or a run too large for its share of the
+    memory budget) are failures and do not run; the others run on ``workers`` local
+    processes (default: every core), one fresh process per point, or on the Dask cluster at
+    ``scheduler``. ``max_memory`` (as :func:`dcnsim.run` takes it; default: the memory
+    available now) is the whole sweep's: the points that run side by side on local workers,
+    min(workers, points), each have an equal share of it; on Dask, each point has all of it. ``log`` receives one line per failure. Unless
     ``quiet``, stderr shows the points done: a bar on a terminal, else a line every few
     seconds (:mod:`dcnsim.progress`).
 
@@ -396,11 +439,15 @@ def run_sweep(
     a finished result since (a Dask worker finished it after its sweep gave up on it) is
     dropped from it first. Ctrl-C stops the running points (their temporary folders are
     removed), keeps the finished ones and raises :class:`SweepInterrupted`: running the same
-    sweep again resumes. Raises :class:`~dcnsim.api.OutputError` when the sweep folder cannot
-    be written.
+    sweep again resumes. SIGTERM does the same (:func:`sigterm_as_interrupt`; its
+    :class:`SweepInterrupted` has ``signum`` SIGTERM). Raises
+    :class:`~dcnsim.api.OutputError` when the sweep folder cannot be written.
     """
     out = Path(out)
     points = spec.points()
+    workers = workers or os.cpu_count() or 1
+    points = [replace(p, **_memory_of_points(max_memory, len(points), workers, scheduler))
+              for p in points]
     resolved, failures = check_points(points)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -436,10 +483,11 @@ def run_sweep(
                 with bar.external_write_mode(file=sys.stderr):  # keep the bar intact
                     say(f"point {p.name} ({', '.join(p.overrides) or 'base'}) failed: {error}")
 
-        if scheduler:
-            _run_dask(todo, out, scheduler, done)
-        else:
-            _run_local(todo, out, workers or os.cpu_count() or 1, done)
+        with sigterm_as_interrupt():
+            if scheduler:
+                _run_dask(todo, out, scheduler, done)
+            else:
+                _run_local(todo, out, workers, done)
     except SchedulerLost as e:
         bar.close()
         # no temporaries are removed: the cluster's workers may still be writing points
@@ -452,7 +500,7 @@ def run_sweep(
             f"{e}; {finished}/{len(points)} points finished, kept in {out}; the same sweep "
             "again runs the rest (points still running on the cluster's workers may finish "
             "meanwhile, and are then kept)") from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         bar.close()
         if not scheduler:  # the stopped points' temporary folders; Dask's tasks still run
             _clean_temporaries(out)
@@ -461,13 +509,31 @@ def run_sweep(
         except OSError:
             pass  # the interrupt is what to report; the next run rewrites the file
         finished = _count_done(points, out, resolved)  # a worker may end unheard
+        signum = getattr(e, "signum", signal.SIGINT)
+        how = "terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted"
         raise SweepInterrupted(
-            f"interrupted: {finished}/{len(points)} points finished, kept in {out}; "
-            "the same sweep again runs the rest") from None
+            f"{how}: {finished}/{len(points)} points finished, kept in {out}; "
+            "the same sweep again runs the rest", signum) from None
     finally:
         bar.close()
     _write_failures(out, points, outcome, earlier)
     return outcome
+
+
+def _memory_of_points(max_memory: int | str | None, points: int, workers: int,
+                      scheduler: str | None) -> dict[str, Any]:
+    """Each point's budget: on local workers, an equal share of the sweep's budget
+    (``max_memory``, else the memory available now) among the points that run side by side,
+    min(workers, points), so that together they stay within it. On Dask, the whole budget:
+    each point runs on some worker's machine (whose memory available is the default), and
+    Dask's own per-worker memory limit is what shares a machine."""
+    side_by_side = min(workers, points)
+    if scheduler or side_by_side <= 1:
+        return {"max_memory": max_memory}
+    if max_memory is None:
+        # read once: each worker's own reading would miss what the others will still take
+        max_memory = api.core().available_memory()
+    return {"max_memory": max_memory, "memory_share": side_by_side}
 
 
 def _count_done(points: list[Point], out: Path, resolved: Mapping[str, Any]) -> int:
@@ -475,11 +541,30 @@ def _count_done(points: list[Point], out: Path, resolved: Mapping[str, Any]) -> 
     return sum(1 for p in points if p.name in resolved and is_done(p, out, resolved[p.name]))
 
 
+def json_text(data: Any) -> str:
+    """``data`` as JSON text that any JSON reader takes: a NaN or an infinity (a grid value
+    that fails its point) is written as null, since JSON has no such numbers (Python would
+    write a bare ``NaN``); dates and other objects as their text. The failed point's error,
+    name and overrides still say what the value was."""
+    return json.dumps(_finite(data), indent=2, default=str, allow_nan=False) + "\n"
+
+
+def _finite(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, Mapping):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
+
+
 def _write_json(path: Path, data: Any) -> None:
-    """``data`` as JSON into ``path``, by a rename: never a half-written file."""
+    """``data`` as JSON into ``path`` (:func:`json_text`), by a rename: never a half-written
+    file."""
     tmp = path.with_name(f"{TMP_PREFIX}{path.name}-{uuid.uuid4().hex[:8]}")
     try:
-        tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        tmp.write_text(json_text(data), encoding="utf-8")
         os.replace(tmp, path)
     finally:
         if tmp.exists():
@@ -546,18 +631,19 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     ctx.set_forkserver_preload(["dcnsim.sweep", "dcnsim._core"])
     return ctx
 
-
-#: Seconds a stopped worker gets to die of SIGTERM before it is killed.
-STOP_GRACE_S = 3.0
+#: The signals the parent alone acts on: a worker has them blocked, then ignored.
+PARENT_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 
 
 def _point_process(fn: Callable[[Point, str], Any], point: Point, out: str, conn: Any) -> None:
     """A worker process: runs one point and sends back ``(error text or None, io)``.
 
-    Ctrl-C is ignored here (forked by the fork server, it has SIGINT blocked from the start:
-    :func:`_start_fork_server`): from a terminal it reaches the whole process group, and the
-    parent decides (it stops the workers itself), so a point is never half-reported."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    Ctrl-C and SIGTERM are ignored here (forked by the fork server, it has them blocked from
+    the start: :func:`_start_fork_server`): from a terminal, or from a service manager, they
+    reach the whole process group, and the parent decides (it stops the workers itself, with
+    SIGKILL), so a point is never reported as failed for being stopped."""
+    for s in PARENT_SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
     try:
         fn(point, out)
     except BaseException as e:  # the point's own error, sent back as text
@@ -590,9 +676,9 @@ def _run_local(todo: list[Point], out: Path, workers: int,
     never inherits another's state and a process that dies (a crash, an out-of-memory kill)
     fails its own point only. ``done(point, error, io)`` is called in the order points end.
 
-    On Ctrl-C (any exception), the points not started are dropped and the running workers are
-    stopped (SIGTERM, then SIGKILL after :data:`STOP_GRACE_S`) before the exception goes on:
-    no worker outlives the sweep, and none of them is reported. ``fn`` is the point function
+    On Ctrl-C or SIGTERM (any exception), the points not started are dropped and the running
+    workers are killed before the exception goes on: no worker outlives the sweep, and none
+    of them is reported. ``fn`` is the point function
     (a seam for tests)."""
     from collections import deque
     from multiprocessing.connection import wait
@@ -610,7 +696,7 @@ def _run_local(todo: list[Point], out: Path, workers: int,
                 recv, send = ctx.Pipe(duplex=False)
                 proc = ctx.Process(target=_point_process, args=(fn, p, str(out), send),
                                    name=f"dcnsim-point-{p.name}", daemon=True)
-                with _sigint_deferred():  # a started process is always known, to be stopped
+                with _signals_deferred():  # a started process is always known, to be stopped
                     proc.start()
                     running[recv] = (proc, p)
                 send.close()  # the child holds the other copy: EOF here when it dies
@@ -635,38 +721,45 @@ def _run_local(todo: list[Point], out: Path, workers: int,
 
 
 @contextmanager
-def _sigint_deferred() -> Iterator[None]:
-    """Holds Ctrl-C back until the block ends, and raises it then (in the main thread; a
-    handler that records it stands in meanwhile, so no other code can let it through)."""
+def _signals_deferred() -> Iterator[None]:
+    """Holds Ctrl-C and SIGTERM back until the block ends, and acts on the first one then as
+    its handler would have (in the main thread; a handler that records them stands in
+    meanwhile, so no other code can let them through)."""
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    previous = {s: signal.signal(s, lambda signum, frame: caught.append(signum))
+                for s in PARENT_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
     if caught:
-        if callable(previous):
-            previous(signal.SIGINT, None)  # Python's own handler raises KeyboardInterrupt
-        elif previous == signal.SIG_DFL:
+        handler = previous[caught[0]]
+        if callable(handler):
+            handler(caught[0], None)  # Python's SIGINT handler raises KeyboardInterrupt
+        elif handler == signal.SIG_DFL and caught[0] == signal.SIGTERM:
+            signal.raise_signal(caught[0])  # what it would have done: end the process
+        elif handler == signal.SIG_DFL:
             raise KeyboardInterrupt
 
 
 def _start_fork_server(ctx: Any) -> None:
-    """Starts the fork server (if ``ctx`` uses one) with SIGINT blocked, so that every worker
-    it forks has SIGINT blocked from its first instruction: Ctrl-C at a terminal reaches the
-    whole process group, and the parent alone decides what happens to its workers. The
-    resource tracker starts first, as it sets the signal mask itself."""
+    """Starts the fork server (if ``ctx`` uses one) with SIGINT and SIGTERM blocked, so that
+    every worker it forks has them blocked from its first instruction: Ctrl-C at a terminal
+    (or SIGTERM to the group) reaches the whole process group, and the parent alone decides
+    what happens to its workers. The fork server exits when the parent does (its pipe
+    closes). The resource tracker starts first, as it sets the signal mask itself."""
     if ctx.get_start_method() != "forkserver" or not hasattr(signal, "pthread_sigmask"):
         return
     from multiprocessing import forkserver, resource_tracker
 
     resource_tracker.ensure_running()
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, PARENT_SIGNALS)
     try:
         forkserver.ensure_running()
     finally:
@@ -674,16 +767,14 @@ def _start_fork_server(ctx: Any) -> None:
 
 
 def _stop(procs: list[Any]) -> None:
-    """Terminates worker processes and waits for them: SIGTERM, then SIGKILL."""
+    """Kills worker processes and waits for them. SIGKILL at once: they ignore SIGTERM
+    (:func:`_point_process`), and a stopped point's state is thrown away either way (the
+    parent removes its temporary folder)."""
     for proc in procs:
-        if proc.is_alive():
-            proc.terminate()
-    deadline = time.monotonic() + STOP_GRACE_S
-    for proc in procs:
-        proc.join(max(0.0, deadline - time.monotonic()))
         if proc.is_alive():
             proc.kill()
-            proc.join()
+    for proc in procs:
+        proc.join()
 
 
 def _run_dask(todo: list[Point], out: Path, scheduler: str,
@@ -808,6 +899,7 @@ def sweep(
     scheduler: str | None = None,
     force: bool = False,
     quiet: bool = True,
+    max_memory: int | str | None = None,
 ) -> pd.DataFrame:
     """Runs a sweep and returns one DataFrame of all its points' summaries.
 
@@ -816,11 +908,13 @@ def sweep(
     ``out`` are kept unless ``force``. ``workers`` local processes (default: every core), or
     the Dask scheduler at ``scheduler`` (``"tcp://host:8786"``). Failed points are rows with
     ``status == "failed"`` and their ``error``; the frame is also written to
-    ``out/summaries.csv``. Raises :class:`SweepError` (or ``dcnsim.ScenarioError``) for a
+    ``out/summaries.csv``. ``max_memory`` is the sweep's memory budget, shared equally by the
+    points that run side by side (:func:`run_sweep`). Raises :class:`SweepError` (or ``dcnsim.ScenarioError``) for a
     broken sweep, before anything runs.
     """
     s = load_spec(spec)
-    run_sweep(s, out, workers=workers, scheduler=scheduler, force=force, quiet=quiet)
+    run_sweep(s, out, workers=workers, scheduler=scheduler, force=force, quiet=quiet,
+              max_memory=max_memory)
     frame = collect(out, s.points())
     frame.to_csv(Path(out) / SUMMARIES_CSV, index=False)
     return frame

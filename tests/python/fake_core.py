@@ -101,11 +101,13 @@ def make() -> types.ModuleType:
             raise ScenarioError(f"transport.protocol: unknown protocol '{tree['transport']['protocol']}'")
         return tree
 
-    def validate(scenario, fmt, base_dir, overrides):
+    # The budget keywords are taken and not enforced (the real core's tests check them).
+    def validate(scenario, fmt, base_dir, overrides, max_memory=None, memory_share=1):
         m.calls.append(("validate", list(overrides)))
         return json.dumps(resolve(scenario, fmt, base_dir, overrides))
 
-    def run(scenario, fmt, base_dir, overrides, out_dir, quiet, progress, columns=True):
+    def run(scenario, fmt, base_dir, overrides, out_dir, quiet, progress, columns=True,
+            max_memory=None, memory_share=1):
         m.calls.append(("run", list(overrides)))
         s = resolve(scenario, fmt, base_dir, overrides)
         if m.fail_run:
@@ -128,6 +130,7 @@ def make() -> types.ModuleType:
 
     m.validate = validate
     m.run = run
+    m.available_memory = lambda: 8_000_000_000
     m.catalog = lambda: {k: list(v) for k, v in CATALOG.items()}
     return m
 

@@ -28,7 +28,8 @@ import pytest
 from click.testing import CliRunner
 
 import dcnsim
-from dcnsim.cli import EXIT_INTERRUPTED, EXIT_IO_ERROR, cli
+from dcnsim.cli import EXIT_INTERRUPTED, EXIT_IO_ERROR, EXIT_TERMINATED, cli
+from dcnsim.sweep import collect
 from conftest import ROOT, STAR, real_core_available
 
 sw = importlib.import_module("dcnsim.sweep")
@@ -134,6 +135,25 @@ def test_a_grid_value_json_cannot_hold_fails_its_point_alone(tmp_path, grid, bad
         assert failures[0]["point"] == bad
     assert message in r.stderr
     assert len([d for d in out.iterdir() if (d / "summary.json").is_file()]) == 1
+    # Every JSON file is JSON: a bare NaN or Infinity (what Python writes) is not; the value
+    # is null there, and the failure's name, overrides and error say what it was.
+    written = list(out.rglob("*.json"))
+    assert {p.name for p in written} >= {"sweep.json", "failures.json", "point.json"}
+    for path in written:
+        _strict_json(path)
+    if bad is not None:
+        grid = json.loads((out / "sweep.json").read_text())["grid"]["workload.load"]
+        assert grid == [0.3, None]
+        assert failures[0]["grid"] == {"workload.load": None}
+        assert bad.split("-", 1)[1] in failures[0]["overrides"][-1]
+        assert list(collect(out)["status"]) == ["ok", "failed"]  # read back from sweep.json
+
+
+def _strict_json(path: Path):
+    """The JSON in ``path``, refusing NaN and Infinity as the JSON standard does."""
+    def refuse(name):
+        raise AssertionError(f"{path}: {name} is not JSON")
+    return json.loads(path.read_text(), parse_constant=refuse)
 
 
 def test_a_grid_value_json_cannot_hold_in_a_dict_sweep(tmp_path):
@@ -247,14 +267,21 @@ def _session(sid: int) -> list[str]:
 def _ctrl_c_ready():
     os.setsid()  # its own session, to find its descendants and signal its group
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # pytest may run with SIGINT ignored
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.parametrize("sig, code, said", [
+    (signal.SIGINT, EXIT_INTERRUPTED, "interrupted"),
+    (signal.SIGTERM, EXIT_TERMINATED, "terminated (SIGTERM)"),
+])
 @pytest.mark.parametrize("target", ["group", "process"])
-def test_ctrl_c_stops_a_sweep_quickly_and_the_same_sweep_resumes(tmp_path, target):
+def test_ctrl_c_stops_a_sweep_quickly_and_the_same_sweep_resumes(tmp_path, target, sig, code,
+                                                                  said):
     # 6 points of half a second or more each on 2 workers; Ctrl-C once the first point is
     # finished, with points still running and queued. To the group: Ctrl-C at a terminal; to
-    # the process alone: `kill -INT`.
+    # the process alone: `kill -INT`. SIGTERM, to the group (a service manager stopping it) or
+    # to the process (`kill`), is handled the same way, with exit code 143.
     path = tmp_path / "sweep.toml"
     path.write_text(f'scenario = "{ROOT / "examples" / "demo.toml"}"\n[base]\n'
                     'workload.flows = 200\n[grid]\nseed = [1, 2, 3]\n'
@@ -269,9 +296,9 @@ def test_ctrl_c_stops_a_sweep_quickly_and_the_same_sweep_resumes(tmp_path, targe
             assert p.poll() is None and time.monotonic() < deadline, p.communicate()
             time.sleep(0.05)
         if target == "group":
-            os.killpg(p.pid, signal.SIGINT)
+            os.killpg(p.pid, sig)
         else:
-            os.kill(p.pid, signal.SIGINT)
+            os.kill(p.pid, sig)
         sent = time.monotonic()
         _, stderr = p.communicate(timeout=15)
         took = time.monotonic() - sent
@@ -279,12 +306,12 @@ def test_ctrl_c_stops_a_sweep_quickly_and_the_same_sweep_resumes(tmp_path, targe
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
-    assert p.returncode == EXIT_INTERRUPTED, stderr
+    assert p.returncode == code, stderr
     assert took < 5, took
     assert "Traceback" not in stderr, stderr
     finished = sorted(d.name for d in out.iterdir() if (d / "summary.json").is_file())
     assert 1 <= len(finished) < 6
-    assert f"error: interrupted: {len(finished)}/6 points finished, kept in {out}" in stderr
+    assert f"error: {said}: {len(finished)}/6 points finished, kept in {out}" in stderr
     # the stopped points left nothing, and are neither finished nor failed
     assert sorted(d.name for d in out.iterdir()) == sorted(finished + ["sweep.json"])
     # no worker, fork server or resource tracker outlives the sweep
@@ -295,6 +322,31 @@ def test_ctrl_c_stops_a_sweep_quickly_and_the_same_sweep_resumes(tmp_path, targe
     r = subprocess.run(cmd + ["-q"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert f"6/6 points finished ({6 - len(finished)} run now, {len(finished)} kept)" in r.stderr
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, EXIT_INTERRUPTED),
+                                       (signal.SIGTERM, EXIT_TERMINATED)])
+def test_a_run_stopped_by_a_signal_exits_with_its_code_and_writes_nothing(tmp_path, sig, code):
+    # A run of several seconds; the signal once it simulates.
+    out = tmp_path / "out"
+    cmd = [str(DCNSIM), "run", str(ROOT / "examples" / "demo.toml"), "--out", str(out),
+           "--set", "workload.flows=200000"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=_ctrl_c_ready)
+    try:
+        time.sleep(3)
+        assert p.poll() is None, p.communicate()
+        os.kill(p.pid, sig)
+        _, stderr = p.communicate(timeout=15)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert p.returncode == code, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last == ("error: terminated (SIGTERM)" if sig == signal.SIGTERM else
+                    "error: interrupted"), stderr
+    assert "Traceback" not in stderr and not out.exists()
 
 
 # --- a lost Dask scheduler -------------------------------------------------------------------------

@@ -2,17 +2,24 @@
 //!
 //! Scenarios come in as text (TOML or JSON) with overrides; results go out as columns (numpy
 //! arrays), never row by row. Runs release the GIL and take it back only to report progress,
-//! which is also where Ctrl-C is noticed. Bad input raises `ScenarioError` (a `ValueError`)
-//! whose message names the key path.
+//! which is also where Ctrl-C is noticed. Bad input, and a run too large for its memory budget
+//! (`max_memory`), raise `ScenarioError` (a `ValueError`) whose message names the key path.
+//!
+//! No Rust panic crosses into Python as pyo3's `PanicException` (a `BaseException` that
+//! `except Exception` does not catch): every function catches them and raises `InternalError`,
+//! a `ScenarioError`, with the panic's message and place.
 
+use dcnsim::budget::Budget;
 use dcnsim::engine::{Progress, RunError};
 use dcnsim::metrics::output::{self, FLOW_COLUMNS};
 use dcnsim::metrics::{summary, RunOutput};
 use dcnsim::Format;
 use numpy::IntoPyArray;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 pyo3::create_exception!(
@@ -21,6 +28,87 @@ pyo3::create_exception!(
     PyValueError,
     "A scenario that cannot run: the message names the key path."
 );
+
+pyo3::create_exception!(
+    _core,
+    InternalError,
+    ScenarioError,
+    "A bug in the core (a Rust panic) met while handling this scenario; please report it. A \
+     ScenarioError, so the scenario is refused as bad input is."
+);
+
+thread_local! {
+    /// The message and place of the last panic on this thread, kept by [`panic_hook`].
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Keeps a panic's message and place for [`guard`] instead of printing them: the exception
+/// carries them.
+fn panic_hook(info: &panic::PanicHookInfo<'_>) {
+    let payload = info.payload();
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into());
+    let place = info
+        .location()
+        .map(|l| format!(" (at {}:{})", l.file(), l.line()))
+        .unwrap_or_default();
+    LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{msg}{place}")));
+}
+
+/// Runs `f`, turning a panic into [`InternalError`].
+fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(_) => {
+            let what = LAST_PANIC
+                .with(|p| p.borrow_mut().take())
+                .unwrap_or_else(|| "a panic".into());
+            Err(InternalError::new_err(format!(
+                "internal error (a bug in dcnsim; please report it with the scenario): {what}"
+            )))
+        }
+    }
+}
+
+/// The budget of `max_memory`, shared by `memory_share` runs side by side (a sweep's workers,
+/// [`Budget::shared_by`]).
+fn budget_of(max_memory: Option<&Bound<'_, PyAny>>, memory_share: u32) -> PyResult<Budget> {
+    if memory_share == 0 {
+        return Err(PyValueError::new_err("memory_share must be at least 1"));
+    }
+    Ok(whole_budget(max_memory)?.shared_by(memory_share))
+}
+
+/// The budget of `max_memory`: `None` is the memory available now, an int a number of bytes,
+/// a string a size (`"8G"`, `"1.5GiB"`) or `"unlimited"`.
+fn whole_budget(max_memory: Option<&Bound<'_, PyAny>>) -> PyResult<Budget> {
+    let Some(v) = max_memory else {
+        return Ok(Budget::machine());
+    };
+    if v.is_none() {
+        return Ok(Budget::machine());
+    }
+    let bad = |e: String| ScenarioError::new_err(format!("max_memory: {e}"));
+    if let Ok(text) = v.extract::<String>() {
+        return Budget::parse(&text).map_err(bad);
+    }
+    if v.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(
+            "max_memory must be a number of bytes or a string",
+        ));
+    }
+    match v.extract::<i128>() {
+        Ok(n) if n >= 1 && n <= u64::MAX as i128 => Ok(Budget::given(n as u64)),
+        Ok(n) => Err(bad(format!("{n} is not a number of bytes >= 1"))),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "max_memory must be a number of bytes or a string such as '8G', not {}",
+            v.get_type().name()?
+        ))),
+    }
+}
 
 fn parse_format(fmt: &str) -> PyResult<Format> {
     match fmt {
@@ -37,33 +125,85 @@ fn prepare(
     fmt: &str,
     base_dir: &str,
     overrides: Vec<String>,
+    budget: &Budget,
 ) -> PyResult<dcnsim::engine::Prepared> {
-    dcnsim::prepare_text(
+    dcnsim::prepare_text_within(
         scenario,
         parse_format(fmt)?,
         &overrides,
         Path::new(base_dir),
+        budget,
     )
     .map_err(|e| ScenarioError::new_err(e.to_string()))
 }
 
 /// Checks a scenario without running it; returns the resolved scenario as JSON text.
 #[pyfunction]
-#[pyo3(signature = (scenario, fmt, base_dir, overrides))]
-fn validate(scenario: &str, fmt: &str, base_dir: &str, overrides: Vec<String>) -> PyResult<String> {
-    let p = prepare(scenario, fmt, base_dir, overrides)?;
-    let mut v: serde_json::Value = serde_json::from_str(&p.scenario.to_json()).expect("valid json");
-    v["_resolved"] = serde_json::json!({
-        "flows": p.flows.len(),
-        "hosts": p.topo.hosts.len(),
-        "topology": p.topo.description,
-    });
-    Ok(v.to_string())
+#[pyo3(signature = (scenario, fmt, base_dir, overrides, max_memory = None, memory_share = 1))]
+fn validate(
+    scenario: &str,
+    fmt: &str,
+    base_dir: &str,
+    overrides: Vec<String>,
+    max_memory: Option<&Bound<'_, PyAny>>,
+    memory_share: u32,
+) -> PyResult<String> {
+    let budget = budget_of(max_memory, memory_share)?;
+    guard(|| {
+        let p = prepare(scenario, fmt, base_dir, overrides, &budget)?;
+        let mut v: serde_json::Value =
+            serde_json::from_str(&p.scenario.to_json()).expect("valid json");
+        let parts: Vec<_> = p
+            .memory
+            .estimate
+            .parts
+            .iter()
+            .map(|x| serde_json::json!({"what": x.what, "bytes": x.bytes, "key": x.key}))
+            .collect();
+        v["_resolved"] = serde_json::json!({
+            "flows": p.flows.len(),
+            "hosts": p.topo.hosts.len(),
+            "topology": p.topo.description,
+            "memory": {
+                "estimate_bytes": p.memory.estimate.total(),
+                "budget_bytes": p.memory.budget.bytes(),
+                "budget": p.memory.budget.to_string(),
+                "parts": parts,
+            },
+        });
+        Ok(v.to_string())
+    })
+}
+
+/// The bytes of a memory size (`"8G"`, `"1.5GiB"`, `"123"`), or None for `"unlimited"`;
+/// raises ScenarioError for anything else (for the command line's `--max-memory`).
+#[pyfunction]
+fn parse_memory(text: &str) -> PyResult<Option<u64>> {
+    guard(|| {
+        Budget::parse(text)
+            .map(|b| b.bytes())
+            .map_err(ScenarioError::new_err)
+    })
+}
+
+/// The memory available now, in bytes (the default budget, [`Budget::machine`]): a sweep
+/// reads it once to share it among its workers.
+#[pyfunction]
+fn available_memory() -> u64 {
+    Budget::machine()
+        .bytes()
+        .unwrap_or(dcnsim::budget::ASSUMED_BYTES)
+}
+
+/// Panics with `message` inside the guard: for the tests that a panic becomes `InternalError`.
+#[pyfunction]
+fn _panic_for_tests(message: &str) -> PyResult<()> {
+    guard(|| -> PyResult<()> { panic!("{message}") })
 }
 
 /// Runs a scenario. See `_core.pyi` for the contract.
 #[pyfunction]
-#[pyo3(signature = (scenario, fmt, base_dir, overrides, out_dir, quiet, progress, columns = true))]
+#[pyo3(signature = (scenario, fmt, base_dir, overrides, out_dir, quiet, progress, columns = true, max_memory = None, memory_share = 1))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -75,8 +215,31 @@ fn run<'py>(
     quiet: bool,
     progress: Option<Py<PyAny>>,
     columns: bool,
+    max_memory: Option<&Bound<'py, PyAny>>,
+    memory_share: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let prepared = prepare(scenario, fmt, base_dir, overrides)?;
+    let budget = budget_of(max_memory, memory_share)?;
+    guard(|| {
+        run_guarded(
+            py, scenario, fmt, base_dir, overrides, out_dir, quiet, progress, columns, &budget,
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_guarded<'py>(
+    py: Python<'py>,
+    scenario: &str,
+    fmt: &str,
+    base_dir: &str,
+    overrides: Vec<String>,
+    out_dir: Option<PathBuf>,
+    quiet: bool,
+    progress: Option<Py<PyAny>>,
+    columns: bool,
+    budget: &Budget,
+) -> PyResult<Bound<'py, PyDict>> {
+    let prepared = prepare(scenario, fmt, base_dir, overrides, budget)?;
     let scenario_json = prepared.scenario.to_json();
     let mut py_error: Option<PyErr> = None;
     let result = py.detach(|| {
@@ -297,6 +460,10 @@ fn trace_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Option<Bound
 /// What this build offers, for `dcnsim list`.
 #[pyfunction]
 fn catalog(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    guard(|| catalog_guarded(py))
+}
+
+fn catalog_guarded(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     let list = |items: &[(&str, &str)]| {
         items
@@ -317,7 +484,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(available_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
+    // Panics are reported by the exception `guard` raises, not printed on stderr.
+    panic::set_hook(Box::new(panic_hook));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

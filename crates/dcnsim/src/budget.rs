@@ -4,10 +4,12 @@
 //! resolved, and refuses it with a [`ConfigError`] when the estimate passes the **budget**:
 //! the error names the key that drives the largest part (`workload.flows`, `topology.k`,
 //! `output.series_interval_us`, …), and gives the estimate, its largest parts and the budget.
-//! It checks twice: once the topology is built and before anything sized by it or by the flow
-//! count is allocated (the flow count then comes from the workload's keys), and once the
-//! flows are generated (their real count, sizes and start times). `validate` applies the same
-//! checks, so it refuses what `run` would refuse.
+//! It checks three times: before a generated topology is built, when the slices of its
+//! routing tables alone would pass the budget ([`check_before_topology`], from the kind's
+//! keys); once the topology is built and before anything sized by it or by the flow count is
+//! allocated ([`check_before_flows`]; the flow count then comes from the workload's keys);
+//! and once the flows are generated (their real count, sizes and start times). `validate`
+//! applies the same checks, so it refuses what `run` would refuse.
 //!
 //! ## The budget
 //!
@@ -16,8 +18,8 @@
 //! less; where neither can be read, [`ASSUMED_BYTES`]. A caller gives another one with
 //! [`Budget::parse`]: bytes, a number with a unit (`500M`, `8G`, `1.5GiB`; K, M, G, T are
 //! powers of 1000, KiB, MiB, GiB, TiB of 1024) or `unlimited` (no check at all: a run that does
-//! not fit then dies when an allocation fails). `dcnsim-core` takes it as `--max-memory`; the
-//! Python front end uses the machine's budget (an option there is still to come, issue 36).
+//! not fit then dies when an allocation fails). The front ends spell it `--max-memory` (`dcnsim
+//! run`, `validate`, `sweep`, and `dcnsim-core`) and `max_memory=` in Python.
 //!
 //! ## The estimate
 //!
@@ -45,9 +47,12 @@
 //! report (about every 200 ms of wall time). A run that passes it stops with the same kind of
 //! error ([`crate::engine::RunError::Memory`]), and no result directory is written.
 //!
-//! Calibration (peak RSS of `dcnsim-core`, `/usr/bin/time -v`, against the estimate): see
-//! the table in the README ("Memory budget"); the estimate is within −10 %…+35 % of the
-//! peak on every measured run above 100 MB.
+//! Calibration (peak RSS of `dcnsim-core`, `/usr/bin/time -v`, against the estimate): the
+//! table in the README ("Memory budget"). On those runs — routing tables of fat-trees,
+//! leaf-spines, Jellyfish and BCube, 10⁶ flows at packet and flow level, incasts of 150 000
+//! flows, fine series — the estimate is within −4 % … +23 % of the peak. Packet-level PDQ,
+//! M-PDQ and MERP keep more flows paused at once than the bound of active flows counts: there
+//! the check during the run is what holds the budget.
 
 use crate::config::{Engine, Scenario};
 use crate::error::{ConfigError, ConfigResult};
@@ -77,9 +82,10 @@ pub const PACE_FLOW_BYTES: f64 = 650.0;
 pub const ACTIVE_FLOW_BYTES: f64 = 1100.0;
 /// The same under PACE (≈ 2 500 B measured on an incast of 15 000 flows).
 pub const PACE_ACTIVE_FLOW_BYTES: f64 = 2600.0;
-/// Per row of the time series: 21 bytes in four columns, up to three times that while a
-/// column grows, or the copies handed to Python.
-pub const SERIES_ROW_BYTES: f64 = 64.0;
+/// Per row of the time series: 21 bytes in four columns, and half as much again for their
+/// growth (on average; the run checks the exact capacity before every sample). The columns
+/// that `dcnsim.run` makes of them in Python take about 60 bytes per row more.
+pub const SERIES_ROW_BYTES: f64 = 32.0;
 /// Per row of the packet trace (40 bytes), with room for the column's growth.
 pub const TRACE_ROW_BYTES: f64 = 60.0;
 /// How much longer than their length the routing table's entries may be while they grow.
@@ -104,6 +110,9 @@ pub enum Origin {
     Available,
     /// The available memory could not be read: [`ASSUMED_BYTES`].
     Assumed,
+    /// An equal share of a budget of `total` bytes among `by` runs that run side by side (a
+    /// sweep's workers): together they stay within it.
+    Shared { total: u64, by: u32 },
 }
 
 impl Budget {
@@ -145,6 +154,18 @@ impl Budget {
         parse_bytes(text).map(Budget::given)
     }
 
+    /// Each one's share of this budget when `by` runs go side by side: a `by`-th of it (at
+    /// least a byte); the budget itself when `by` is 1, unlimited when it is unlimited.
+    pub fn shared_by(self, by: u32) -> Budget {
+        match self.bytes {
+            Some(total) if by > 1 => Budget {
+                bytes: Some((total / by as u64).max(1)),
+                origin: Origin::Shared { total, by },
+            },
+            _ => self,
+        }
+    }
+
     /// The budget in bytes; `None` when unlimited.
     pub fn bytes(&self) -> Option<u64> {
         self.bytes
@@ -165,6 +186,13 @@ impl fmt::Display for Budget {
                 f,
                 "{} (assumed: the memory available could not be read)",
                 human(b as f64)
+            ),
+            (Some(b), Origin::Shared { total, by }) => write!(
+                f,
+                "{} (1/{by} of the sweep's {}: {by} points run side by side, each with an \
+                 equal share; fewer workers give each more)",
+                human(b as f64),
+                human(total as f64)
             ),
         }
     }
@@ -321,14 +349,31 @@ impl Estimate {
             key.clone(),
             format!(
                 "the run would need about {} of memory (estimate; largest parts: {}), more \
-                 than the budget of {budget}; make {key} smaller, or set a larger budget \
-                 (dcnsim-core --max-memory) if the machine has it",
+                 than the budget of {budget}; {}, or {LARGER_BUDGET} if the machine has it",
                 human(total),
                 largest.join(", "),
+                advice(&key),
             ),
         ))
     }
 }
+
+/// What to change when the part that `key` drives is too large.
+fn advice(key: &str) -> String {
+    match key {
+        SERIES_KEY => "sample less often (a larger output.series_interval_us) or stop earlier \
+                       (stop_s)"
+            .into(),
+        "output.trace_flow" => "trace a shorter flow (output.trace_flow), or none".into(),
+        "routing.lb" => "choose another routing.lb, or a smaller topology".into(),
+        "workload.file" => "split the flow file into several runs".into(),
+        _ => format!("make {key} smaller"),
+    }
+}
+
+/// How a user sets a larger budget, in every message that refuses a run for its memory.
+const LARGER_BUDGET: &str =
+    "set a larger budget (--max-memory of the dcnsim command, or max_memory in Python)";
 
 /// The key of the series' part.
 const SERIES_KEY: &str = "output.series_interval_us";
@@ -552,49 +597,48 @@ fn certainly_active(flows: &[FlowSpec], host_bps: u64) -> (usize, Time) {
     use std::cmp::Reverse;
     use std::collections::binary_heap::{BinaryHeap, PeekMut};
     let bytes_per_ps = host_bps.max(1) as f64 / 8.0 * 1e-12;
-    let mut order: Vec<u32> = (0..flows.len() as u32)
-        .filter(|&i| flows[i as usize].deadline.is_none())
+    let hosts = flows
+        .iter()
+        .map(|f| f.src.max(f.dst))
+        .max()
+        .map_or(0, |h| h as usize + 1);
+    // Per host link, out (0..hosts) and in (hosts..): the time it was served up to and the
+    // bytes left of its flows. One pass over the flows in start order.
+    let mut links: Vec<(Time, BinaryHeap<Reverse<Bytes>>)> = (0..2 * hosts)
+        .map(|_| (Time::ZERO, BinaryHeap::new()))
         .collect();
-    let (mut most, mut last) = (0, Time::ZERO);
-    let mut heap: BinaryHeap<Reverse<Bytes>> = BinaryHeap::new();
-    for end in [false, true] {
-        let host = |i: &u32| {
-            let f = &flows[*i as usize];
-            if end {
-                f.dst
-            } else {
-                f.src
-            }
-        };
-        // Each host's flows in start order (the flows are sorted by start).
-        order.sort_unstable_by_key(|i| (host(i), *i));
-        for group in order.chunk_by(|a, b| host(a) == host(b)) {
-            heap.clear();
-            let mut t = flows[group[0] as usize].start;
-            for &i in group {
-                let f = &flows[i as usize];
-                let mut dt = (f.start - t).ps() as f64;
-                while dt > 0.0 {
-                    let Some(mut top) = heap.peek_mut() else {
-                        break;
-                    };
-                    let need = top.0 .0 / bytes_per_ps;
-                    if need <= dt {
-                        dt -= need;
-                        PeekMut::pop(top);
-                    } else {
-                        top.0 .0 -= dt * bytes_per_ps;
-                        dt = 0.0;
-                    }
+    let mut most = 0;
+    for f in flows.iter().filter(|f| f.deadline.is_none()) {
+        for l in [f.src as usize, hosts + f.dst as usize] {
+            let (t, heap) = &mut links[l];
+            let mut dt = f.start.saturating_sub(*t).ps() as f64;
+            while dt > 0.0 {
+                let Some(mut top) = heap.peek_mut() else {
+                    break;
+                };
+                let need = top.0 .0 / bytes_per_ps;
+                if need <= dt {
+                    dt -= need;
+                    PeekMut::pop(top);
+                } else {
+                    top.0 .0 -= dt * bytes_per_ps;
+                    dt = 0.0;
                 }
-                t = f.start;
-                heap.push(Reverse(Bytes(f.size_bytes as f64)));
-                most = most.max(heap.len());
             }
-            let left: f64 = heap.iter().map(|r| r.0 .0).sum();
-            last = last.max(t + Time::from_secs_f64(left / bytes_per_ps * 1e-12));
+            *t = f.start;
+            heap.push(Reverse(Bytes(f.size_bytes as f64)));
+            most = most.max(heap.len());
         }
     }
+    let last = links
+        .iter()
+        .filter(|(_, heap)| !heap.is_empty())
+        .map(|(t, heap)| {
+            let left: f64 = heap.iter().map(|r| r.0 .0).sum();
+            *t + Time::from_secs_f64(left / bytes_per_ps * 1e-12)
+        })
+        .max()
+        .unwrap_or(Time::ZERO);
     (most, last)
 }
 
@@ -617,10 +661,10 @@ impl Ord for Bytes {
 }
 
 fn count_text(n: f64) -> String {
-    if n < 1e6 {
+    if n < 1e15 {
         format!("{n:.0}")
     } else {
-        format!("{n:.3e}")
+        format!("{n:.2e}")
     }
 }
 
@@ -697,6 +741,53 @@ fn topology_key(s: &Scenario) -> String {
         .map_or_else(|| "topology".into(), |(k, _)| format!("topology.{k}"))
 }
 
+/// Refuses, before the topology is built, a generated layout whose routing tables alone
+/// would pass `budget`: their slices, (destination classes) × (nodes) × 8 bytes, counted from
+/// the kind's keys (a key left out counts as 1, so this is a lower bound). Layouts above the
+/// topology's own node limit are left to it, which names that limit.
+pub fn check_before_topology(s: &Scenario, budget: &Budget) -> ConfigResult<()> {
+    if budget.bytes().is_none() {
+        return Ok(());
+    }
+    let t = &s.topology;
+    let v = |x: Option<usize>| x.unwrap_or(1) as f64;
+    let (classes, nodes) = match t.kind.as_str() {
+        "star" => (1.0, v(t.hosts) + 1.0),
+        "dumbbell" => (2.0, v(t.senders) + v(t.receivers.or(t.senders)) + 2.0),
+        "tree" => (v(t.tors), v(t.tors) * (v(t.hosts_per_tor) + 1.0) + 1.0),
+        "fattree" => {
+            let k = v(t.k);
+            (k * k / 2.0, k.powi(3) / 4.0 + 1.25 * k * k)
+        }
+        "leafspine" => (
+            v(t.leaves),
+            v(t.leaves) * (v(t.hosts_per_leaf) + 1.0) + v(t.spines),
+        ),
+        "bcube" => {
+            // Every server has k + 1 links: a class of its own.
+            let (n, k) = (v(t.n), t.k.unwrap_or(0) as f64);
+            let servers = n.powf(k + 1.0);
+            (servers, servers + (k + 1.0) * n.powf(k))
+        }
+        "jellyfish" => (v(t.switches), v(t.switches) * (1.0 + v(t.hosts_per_switch))),
+        _ => return Ok(()),
+    };
+    if nodes > crate::topo::MAX_NODES as f64 {
+        return Ok(());
+    }
+    let mut e = Estimate::default();
+    e.push(
+        format!(
+            "routing tables (at least {} destination classes × {} nodes)",
+            count_text(classes),
+            count_text(nodes)
+        ),
+        classes * nodes * std::mem::size_of::<(u32, u32)>() as f64,
+        &topology_key(s),
+    );
+    e.check(budget)
+}
+
 /// Counts the parts of a run once the topology is built, before anything sized by it or by
 /// the flow count is allocated; refuses the run when they pass `budget`.
 pub fn check_before_flows(
@@ -731,15 +822,18 @@ impl MemoryPlan {
         }
     }
 
-    /// Rows the time series may hold: what the budget leaves beside the rest of the estimate.
-    pub fn series_rows(&self) -> u64 {
+    /// Bytes the time series may take: what the budget leaves beside the rest of the
+    /// estimate.
+    pub fn series_room(&self) -> u64 {
         match self.budget.bytes() {
             None => u64::MAX,
-            Some(b) => {
-                let rest = self.estimate.total() - self.estimate.series_bytes();
-                ((b as f64 - rest).max(0.0) / SERIES_ROW_BYTES) as u64
-            }
+            Some(b) => (b as f64 - self.rest()).max(0.0) as u64,
         }
+    }
+
+    /// The estimate without the series.
+    fn rest(&self) -> f64 {
+        self.estimate.total() - self.estimate.series_bytes()
     }
 
     /// The resident memory above which the run stops: the budget above what the process held
@@ -748,19 +842,21 @@ impl MemoryPlan {
         Some(self.budget.bytes()?.saturating_add(self.resident_before?))
     }
 
-    /// The error of a run whose series would pass their share of the budget at `now`.
-    pub fn series_error(&self, rows: u64, now: Time) -> ConfigError {
+    /// The error of a run whose series, of `rows` rows, would take `bytes` with the sample
+    /// due at `now`, more than their share of the budget.
+    pub fn series_error(&self, rows: usize, bytes: usize, now: Time) -> ConfigError {
         ConfigError::new(
             SERIES_KEY,
             format!(
                 "the time series would pass the memory budget of {} at {:.6} s of simulated \
-                 time ({} rows so far, {SERIES_ROW_BYTES} bytes each, beside an estimate of {} \
-                 for the rest of the run); sample less often (a larger series_interval_us), \
-                 stop earlier (stop_s), or set a larger budget (dcnsim-core --max-memory)",
+                 time ({} rows so far, {} with the next sample, beside an estimate of {} for \
+                 the rest of the run); sample less often (a larger series_interval_us), stop \
+                 earlier (stop_s), or {LARGER_BUDGET}",
                 self.budget,
                 now.as_secs_f64(),
                 rows,
-                human(self.estimate.total() - self.estimate.series_bytes()),
+                human(bytes as f64),
+                human(self.rest()),
             ),
         )
     }
@@ -778,14 +874,14 @@ impl MemoryPlan {
             format!(
                 "the run passed its memory budget of {} at {:.6} s of simulated time ({} \
                  resident, {} before the run; estimated in advance: {}): packets in queues, \
-                 flows active at once or the series took more than the estimate; make the \
-                 run smaller ({key}, stop_s), or set a larger budget (dcnsim-core \
-                 --max-memory)",
+                 flows active at once or the series took more than the estimate; {} or stop \
+                 earlier (stop_s), or {LARGER_BUDGET}",
                 self.budget,
                 now.as_secs_f64(),
                 human(resident as f64),
                 human(self.resident_before.unwrap_or(0) as f64),
                 human(self.estimate.total()),
+                advice(key),
             ),
         )
     }
@@ -810,6 +906,41 @@ mod tests {
         }
         assert_eq!(Budget::parse("Unlimited"), Ok(Budget::unlimited()));
         assert_eq!(Budget::parse("1k"), Ok(Budget::given(1000)));
+    }
+
+    #[test]
+    fn a_shared_budget_is_an_equal_share_and_says_so() {
+        let b = Budget::given(8_000_000_000).shared_by(3);
+        assert_eq!(b.bytes(), Some(2_666_666_666));
+        assert_eq!(
+            b.origin(),
+            Origin::Shared {
+                total: 8_000_000_000,
+                by: 3
+            }
+        );
+        let text = b.to_string();
+        assert!(
+            text.starts_with("2.7 GB (1/3 of the sweep's 8.0 GB: 3 points"),
+            "{text}"
+        );
+        // One run alone has it all; unlimited stays unlimited.
+        assert_eq!(Budget::given(5).shared_by(1), Budget::given(5));
+        assert_eq!(Budget::unlimited().shared_by(4), Budget::unlimited());
+        // A run refused at its share names the share in its message.
+        let est = Estimate {
+            parts: vec![Part {
+                what: "flows".into(),
+                bytes: 5e9,
+                key: "workload.flows".into(),
+            }],
+        };
+        assert!(est.check(&Budget::given(8_000_000_000)).is_ok());
+        let e = est
+            .check(&Budget::given(8_000_000_000).shared_by(2))
+            .unwrap_err();
+        assert_eq!(e.path, "workload.flows");
+        assert!(e.message.contains("1/2 of the sweep's 8.0 GB"), "{e}");
     }
 
     #[test]

@@ -353,6 +353,58 @@ fn rates_beyond_the_largest_are_refused_naming_their_key() {
 }
 
 #[test]
+fn segment_and_header_sizes_are_bounded_for_every_protocol() {
+    let dir = one_flow();
+    // A ~4 GB header on 1-byte segments made a flow's bytes on the wire pass 64 bits.
+    for protocol in [
+        "tcp", "dctcp", "pfabric", "pdq", "mpdq", "rcp", "d3", "merp", "pace",
+    ] {
+        let proto = format!("transport.protocol={protocol}");
+        assert_refused(
+            STAR,
+            &[
+                &proto,
+                "transport.mss_bytes=1",
+                "transport.header_bytes=4294967000",
+            ],
+            &dir,
+            "transport.header_bytes",
+            &["must be from 1 to 1024 bytes", "got 4294967000"],
+        );
+        assert_refused(
+            STAR,
+            &[&proto, "transport.mss_bytes=65536"],
+            &dir,
+            "transport.mss_bytes",
+            &["must be from 1 to 65535 bytes", "IP packet"],
+        );
+        assert_refused(
+            STAR,
+            &[&proto, "transport.mss_bytes=0"],
+            &dir,
+            "transport.mss_bytes",
+            &["from 1 to 65535"],
+        );
+        // The limits themselves are valid.
+        for limits in [
+            ["transport.mss_bytes=1", "transport.header_bytes=1024"],
+            ["transport.mss_bytes=65535", "transport.header_bytes=1"],
+        ] {
+            prepare(STAR, &[&proto, limits[0], limits[1]], &dir)
+                .unwrap_or_else(|e| panic!("{protocol} {limits:?}: {e}"));
+        }
+    }
+    // At the limits, a 1000-byte flow of 1-byte segments runs: 1000 packets of 1025 bytes.
+    let out = run_in(
+        STAR,
+        &["transport.mss_bytes=1", "transport.header_bytes=1024"],
+        &dir,
+    );
+    assert!(out.flows[0].finish.is_some());
+    assert_eq!(out.flows[0].data_packets, 1000);
+}
+
+#[test]
 fn sizes_beyond_the_largest_are_refused() {
     let here = Path::new(".");
     let text = FATTREE.replace(
@@ -413,6 +465,117 @@ fn a_topology_too_large_names_the_key_that_makes_it_so() {
         "topology.n",
         &["BCube"],
     );
+}
+
+#[test]
+fn a_transport_default_from_a_long_network_names_the_keys_that_made_it_long() {
+    let dir = one_flow();
+    // Links of 10^5 s: an RTT of 4·10^5 s, three of which (MERP's initial RTO, pFabric's RTO)
+    // or the RTT itself in µs beyond RCP's range pass what the keys hold. The message used to
+    // name the transport key, which the scenario never set.
+    for (protocol, derived) in [
+        ("merp", "transport.initial_rto_us"),
+        ("pfabric", "transport.pfabric_rto_us"),
+        ("rcp", "transport.rcp_init_rtt_us"),
+    ] {
+        let proto = format!("transport.protocol={protocol}");
+        assert_refused(
+            STAR,
+            &[&proto, "topology.link_delay_us=1e11"],
+            &dir,
+            "topology.link_delay_us",
+            &[
+                "the network's longest round trip, 4.000e5 s",
+                "propagation delays",
+                &format!("makes the default of {derived} out of range: {derived}: "),
+                &format!("or set {derived} yourself"),
+            ],
+        );
+    }
+    // Slow links: the time to send a packet makes the round trip (at 1 bit/s, two hops of
+    // RCP's 1508-byte data packet and its 48-byte ACK: 24 896 s), and the rate is the key
+    // named.
+    assert_refused(
+        STAR,
+        &["transport.protocol=rcp", "topology.link_gbps=1e-9"],
+        &dir,
+        "topology.link_gbps",
+        &[
+            "round trip, 2.490e4 s (most of it the time to send a packet over its slow links)",
+            "transport.rcp_init_rtt_us",
+            "lower topology.link_gbps, or set",
+        ],
+    );
+    // A link override that made the path long is the key named.
+    let over = r#"topology.link_overrides=[{between = ["h1", "sw"], delay_us = 6e11}]"#;
+    assert_refused(
+        STAR,
+        &["transport.protocol=d3", over],
+        &dir,
+        "topology.link_overrides[0].delay_us",
+        &[
+            "transport.d3_interval_us",
+            "lower topology.link_overrides[0].delay_us or \
+           topology.link_delay_us",
+        ],
+    );
+    // MERP's minimum RTO, the RTT, passes its maximum's fixed default: the error of
+    // max_rto_us (unset too) names the derived key.
+    assert_refused(
+        STAR,
+        &[
+            "transport.protocol=merp",
+            "topology.link_delay_us=1e11",
+            "transport.initial_rto_us=1e12",
+        ],
+        &dir,
+        "topology.link_delay_us",
+        &[
+            "makes the default of transport.min_rto_us out of range: transport.max_rto_us: \
+             must be ≥ min_rto_us",
+        ],
+    );
+    // A key the scenario sets keeps its own error.
+    assert_refused(
+        STAR,
+        &["transport.protocol=rcp", "transport.rcp_init_rtt_us=1e9"],
+        &dir,
+        "transport.rcp_init_rtt_us",
+        &["must be a number in"],
+    );
+    // Set by hand, the derived key lets the same network run.
+    let p = prepare(
+        STAR,
+        &[
+            "transport.protocol=merp",
+            "topology.link_delay_us=1e11",
+            "transport.initial_rto_us=1e12",
+            "transport.max_rto_us=1e12",
+        ],
+        &dir,
+    )
+    .unwrap();
+    assert_eq!(p.scenario.transport.initial_rto_us, Some(1e12));
+}
+
+#[test]
+fn pfabrics_largest_initial_window_does_not_wrap_its_maximum() {
+    let dir = one_flow();
+    // 2·init − 1 wrapped around for init ≥ 2^31 (set, or the BDP of very long links) and the
+    // maximum window, a key never set, was refused as below the initial one.
+    for o in [
+        "transport.init_cwnd_pkts=4294967295",
+        "topology.link_delay_us=1e10",
+    ] {
+        let p = prepare(STAR, &["transport.protocol=pfabric", o], &dir).unwrap();
+        let t = &p.scenario.transport;
+        assert!(
+            t.init_cwnd_pkts.unwrap() >= 1 << 31,
+            "{o}: {:?}",
+            t.init_cwnd_pkts
+        );
+        assert_eq!(t.pfabric_max_cwnd_pkts, Some(u32::MAX), "{o}");
+    }
 }
 
 // --- 4. Errors from files name the file and the line -----------------------------------------

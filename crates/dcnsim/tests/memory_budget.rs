@@ -145,6 +145,28 @@ fn large_topologies_are_refused_before_their_network_and_routes_are_built() {
 }
 
 #[test]
+fn the_reproducers_are_refused_before_their_topology_is_built() {
+    // Building 2 million hosts takes seconds and a gigabyte: the routing tables' slices alone
+    // (classes × nodes) are counted from the keys first. (A 2000 × 2000 leaf-spine has few
+    // slices; its 4 million links are built, in a second and half a gigabyte, before its
+    // next hops refuse it.)
+    for (over, key) in [
+        ("topology.k=200", "topology.k"),
+        (
+            "topology={kind=\"jellyfish\",switches=100000}",
+            "topology.switches",
+        ),
+    ] {
+        let e = refusal(FATTREE, &[over], Budget::given(16_000_000_000));
+        assert_eq!(e.path, key, "{e}");
+        assert!(e.message.contains("routing tables (at least"), "{e}");
+    }
+    // Beyond the topology's own limit of nodes, its message (naming the limit) comes first.
+    let e = prepare(FATTREE, &["topology.k=1000"], Budget::machine()).expect_err("refused");
+    assert!(e.message.contains("nodes"), "{e}");
+}
+
+#[test]
 fn drill_memory_per_node_and_host_is_counted() {
     let ecmp = prepare(FATTREE, &["topology.k=16"], Budget::unlimited()).unwrap();
     let drill = prepare(

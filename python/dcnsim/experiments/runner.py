@@ -46,7 +46,8 @@ class Reproduction:
 
 
 def _run_sweeps(paper: Paper, fig: Figure, out: Path, quick: bool, workers, scheduler, force,
-                quiet, say, shared_done: set[str]) -> tuple[pd.DataFrame, list[str]]:
+                quiet, say, shared_done: set[str],
+                max_memory: int | str | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Runs the figure's sweeps (resumable) into ``OUT/<figure>/[<part>/]`` (a shared sweep
     into ``OUT/<shared>/[<part>/]``, forced at most once per call: ``shared_done``); returns
     their summaries, one row per point (named relative to the figure's folder: ``part/point``,
@@ -66,7 +67,7 @@ def _run_sweeps(paper: Paper, fig: Figure, out: Path, quick: bool, workers, sche
         if sd.shared:
             shared_done.add(str(folder))
         outcome = run_sweep(spec, folder, workers=workers, scheduler=scheduler, force=again,
-                            quiet=quiet, log=say)
+                            quiet=quiet, log=say, max_memory=max_memory)
         failures += [f"{f.point.name}: {f.error}" for f in outcome.failures]
         frames.append(_named(collect(folder, spec.points()), fig, sd, out))
     return pd.concat(frames, ignore_index=True), failures
@@ -110,11 +111,14 @@ def reproduce(
     quiet: bool = True,
     log: Callable[[str], None] | None = None,
     include_long: bool = False,
+    max_memory: int | str | None = None,
 ) -> Reproduction:
     """Reproduces ``paper`` (one ``figure``, or all its runnable figures) into ``out``.
 
     Without ``figure``, a full run leaves out the figures marked ``long`` (an hour or more)
-    unless ``include_long``; ``quick`` runs them (small). Raises ``KeyError`` for an unknown
+    unless ``include_long``; ``quick`` runs them (small). ``max_memory`` is the memory budget
+    of each sweep, shared by its points that run side by side (:func:`~dcnsim.sweep.run_sweep`;
+    the sweeps run one after another). Raises ``KeyError`` for an unknown
     figure id and ``ValueError`` when the paper has no runnable figure yet.
     """
     if not paper.figures:
@@ -138,7 +142,7 @@ def reproduce(
         runs, failures, points = None, [], 0
         if fig.sweeps():
             summaries, failures = _run_sweeps(paper, fig, out, quick, workers, scheduler, force,
-                                              quiet, say, shared_done)
+                                              quiet, say, shared_done, max_memory)
             (out / fig.id).mkdir(exist_ok=True)
             summaries.to_csv(out / fig.id / "summaries.csv", index=False)
             runs, points = Runs(out / fig.id, summaries), len(summaries)

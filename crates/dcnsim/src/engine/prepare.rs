@@ -12,7 +12,7 @@ use crate::net::scale::PathScale;
 use crate::net::Network;
 use crate::protocols::Transport;
 use crate::topo::{self, BufferSize, LinkSpec, TopoSpec, TopologyConfig};
-use crate::units::Rate;
+use crate::units::{Rate, Time};
 use crate::workload::{self, FlowSpec, HostInfo};
 use std::path::Path;
 
@@ -39,9 +39,10 @@ pub fn prepare(scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
 /// depend on the network (see [`Transport::derives_defaults_from_network`]) are resolved here
 /// and written into the returned scenario, so `scenario.json` shows the values used.
 ///
-/// A run whose memory estimate passes `budget` is refused ([`crate::budget`]): once the
-/// topology is built (before the network, its routing tables and the flows are), with the
-/// flow count the workload's keys give, and again once the flows are generated.
+/// A run whose memory estimate passes `budget` is refused ([`crate::budget`]): before a
+/// generated topology is built when its routing tables alone would pass it, once the topology
+/// is built (before the network, its routing tables and the flows are), with the flow count
+/// the workload's keys give, and again once the flows are generated.
 pub fn prepare_within(
     mut scenario: Scenario,
     base_dir: &Path,
@@ -50,6 +51,7 @@ pub fn prepare_within(
     let resident_before = budget::resident_bytes();
     // Checks the keys the scenario sets; defaults that depend on the network come next.
     let declared = Transport::from_config(&scenario.transport)?;
+    budget::check_before_topology(&scenario, budget)?;
     let mut topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
     if scenario.engine == crate::config::Engine::Flow {
         if let Some(n) = budget::flows_from_keys(&scenario, topo.hosts.len()) {
@@ -57,13 +59,19 @@ pub fn prepare_within(
         }
     }
     let facts = budget::check_before_flows(&scenario, &topo, &declared, budget)?;
+    let mut derived = None;
     if declared.derives_defaults_from_network() {
         let net = Network::build(&topo, Discipline::Fifo, &|_| None);
         let (mss, header) = declared.data_packet_sizes();
         let scale = PathScale::measure(&net, (mss + header) as u64, header as u64);
+        let set = scenario.transport.clone();
         declared.network_defaults(&mut scenario.transport, scale.as_ref(), &net);
+        derived = Some((set, net, scale));
     }
-    let transport = Transport::from_config(&scenario.transport)?;
+    let transport = Transport::from_config(&scenario.transport).map_err(|e| match &derived {
+        Some((set, net, scale)) => network_default_error(e, set, &scenario, net, scale.as_ref()),
+        None => e,
+    })?;
     // D3's 16-bit header fields hold the links' rates in its unit (the fluid has no header).
     if let (Transport::D3(p), false) = (&transport, scenario.engine == crate::config::Engine::Flow)
     {
@@ -173,6 +181,112 @@ pub fn prepare_within(
             resident_before,
         },
     })
+}
+
+/// An error of a `[transport]` key the scenario left unset (`set`), caused by a default the
+/// network filled ([`Transport::network_defaults`]: a multiple of the longest path's RTT, or
+/// its BDP) — that key's own error, or another unset key's that names it (`max_rto_us: must
+/// be ≥ min_rto_us`) — names instead the keys the user set that made the network so long: the
+/// links' delays, or their rates when serialisation dominates the RTT. Other errors are
+/// returned unchanged.
+fn network_default_error(
+    e: ConfigError,
+    set: &crate::protocols::TransportConfig,
+    scenario: &Scenario,
+    net: &Network,
+    scale: Option<&PathScale>,
+) -> ConfigError {
+    let Some(key) = e.path.strip_prefix("transport.") else {
+        return e;
+    };
+    let table = |t: &crate::protocols::TransportConfig| {
+        let v = serde_json::to_value(t).expect("a transport table always serialises");
+        v.as_object()
+            .expect("a struct serialises to an object")
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, _)| k.clone())
+            .collect::<std::collections::BTreeSet<String>>()
+    };
+    let (given, now) = (table(set), table(&scenario.transport));
+    // Filled by the network: unset (null, or left out of the table) before, set after.
+    let filled: Vec<&String> = now.difference(&given).collect();
+    let cause = if filled.iter().any(|k| *k == key) {
+        Some(key.to_string())
+    } else if !given.contains(key) {
+        filled
+            .iter()
+            .find(|k| e.message.contains(k.as_str()))
+            .map(|k| k.to_string())
+    } else {
+        None
+    };
+    let (Some(scale), Some(derived)) = (scale, cause) else {
+        return e;
+    };
+    // The same longest path with packets of no size: its propagation delay alone.
+    let propagation = PathScale::measure(net, 0, 0).map_or(Time::ZERO, |p| p.rtt);
+    let by_delay = propagation.ps() >= scale.rtt.ps() / 2;
+    // The keys that set the path's delays (or rates), those the scenario sets first: the
+    // first one leads the message. link_delay_us and link_gbps have defaults, so they may
+    // be what made it this long without being set.
+    let t = &scenario.topology;
+    let mut keys: Vec<String> = Vec::new();
+    if t.file.is_some() {
+        keys.push("topology.file".into());
+    }
+    for (i, o) in t.link_overrides.iter().enumerate() {
+        match (by_delay, o.delay_us, o.gbps) {
+            (true, Some(_), _) => keys.push(format!("topology.link_overrides[{i}].delay_us")),
+            (false, _, Some(_)) => keys.push(format!("topology.link_overrides[{i}].gbps")),
+            _ => {}
+        }
+    }
+    if by_delay {
+        let at = if t.link_delay_us.is_some() {
+            0
+        } else {
+            keys.len()
+        };
+        keys.insert(at, "topology.link_delay_us".into());
+    } else {
+        let rates = [
+            ("agg_gbps", t.agg_gbps),
+            ("core_gbps", t.core_gbps),
+            ("spine_gbps", t.spine_gbps),
+            ("bottleneck_gbps", t.bottleneck_gbps),
+        ];
+        let set = rates.iter().filter(|(_, v)| v.is_some());
+        keys.splice(0..0, set.map(|(k, _)| format!("topology.{k}")));
+        keys.push("topology.link_gbps".into());
+    }
+    let path = keys[0].clone();
+    let what = if by_delay {
+        "the links' propagation delays"
+    } else {
+        "the time to send a packet over its slow links"
+    };
+    ConfigError::new(
+        path,
+        format!(
+            "the network's longest round trip, {} s (most of it {what}), makes the default of \
+             transport.{derived} out of range: {}: {}; lower {}, or set transport.{derived} \
+             yourself",
+            round(scale.rtt.as_secs_f64()),
+            e.path,
+            e.message,
+            keys.join(" or "),
+        ),
+    )
+}
+
+/// Seconds to four significant digits, as people read them (`400 000.000 002 s` is noise).
+fn round(s: f64) -> String {
+    if (1e-3..1e4).contains(&s) {
+        format!("{}", (s * 1e3).round() / 1e3)
+    } else {
+        format!("{s:.3e}")
+    }
 }
 
 /// Under a transport that uses ECN, a marking threshold at or above a port's buffer never

@@ -4,8 +4,8 @@
 //! * Samples at every multiple of the interval, the first one interval after 0, for as long as
 //!   flows are present or to come (and not past `stop_s`), as the packet engine schedules
 //!   them; once nothing is left to simulate, sampling ends even when `stop_s` is later.
-//! * The series never hold more rows than the memory budget leaves them
-//!   ([`crate::budget::MemoryPlan::series_rows`]): a sample that would pass it stops the run
+//! * The series never take more memory than the budget leaves them
+//!   ([`crate::budget::MemoryPlan::series_room`]): a sample that would pass it stops the run
 //!   with [`crate::engine::RunError::Memory`].
 //! * `flow_goodput_bps`: per flow active at the sample or ended since the previous one, the
 //!   wire bits it sent in the interval times its payload share (size over wire bytes: the
@@ -34,14 +34,14 @@ pub struct Sampler {
     link_since: Vec<Time>,
     link_sampled: Vec<f64>,
     rows: Vec<u32>,
-    /// Rows the series may hold within the memory budget.
-    rows_max: u64,
+    /// Bytes the series may take within the memory budget.
+    room: u64,
 }
 
 impl Sampler {
-    pub fn new(interval: Time, flows: usize, links: usize, rows_max: u64) -> Sampler {
+    pub fn new(interval: Time, flows: usize, links: usize, room: u64) -> Sampler {
         Sampler {
-            rows_max,
+            room,
             interval,
             next: Some(interval),
             series: Series::default(),
@@ -90,9 +90,11 @@ impl FlowSimulation {
             .iter()
             .filter(|p| self.net.nodes[p.node as usize].kind == NodeKind::Switch)
             .count();
-        let rows = (s.rows.len() + self.net.ports.len() + switch_ports) as u64;
-        if s.series.len() as u64 + rows > s.rows_max {
-            self.over_budget = Some(self.memory.series_error(s.series.len() as u64, now));
+        let bytes = s
+            .series
+            .bytes_to_grow(s.rows.len() + self.net.ports.len() + switch_ports);
+        if bytes as u64 > s.room {
+            self.over_budget = Some(self.memory.series_error(s.series.len(), bytes, now));
             s.next = None;
             self.sampler = Some(s);
             return;

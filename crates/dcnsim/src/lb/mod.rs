@@ -382,10 +382,13 @@ impl LbParams {
             LbKind::Presto => edge + 2.0 * flows * 16.0,
             LbKind::LetFlow => edge + 2.0 * flows * 24.0 + rng * nodes,
             LbKind::Conga => {
+                // Its width is the leaf-to-leaf paths (up to 255): (k/2)² on a fat-tree,
+                // whose edge switches have k links.
+                let paths = (width / 2.0).powi(2).clamp(1.0, 255.0);
                 edge + 2.0 * flows * 24.0
                     + (rng + 4.0) * nodes
                     + 24.0 * ports
-                    + leaves * leaves * (width.min(255.0) * 27.0 + 4.0)
+                    + leaves * leaves * (paths * 27.0 + 4.0)
             }
             LbKind::Drill => rng * nodes + nodes * hosts * self.drill_memory as f64 * 4.0,
             LbKind::Tr => {

@@ -13,7 +13,7 @@
 //! Samples are taken every interval from one interval after 0 while flows are present or to
 //! come, and after the last flow has ended only while its last packets drain (up to `stop_s`):
 //! once nothing is left to simulate the series end, however far `stop_s` is. They never hold
-//! more rows than the memory budget leaves them ([`crate::budget`]): the sample that would
+//! more memory than the budget leaves them ([`crate::budget`]): the sample that would
 //! pass it stops the run with [`crate::engine::RunError::Memory`].
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,5 +90,21 @@ impl Series {
 
     pub fn is_empty(&self) -> bool {
         self.time_s.is_empty()
+    }
+
+    /// Bytes of one row, over the four columns.
+    pub const ROW_BYTES: usize = 8 + std::mem::size_of::<SeriesKind>() + 4 + 8;
+
+    /// The most bytes the columns hold on the way to holding `more` rows more: their
+    /// capacity, or, when they must grow, the old and the new capacity together (the moment of
+    /// the copy).
+    pub fn bytes_to_grow(&self, more: usize) -> usize {
+        let cap = self.time_s.capacity();
+        let need = self.len() + more;
+        if need <= cap {
+            cap * Self::ROW_BYTES
+        } else {
+            (cap + need.max(2 * cap)) * Self::ROW_BYTES
+        }
     }
 }

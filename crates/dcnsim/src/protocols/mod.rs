@@ -243,6 +243,46 @@ impl Default for TransportConfig {
     }
 }
 
+/// The largest `transport.mss_bytes`: 65 535, the most an IP packet's 16-bit length field
+/// allows (jumbo frames carry 9 000).
+pub const MAX_MSS_BYTES: u32 = 65_535;
+/// The largest `transport.header_bytes`: 1 024, far above real headers (IPv4 and TCP with every
+/// option: 120), and small enough that a flow's bytes on the wire (at most 10^15 bytes, in
+/// segments of one byte each with its header, and a protocol's own header bytes) fit in 64
+/// bits: with ~4 GB headers they did not.
+pub const MAX_HEADER_BYTES: u32 = 1_024;
+
+/// `transport.mss_bytes` and `transport.header_bytes` (TCP's defaults when unset), refused
+/// outside 1..=[`MAX_MSS_BYTES`] and 1..=[`MAX_HEADER_BYTES`], naming the key and the limit.
+pub(crate) fn segment_sizes(cfg: &TransportConfig) -> ConfigResult<(u32, u32)> {
+    let check = |key: &str, v: Option<u32>, default: u32, max: u32, what: &str| {
+        let v = v.unwrap_or(default);
+        if (1..=max).contains(&v) {
+            Ok(v)
+        } else {
+            Err(ConfigError::new(
+                format!("transport.{key}"),
+                format!("must be from 1 to {max} bytes ({what}), got {v}"),
+            ))
+        }
+    };
+    let mss = check(
+        "mss_bytes",
+        cfg.mss_bytes,
+        tcp::DEFAULT_MSS_BYTES,
+        MAX_MSS_BYTES,
+        "the most an IP packet carries",
+    )?;
+    let header = check(
+        "header_bytes",
+        cfg.header_bytes,
+        tcp::DEFAULT_HEADER_BYTES,
+        MAX_HEADER_BYTES,
+        "the headers of a packet on the wire; 40 for IPv4 and TCP",
+    )?;
+    Ok((mss, header))
+}
+
 /// `transport.{key}` in µs (`default` when unset) as a time, refused unless finite, at
 /// least a picosecond and at most the simulation horizon ([`crate::units`]).
 pub(crate) fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {

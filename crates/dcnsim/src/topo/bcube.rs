@@ -131,12 +131,16 @@ pub(super) fn build(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built>
             format!("must be at least 2 (ports per switch), got {n}"),
         ));
     }
-    // servers n^(k+1) + switches (k+1)·n^k, checked before anything is allocated.
-    let servers = u32::try_from(k + 1)
-        .ok()
+    // servers n^(k+1) + switches (k+1)·n^k, checked before anything is allocated. k + 1 is
+    // checked too: k = usize::MAX (from a scenario dict) wrapped to 0 levels of one server.
+    let levels = k.checked_add(1);
+    let servers = levels
+        .and_then(|e| u32::try_from(e).ok())
         .and_then(|e| n.checked_pow(e))
         .filter(|&s| s <= MAX_NODES);
-    let switches = servers.and_then(|s| (s / n).checked_mul(k + 1));
+    let switches = servers
+        .zip(levels)
+        .and_then(|(s, l)| (s / n).checked_mul(l));
     let (servers, per_level) = match (servers, switches) {
         (Some(s), Some(w)) if s + w <= MAX_NODES => (s, s / n),
         _ => {

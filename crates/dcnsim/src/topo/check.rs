@@ -7,7 +7,7 @@ use crate::units::{num, Rate, Time};
 
 /// The largest topology we agree to build. Far above any paper's (PDQ's 4096 servers); it
 /// exists so that a typo like `k = 2000` fails at once instead of allocating gigabytes.
-pub(super) const MAX_NODES: usize = 1 << 22;
+pub(crate) const MAX_NODES: usize = 1 << 22;
 
 /// The kind-specific keys and the kinds they belong to.
 const KEY_KINDS: &[(&str, &[&str])] = &[

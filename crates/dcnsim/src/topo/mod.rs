@@ -94,6 +94,7 @@
 pub mod bcube;
 mod builder;
 mod check;
+pub(crate) use check::MAX_NODES;
 pub mod file;
 mod generated;
 pub mod jellyfish;

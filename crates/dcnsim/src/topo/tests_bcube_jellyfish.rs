@@ -181,6 +181,12 @@ fn bcube_refuses_bad_parameters_naming_the_key() {
     assert!(e.message.contains("BCube(8,12)"), "{e}");
     let e = topo_err("kind = 'bcube'\nn = 2\nk = 200");
     assert_eq!(e.path, "topology.k");
+    // The largest k a scenario dict can hold (JSON's u64, beyond TOML's integers): k + 1
+    // must not wrap to 0 levels of one server (then 2^64 empty levels were looped over).
+    let json = format!(r#"{{"kind": "bcube", "n": 2, "k": {}}}"#, usize::MAX);
+    let cfg: TopologyConfig = serde_json::from_str(&json).expect("a valid table");
+    let e = build(&cfg, std::path::Path::new("."), 1).expect_err("refused");
+    assert_eq!(e.path, "topology.k");
     let e = topo_err("kind = 'fattree'\nn = 2");
     assert_eq!(e.path, "topology.n");
     assert!(e.message.contains("bcube"), "{e}");

@@ -254,9 +254,9 @@ pub struct Simulation {
     reroute_delay: Time,
     series_interval: Option<Time>,
     series: Series,
-    /// Rows the series may hold within the memory budget, and the rows every sample takes
+    /// Bytes the series may take within the memory budget, and the rows every sample takes
     /// besides the flows' (a port's utilisation, a switch port's queue).
-    series_rows_max: u64,
+    series_room: u64,
     series_port_rows: u64,
     /// The budget, its estimate, and why the run must stop when it passed it.
     memory: MemoryPlan,
@@ -393,7 +393,7 @@ impl Simulation {
             reroute_delay: Time::from_us_f64(scenario.routing.reroute_delay_us),
             series_interval,
             series: Series::default(),
-            series_rows_max: memory.series_rows(),
+            series_room: memory.series_room(),
             series_port_rows,
             memory,
             over_budget: None,

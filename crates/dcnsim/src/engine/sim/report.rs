@@ -17,8 +17,9 @@ impl Simulation {
         // (plus the few that ended since the previous sample).
         let rows =
             self.series_port_rows + (self.next_flow - self.flows_done.min(self.next_flow)) as u64;
-        if self.series.len() as u64 + rows > self.series_rows_max {
-            let e = self.memory.series_error(self.series.len() as u64, self.now);
+        let bytes = self.series.bytes_to_grow(rows as usize);
+        if bytes as u64 > self.series_room {
+            let e = self.memory.series_error(self.series.len(), bytes, self.now);
             self.over_budget = Some(e);
             return;
         }

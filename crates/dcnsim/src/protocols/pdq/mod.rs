@@ -248,7 +248,7 @@ pub use sender::PdqSender;
 pub use switch::{PdqAgent, SwitchConfig};
 
 use crate::error::{AtKey, ConfigError, ConfigResult};
-use crate::protocols::tcp::{DEFAULT_HEADER_BYTES, DEFAULT_MIN_RTO_US, DEFAULT_MSS_BYTES};
+use crate::protocols::tcp::DEFAULT_MIN_RTO_US;
 use crate::protocols::TransportConfig;
 use crate::units::Time;
 
@@ -356,13 +356,6 @@ impl PdqParams {
                 n
             }
         };
-        let positive = |key: &str, v: Option<u32>, default: u32| match v.unwrap_or(default) {
-            0 => Err(ConfigError::new(
-                format!("transport.{key}"),
-                "must be at least 1",
-            )),
-            v => Ok(v),
-        };
         let min_rto = crate::protocols::micros("min_rto_us", cfg.min_rto_us, DEFAULT_MIN_RTO_US)?;
         let k = non_negative(
             "pdq_early_start_k",
@@ -405,8 +398,7 @@ impl PdqParams {
             }
         };
         let on = |v: Option<bool>| v.unwrap_or(true);
-        let mss = positive("mss_bytes", cfg.mss_bytes, DEFAULT_MSS_BYTES)?;
-        let header = positive("header_bytes", cfg.header_bytes, DEFAULT_HEADER_BYTES)?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
         Ok(PdqParams {
             multipath,
             subflows,

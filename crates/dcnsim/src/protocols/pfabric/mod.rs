@@ -115,7 +115,6 @@ pub use sender::PfabricSender;
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::scale::PathScale;
-use crate::protocols::tcp::{DEFAULT_HEADER_BYTES, DEFAULT_MSS_BYTES};
 use crate::protocols::TransportConfig;
 use crate::units::Time;
 
@@ -160,7 +159,7 @@ impl PfabricParams {
         let max = at_least_one(
             "pfabric_max_cwnd_pkts",
             cfg.pfabric_max_cwnd_pkts,
-            2 * init - 1,
+            twice_less_one(init),
         )?;
         if max < init {
             return Err(ConfigError::new(
@@ -175,9 +174,10 @@ impl PfabricParams {
                     format!("{}; the paper uses 45 µs ≈ 3 RTT", e.message),
                 )
             })?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
         Ok(PfabricParams {
-            mss: at_least_one("mss_bytes", cfg.mss_bytes, DEFAULT_MSS_BYTES)?,
-            header: at_least_one("header_bytes", cfg.header_bytes, DEFAULT_HEADER_BYTES)?,
+            mss,
+            header,
             init_cwnd_pkts: init,
             max_cwnd_pkts: max,
             rto,
@@ -195,6 +195,15 @@ impl PfabricParams {
     }
 }
 
+/// The default maximum window, 2·init − 1 packets, at most `u32::MAX` (an initial window of
+/// 2^31 packets or more, set or the BDP of a network with very long links, wrapped around
+/// and was then refused as smaller than the initial window). Never below `init`.
+fn twice_less_one(init: u32) -> u32 {
+    (2 * init as u64)
+        .saturating_sub(1)
+        .clamp(init as u64, u32::MAX as u64) as u32
+}
+
 /// Fills the keys the paper defines relative to the network and the scenario left unset:
 /// window = BDP of the longest path, maximum window 2·BDP − 1, RTO = 3 RTT (module doc).
 pub fn network_defaults(cfg: &mut TransportConfig, scale: &PathScale, full_packet_bytes: u64) {
@@ -202,7 +211,7 @@ pub fn network_defaults(cfg: &mut TransportConfig, scale: &PathScale, full_packe
         .init_cwnd_pkts
         .get_or_insert_with(|| scale.bdp_pkts(full_packet_bytes));
     cfg.pfabric_max_cwnd_pkts
-        .get_or_insert_with(|| (2 * init).saturating_sub(1).max(1));
+        .get_or_insert_with(|| twice_less_one(init));
     cfg.pfabric_rto_us
         .get_or_insert_with(|| (scale.rtt * 3).as_us_rounded_to_ns());
 }

@@ -165,10 +165,7 @@ pub use switch::{rate_law, RcpSwitch};
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::scale::PathScale;
-use crate::protocols::tcp::{
-    DEFAULT_HEADER_BYTES, DEFAULT_INITIAL_RTO_US, DEFAULT_MAX_RTO_US, DEFAULT_MIN_RTO_US,
-    DEFAULT_MSS_BYTES,
-};
+use crate::protocols::tcp::{DEFAULT_INITIAL_RTO_US, DEFAULT_MAX_RTO_US, DEFAULT_MIN_RTO_US};
 use crate::protocols::TransportConfig;
 use crate::units::Time;
 
@@ -305,21 +302,7 @@ pub(crate) fn rto_bounds(cfg: &TransportConfig) -> ConfigResult<(Time, Time, Tim
 }
 
 pub(crate) fn mss_and_header(cfg: &TransportConfig) -> ConfigResult<(u32, u32)> {
-    let mss = cfg.mss_bytes.unwrap_or(DEFAULT_MSS_BYTES);
-    let header = cfg.header_bytes.unwrap_or(DEFAULT_HEADER_BYTES);
-    if mss == 0 {
-        return Err(ConfigError::new(
-            "transport.mss_bytes",
-            "must be at least 1",
-        ));
-    }
-    if header == 0 {
-        return Err(ConfigError::new(
-            "transport.header_bytes",
-            "must be at least 1",
-        ));
-    }
-    Ok((mss, header))
+    crate::protocols::segment_sizes(cfg)
 }
 
 /// Fills what the scenario leaves unset from the network's longest path ([`PathScale`]):

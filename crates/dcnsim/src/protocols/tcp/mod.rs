@@ -303,14 +303,7 @@ impl TcpParams {
         }
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
 
-        let mss = positive("mss_bytes", cfg.mss_bytes, DEFAULT_MSS_BYTES)?;
-        let header = positive("header_bytes", cfg.header_bytes, DEFAULT_HEADER_BYTES)?;
-        if mss.checked_add(header).is_none() {
-            return Err(ConfigError::new(
-                "transport.mss_bytes",
-                "mss_bytes + header_bytes must fit in 32 bits",
-            ));
-        }
+        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
         let min_rto = micros("min_rto_us", cfg.min_rto_us, DEFAULT_MIN_RTO_US)?;
         let max_rto = micros("max_rto_us", cfg.max_rto_us, DEFAULT_MAX_RTO_US)?;
         if max_rto < min_rto {
