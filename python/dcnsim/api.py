@@ -148,9 +148,25 @@ def scenario_args(scenario: ScenarioLike) -> tuple[str, str, str]:
     )
 
 
-def _override_list(overrides: Iterable[str] | str) -> list[str]:
+#: ``overrides``: ``"key.path=value"`` strings, or a dict ``{"key.path": value}``.
+Overrides = Iterable[str] | str | Mapping[str, Any]
+
+
+def _override_list(overrides: Overrides) -> list[str]:
     if isinstance(overrides, str):
         return [overrides]
+    if isinstance(overrides, Mapping):
+        # Each value written as the TOML value a `--set` reads, its Python type kept ("0.5"
+        # stays text, 0.5 a number); NaN reaches the core as TOML's nan, refused naming its key.
+        from .sweep import SweepError, toml_value  # sweep imports this module
+
+        out = []
+        for key, value in overrides.items():
+            try:
+                out.append(f"{key}={toml_value(value)}")
+            except SweepError as e:
+                raise _error(f"{key}: {e}") from None
+        return out
     return [str(o) for o in overrides]
 
 
@@ -163,7 +179,7 @@ def _budget(max_memory: MaxMemory, share: int = 1) -> dict[str, Any]:
     return kw
 
 
-def validate(scenario: ScenarioLike, overrides: Iterable[str] = (), *,
+def validate(scenario: ScenarioLike, overrides: Overrides = (), *,
              max_memory: MaxMemory = None) -> dict[str, Any]:
     """Checks a scenario without running it; returns it resolved, every default filled in.
 
@@ -181,14 +197,15 @@ def validate(scenario: ScenarioLike, overrides: Iterable[str] = (), *,
 def run(
     scenario: ScenarioLike,
     *,
-    overrides: Iterable[str] = (),
+    overrides: Overrides = (),
     out: str | os.PathLike[str] | None = None,
     quiet: bool = True,
     max_memory: MaxMemory = None,
 ) -> Results:
     """Simulates ``scenario`` and returns its :class:`Results`.
 
-    ``overrides`` are ``"key.path=value"`` strings (``"transport.protocol=tcp"``). With ``out``,
+    ``overrides`` are ``"key.path=value"`` strings (``"transport.protocol=tcp"``) or a dict
+    (``{"transport.protocol": "tcp", "workload.load": 0.8}``). With ``out``,
     the core also writes a result directory there (flows.csv, summary.json, scenario.json,
     ports.csv, series.csv, trace.csv) atomically: a run that fails leaves no directory behind,
     and missing parent folders are created only once the run has succeeded. Unless ``quiet``,
@@ -209,7 +226,7 @@ def run(
 def run_summary(
     scenario: ScenarioLike,
     *,
-    overrides: Iterable[str] = (),
+    overrides: Overrides = (),
     out: str | os.PathLike[str] | None = None,
     quiet: bool = True,
     max_memory: MaxMemory = None,
@@ -225,7 +242,7 @@ def run_summary(
 
 def _run_core(
     scenario: ScenarioLike,
-    overrides: Iterable[str],
+    overrides: Overrides,
     out: str | os.PathLike[str] | None,
     quiet: bool,
     columns: bool,

@@ -139,3 +139,20 @@ def test_flows_after_stop_s_are_counted_as_not_started(star_file):
     assert f["finished"] + f["unfinished"] + f["unstarted"] == f["total"] == 30
     assert (res.flows["start_s"] > 0.002).sum() == f["unstarted"]
     assert f"({f['unfinished']} unfinished, {f['unstarted']} not started)" in summary_table(res.summary)
+
+
+def test_overrides_may_be_a_dict_with_typed_values(star_file):
+    """A dict of overrides acts as the same --set strings, each value keeping its type."""
+    as_dict = dcnsim.run(star_file, overrides={"transport.protocol": "tcp", "workload.load": 0.3,
+                                               "seed": 7})
+    as_strings = dcnsim.run(star_file, overrides=["transport.protocol=tcp", "workload.load=0.3",
+                                                  "seed=7"])
+    assert as_dict.scenario == as_strings.scenario
+    assert (as_dict.scenario["transport"]["protocol"], as_dict.scenario["seed"]) == ("tcp", 7)
+    assert as_dict.flows.equals(as_strings.flows)
+    with pytest.raises(dcnsim.ScenarioError, match="workload.load"):
+        dcnsim.run(star_file, overrides={"workload.load": "0.3"})  # text, not a number
+    with pytest.raises(dcnsim.ScenarioError, match="workload.load"):
+        dcnsim.run(star_file, overrides={"workload.load": float("nan")})
+    with pytest.raises(dcnsim.ScenarioError, match="workload.load"):
+        dcnsim.run(star_file, overrides={"workload.load": None})
