@@ -269,8 +269,11 @@ def _names(keys: list[str]) -> dict[str, str]:
 def _point_name(names: Mapping[str, str], values: Mapping[str, Any]) -> str:
     """A stable, readable folder name: ``protocol-tcp_load-0.2_seed-1``.
 
-    A value that is not a plain scalar is replaced by a short hash of it; a name that is too
-    long becomes ``p-<hash>`` of all values. The same grid values always give the same name.
+    A table or list value is named by its scalars in order and a short hash of the whole
+    (``failures-leaf1-spine0-0.005-0.015-3128`` for one link failure, ``failures-none-4f53``
+    for an empty list): readable, and two values with the same scalars still differ. A name
+    that is too long becomes ``p-<hash>`` of all values. The same grid values always give the
+    same name.
     """
     if not values:
         return "base"
@@ -279,12 +282,22 @@ def _point_name(names: Mapping[str, str], values: Mapping[str, Any]) -> str:
         if isinstance(v, (bool, int, float, str)):
             text = toml_value(v).strip('"')
         else:
-            text = _digest(v, 6)
+            text = "-".join(_scalars(v)) or "none"
+            text = f"{text[:MAX_NAME // 2]}-{_digest(v, 4)}"
         parts.append(f"{names[k]}-{text}")
     name = re.sub(r"[^A-Za-z0-9._=-]+", "-", "_".join(parts)).strip("-.")
     if len(name) > MAX_NAME or not name:
         name = "p-" + _digest(values, 12)
     return name
+
+
+def _scalars(v: Any) -> list[str]:
+    """The scalar leaves of a table or list value, in order, as text."""
+    if isinstance(v, Mapping):
+        return [x for item in v.values() for x in _scalars(item)]
+    if isinstance(v, (list, tuple)):
+        return [x for item in v for x in _scalars(item)]
+    return [toml_value(v).strip('"')]
 
 
 def _digest(v: Any, n: int) -> str:
@@ -877,7 +890,11 @@ def collect(out: str | os.PathLike[str], points: list[Point] | None = None) -> p
                   for f in json.loads((out / FAILURES_JSON).read_text(encoding="utf-8"))}
     rows = []
     for name, values in entries:
-        row: dict[str, Any] = {"point": name, **values}
+        # A table or list value (a failure schedule, a size distribution) as JSON text: one
+        # cell pandas can compare and group by, and that reads back with json.loads.
+        row: dict[str, Any] = {"point": name, **{
+            k: v if v is None or isinstance(v, (bool, int, float, str)) else
+            json.dumps(v, sort_keys=True) for k, v in values.items()}}
         summary_file = out / name / "summary.json"
         if summary_file.is_file() and name not in errors:
             row["status"], row["error"] = "ok", None

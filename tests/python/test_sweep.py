@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import tomllib
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -279,3 +281,35 @@ def test_example_sweeps_are_valid():
         spec = sw.load_spec(path)
         resolved, failures = sw.check_points(spec.points())
         assert not failures and len(resolved) == len(spec.points()) > 1, path
+
+
+def test_structured_grid_values_get_readable_names_and_json_cells(tmp_path):
+    """Failures as grid values: a folder name that says which link, and JSON in the table."""
+    names = sw._names(["failures", "seed"])
+    one = [{"link": ["leaf1", "spine0"], "down_s": 0.005, "up_s": 0.015}]
+    other = [{"link": ["leaf1", "spine0"], "down_s": 0.005}]
+    a = sw._point_name(names, {"failures": one, "seed": 1})
+    assert re.fullmatch(r"failures-leaf1-spine0-0\.005-0\.015-[0-9a-f]{4}_seed-1", a), a
+    b = sw._point_name(names, {"failures": other, "seed": 1})
+    assert b.startswith("failures-leaf1-spine0-0.005-") and b != a
+    assert sw._point_name(names, {"failures": [], "seed": 1}).startswith("failures-none-")
+    # Same scalars, different tables: still different names.
+    names = sw._names(["x"])
+    assert sw._point_name(names, {"x": {"a": 1}}) != sw._point_name(names, {"x": {"b": 1}})
+
+
+@needs_core
+def test_a_failure_schedule_as_a_grid_value_is_json_in_summaries(tmp_path):
+    (tmp_path / "star.toml").write_text(STAR)
+    spec = tmp_path / "sweep.toml"
+    spec.write_text(
+        'scenario = "star.toml"\n[base]\nworkload.flows = 12\n'
+        '[grid]\nfailures = [[], [{ link = ["h0", "sw"], down_s = 0.0001, up_s = 0.0002 }]]\n'
+    )
+    frame = dcnsim.sweep(spec, tmp_path / "out", workers=1)
+    assert (frame["status"] == "ok").all(), frame
+    assert frame["point"].str.startswith(("failures-none-", "failures-h0-sw-0.0001-0.0002-")).all()
+    schedules = [json.loads(v) for v in frame["failures"]]
+    assert schedules == [[], [{"down_s": 0.0001, "link": ["h0", "sw"], "up_s": 0.0002}]]
+    cells = pd.read_csv(tmp_path / "out" / "summaries.csv")["failures"]
+    assert [json.loads(v) for v in cells] == schedules
