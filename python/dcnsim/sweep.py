@@ -894,7 +894,7 @@ def collect(out: str | os.PathLike[str], points: list[Point] | None = None) -> p
         # cell pandas can compare and group by, and that reads back with json.loads.
         row: dict[str, Any] = {"point": name, **{
             k: v if v is None or isinstance(v, (bool, int, float, str)) else
-            json.dumps(v, sort_keys=True) for k, v in values.items()}}
+            json.dumps(v, sort_keys=True, default=str) for k, v in values.items()}}
         summary_file = out / name / "summary.json"
         if summary_file.is_file() and name not in errors:
             row["status"], row["error"] = "ok", None
