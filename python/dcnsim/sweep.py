@@ -890,11 +890,7 @@ def collect(out: str | os.PathLike[str], points: list[Point] | None = None) -> p
                   for f in json.loads((out / FAILURES_JSON).read_text(encoding="utf-8"))}
     rows = []
     for name, values in entries:
-        # A table or list value (a failure schedule, a size distribution) as JSON text: one
-        # cell pandas can compare and group by, and that reads back with json.loads.
-        row: dict[str, Any] = {"point": name, **{
-            k: v if v is None or isinstance(v, (bool, int, float, str)) else
-            json.dumps(v, sort_keys=True, default=str) for k, v in values.items()}}
+        row: dict[str, Any] = {"point": name, **values}
         summary_file = out / name / "summary.json"
         if summary_file.is_file() and name not in errors:
             row["status"], row["error"] = "ok", None
@@ -933,5 +929,18 @@ def sweep(
     run_sweep(s, out, workers=workers, scheduler=scheduler, force=force, quiet=quiet,
               max_memory=max_memory)
     frame = collect(out, s.points())
-    frame.to_csv(Path(out) / SUMMARIES_CSV, index=False)
+    write_summaries(frame, Path(out) / SUMMARIES_CSV)
     return frame
+
+
+def write_summaries(frame: pd.DataFrame, path: Path) -> None:
+    """``frame`` as summaries.csv, a table or list grid value (a failure schedule, a size
+    distribution) written as JSON text, which reads back with ``json.loads``, instead of
+    Python's repr."""
+    def cell(v: Any) -> Any:
+        if isinstance(v, (Mapping, list, tuple)):
+            return json.dumps(v, sort_keys=True, default=str)
+        return v
+
+    text = {c: frame[c].map(cell) for c in frame.columns if frame[c].dtype == object}
+    frame.assign(**text).to_csv(path, index=False)

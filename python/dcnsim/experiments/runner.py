@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import report
-from ..sweep import SWEEP_JSON, collect, load_spec, run_sweep
+from ..sweep import SWEEP_JSON, collect, load_spec, run_sweep, write_summaries
 from . import claims as claims_mod
 from .figure import MEASURE_COLUMNS, Figure, Paper, Runs, SweepDef
 
@@ -144,7 +144,7 @@ def reproduce(
             summaries, failures = _run_sweeps(paper, fig, out, quick, workers, scheduler, force,
                                               quiet, say, shared_done, max_memory)
             (out / fig.id).mkdir(exist_ok=True)
-            summaries.to_csv(out / fig.id / "summaries.csv", index=False)
+            write_summaries(summaries, out / fig.id / "summaries.csv")
             runs, points = Runs(out / fig.id, summaries), len(summaries)
         ours = fig.measure(runs)[MEASURE_COLUMNS].assign(figure=fig.id)
         fig_claims = all_claims[all_claims["figure"] == fig.id]
