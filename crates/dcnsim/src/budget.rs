@@ -35,7 +35,11 @@
 //!   and its line of `flows.csv`), measured;
 //! * the endpoints of the flows that are certainly active at once, [`ACTIVE_FLOW_BYTES`]
 //!   each (packet level): a flow is active at least from its start for its size at its
-//!   host's line rate;
+//!   host's line rate. Under PDQ, M-PDQ and MERP every flow counts,
+//!   [`PDQ_HELD_FLOW_BYTES`] (and [`PDQ_HELD_SUBFLOW_BYTES`] per further M-PDQ subflow) or
+//!   [`MERP_HELD_FLOW_BYTES`] each: their links
+//!   hold every started flow paused until its turn, for as long as the protocol's pace makes
+//!   it wait, which no bound from the flows alone gives (a ceiling there);
 //! * the time series: [`SERIES_ROW_BYTES`] per row, a row per port and per switch port at
 //!   every sample up to when the last flow can at the earliest end (or `stop_s`);
 //! * the packet trace: two rows per data segment of the traced flow, [`TRACE_ROW_BYTES`] each.
@@ -50,9 +54,9 @@
 //! Calibration (peak RSS of `dcnsim-core`, `/usr/bin/time -v`, against the estimate): the
 //! table in the README ("Memory budget"). On those runs — routing tables of fat-trees,
 //! leaf-spines, Jellyfish and BCube, 10⁶ flows at packet and flow level, incasts of 150 000
-//! flows, fine series — the estimate is within −4 % … +23 % of the peak. Packet-level PDQ,
-//! M-PDQ and MERP keep more flows paused at once than the bound of active flows counts: there
-//! the check during the run is what holds the budget.
+//! flows, fine series — the estimate is within −4 % … +23 % of the peak. Under packet-level
+//! PDQ, M-PDQ and MERP, where every flow counts as held at once, it is a ceiling: near the
+//! peak when the flows pile up, above it when they hardly overlap.
 
 use crate::config::{Engine, Scenario};
 use crate::error::{ConfigError, ConfigResult};
@@ -82,6 +86,15 @@ pub const PACE_FLOW_BYTES: f64 = 650.0;
 pub const ACTIVE_FLOW_BYTES: f64 = 1100.0;
 /// The same under PACE (≈ 2 500 B measured on an incast of 15 000 flows).
 pub const PACE_ACTIVE_FLOW_BYTES: f64 = 2600.0;
+/// Per flow held at once under PDQ (its endpoints, its timers and probes while paused, its
+/// forward path kept by the switches): ≈ 1 900–2 000 B measured (incasts of 600 and 1 500
+/// flows, 30 000 flows on a star).
+pub const PDQ_HELD_FLOW_BYTES: f64 = 2200.0;
+/// Per M-PDQ subflow beyond the first, held with its flow: ≈ 1 000 B measured (3 subflows).
+pub const PDQ_HELD_SUBFLOW_BYTES: f64 = 1200.0;
+/// Per flow held at once under MERP (its endpoints and an entry in the flow table of every
+/// link of its path): ≈ 1 700 B measured.
+pub const MERP_HELD_FLOW_BYTES: f64 = 1900.0;
 /// Per row of the time series: 21 bytes in four columns, and half as much again for their
 /// growth (on average; the run checks the exact capacity before every sample). The columns
 /// that `dcnsim.run` makes of them in Python take about 60 bytes per row more.
@@ -552,16 +565,47 @@ pub fn estimate(
         return e;
     };
     let (active, busy_until) = certainly_active(flows, facts.host_bps);
-    if s.engine == Engine::Packet {
-        e.push(
-            format!("flows active at once (at least {active})"),
-            active as f64
-                * match transport {
-                    Transport::Pace(_) => PACE_ACTIVE_FLOW_BYTES,
-                    _ => ACTIVE_FLOW_BYTES,
-                },
+    match (s.engine, transport) {
+        (Engine::Flow, _) => {}
+        // A link serves a few flows at a time and holds every other started flow paused,
+        // endpoints, probes and table entries, for as long as the protocol's own pace makes
+        // it wait: at load 0.1, 30 000 flows of 1 KB on a star had 23 553 of them held at
+        // once (the bound below gives 14). No bound from the flows alone holds, so every
+        // flow counts: a ceiling.
+        (_, Transport::Pdq(p)) => e.push(
+            format!(
+                "flows held at once (all {}: {} pauses flows)",
+                flows.len(),
+                s.transport.protocol
+            ),
+            // M-PDQ opens a subflow per segment, up to its count.
+            flows
+                .iter()
+                .map(|f| {
+                    let extra = p.subflows_of(f.size_bytes).max(1) - 1;
+                    PDQ_HELD_FLOW_BYTES + extra as f64 * PDQ_HELD_SUBFLOW_BYTES
+                })
+                .sum::<f64>(),
             &flow_key,
-        );
+        ),
+        (_, Transport::Merp(_)) => e.push(
+            format!(
+                "flows held at once (all {}: merp pauses flows)",
+                flows.len()
+            ),
+            flows.len() as f64 * MERP_HELD_FLOW_BYTES,
+            &flow_key,
+        ),
+        (_, Transport::Pace(_)) => e.push(
+            format!("flows active at once (at least {active})"),
+            active as f64 * PACE_ACTIVE_FLOW_BYTES,
+            &flow_key,
+        ),
+        _ => e.push(
+            format!("flows active at once (at least {active})"),
+            active as f64 * ACTIVE_FLOW_BYTES,
+            &flow_key,
+        ),
     }
     if s.output.series_interval_us > 0.0 {
         let interval = Time::from_us_f64(s.output.series_interval_us).max(Time(1));

@@ -254,3 +254,62 @@ fn unlimited_skips_the_check_and_a_size_is_parsed() {
     assert_eq!(Budget::parse("8G"), Ok(Budget::given(8_000_000_000)));
     assert!(Budget::parse("lots").is_err());
 }
+
+#[test]
+fn under_pdq_mpdq_and_merp_every_flow_counts_as_held_at_once() {
+    // 30 000 flows of 1 KB at load 0.1 on a star: under TCP at most 14 are active at once
+    // (18 MB), but PDQ held 23 553 of them paused at once (peak RSS 61 MB, M-PDQ 63 MB; MERP
+    // held 1 896 of 3 000 on the same star), which the bound of active flows did not count.
+    let star = r#"
+seed = 7
+[topology]
+kind = "star"
+hosts = 4
+[workload]
+kind = "poisson"
+sizes = { dist = "fixed", kb = 1 }
+load = 0.1
+flows = 30000
+"#;
+    let total = |protocol: &str| {
+        let o = format!("transport.protocol={protocol}");
+        let plan = prepare(star, &[&o], Budget::unlimited()).unwrap();
+        (plan.estimate.total(), plan.estimate)
+    };
+    let (dctcp, _) = total("dctcp");
+    assert!(dctcp < 20e6, "{dctcp}");
+    for (protocol, peak) in [("pdq", 61.2e6), ("mpdq", 62.7e6)] {
+        let (bytes, e) = total(protocol);
+        assert!(
+            peak <= bytes && bytes <= 1.5 * peak,
+            "{protocol}: {bytes} for {peak}"
+        );
+        assert!(
+            e.parts
+                .iter()
+                .any(|p| p.what
+                    == format!("flows held at once (all 30000: {protocol} pauses flows)")),
+            "{e:?}"
+        );
+    }
+    // M-PDQ's subflows each add theirs: 1-KB flows have one, 10-KB flows three.
+    let ten_kb = "workload.sizes={dist=\"fixed\",kb=10}";
+    let with = |protocol: &str| {
+        let o = format!("transport.protocol={protocol}");
+        let plan = prepare(star, &[&o, ten_kb], Budget::unlimited()).unwrap();
+        plan.estimate.total()
+    };
+    assert!(with("mpdq") > with("pdq") + 30_000.0 * 2.0 * 1000.0);
+    let (merp, _) = total("merp");
+    assert!(merp > 4e6 + 30_000.0 * (450.0 + 1700.0), "{merp}");
+    // A budget the bound let through is refused now, naming the flow count.
+    let e = refusal(star, &["transport.protocol=pdq"], Budget::given(40_000_000));
+    assert_eq!(e.path, "workload.flows");
+    assert!(e.message.contains("flows held at once"), "{e}");
+    assert!(prepare(
+        star,
+        &["transport.protocol=dctcp"],
+        Budget::given(40_000_000)
+    )
+    .is_ok());
+}
