@@ -291,6 +291,44 @@ fn six_flows_into_one_port_come_close_to_srpt() {
     );
 }
 
+/// One-packet flows (1 KB) at load 0.1 on a 4-host star at 10 Gb/s, one new flow every 8 µs
+/// per host. Every flow must be accepted at its NIC and at its receiver's port, and Dampening
+/// holds a paused (or new) flow while another acceptance there is recent. Held for the whole
+/// 10 µs, that admits at most one flow per 10 µs per link, fewer than arrive: flows queued
+/// for admission without bound (found in review: 30 000 such flows took 147 ms each on
+/// average). Released once the accepted flow's commit is back, the mean stays within three
+/// lone-flow times: the handshake and one packet, two hops each way.
+#[test]
+fn one_packet_flows_are_not_held_back_one_per_dampening_interval() {
+    let star = r#"
+seed = 1
+[topology]
+kind = "star"
+hosts = 4
+link_gbps = 10
+link_delay_us = 1
+[transport]
+protocol = "pdq"
+[workload]
+kind = "poisson"
+sizes = { dist = "fixed", kb = 1 }
+load = 0.1
+flows = 500
+"#;
+    let hop = |b| (ser(b) + Time::from_us(1)).as_us_f64();
+    let lone = 4.0 * hop(CTRL) + 2.0 * hop(1000 + CTRL);
+    let released = mean_fct_us(&run_toml(star, &[]));
+    assert!(
+        released < 3.0 * lone,
+        "mean {released:.1} µs, a lone flow {lone:.1} µs"
+    );
+    let held = mean_fct_us(&run_toml(star, &["transport.pdq_accounting=\"literal\""]));
+    assert!(
+        held > 10.0 * lone,
+        "literal mean {held:.1} µs, a lone flow {lone:.1} µs"
+    );
+}
+
 /// Issue 35's third case: web-search flows on a k = 4 fat-tree at load 0.6 (`examples/demo.toml`
 /// with 1 000 flows). Literally, links let flows send that they no longer count (accepted and
 /// then evicted before the commit, or removed while paused elsewhere and then resumed by the

@@ -26,8 +26,9 @@ pub struct SwitchConfig {
     pub entry_timeout: Time,
     /// Accounting over the whole path (`pdq_accounting = "whole_path"`): a link that did not
     /// pause a flow still caps R_H, a commit lists the flow at a link that had dropped it, and
-    /// Algorithm 2 counts a sending flow this link limits at what it asks. Off: the digest's
-    /// Algorithms 1–3 as written (`"literal"`).
+    /// Algorithm 2 counts a sending flow this link limits at what it asks, and Dampening's
+    /// clock lets go once the accepted flow's commit is back. Off: the digest's Algorithms
+    /// 1–3 as written (`"literal"`).
     pub whole_path: bool,
     /// Bytes on the wire of a full data packet: the rate controller's drain time is at least
     /// two of them at the link's rate.
@@ -295,18 +296,15 @@ impl LinkState {
         };
         // Rates travel in whole kbit/s: less than one is nothing.
         let offered = (self.availbw(i, cfg) / 1000).min(h.rate_kbps as u64) as u32;
-        let entry = &mut self.list[i];
         if offered > 0 {
+            let entry = &self.list[i];
             // Paused here: paused by this link, or not yet sending (a new flow starts paused).
             let was_paused = entry.pause_by != 0 || entry.rate_bps == 0;
             // Its re-proposals (every packet before the commit returns) are neither held back
             // nor restart the clock: that would keep a more critical flow out for as long.
             let new_accept = was_paused && !entry.accept_pending;
-            let damped = new_accept
-                && cfg.dampening.is_some_and(|gap| {
-                    self.last_paused_accept
-                        .is_some_and(|(t, other)| other != id && now.saturating_sub(t) < gap)
-                });
+            let damped = new_accept && self.damps(now, cfg, id);
+            let entry = &mut self.list[i];
             if !damped {
                 h.pause_by = 0;
                 h.rate_kbps = offered;
@@ -320,8 +318,22 @@ impl LinkState {
         }
         h.pause_by = self.me;
         h.rate_kbps = 0;
+        let entry = &mut self.list[i];
         entry.pause_by = self.me;
         entry.note_offer(now, 0);
+    }
+
+    /// Dampening: another paused flow was accepted here less than the interval ago and its
+    /// commit has not come back. Once it has (or the flow has left the list), the link counts
+    /// it, and the interval has done its job; holding the next flow longer would cap the
+    /// link at one new flow per interval whatever the flows' sizes.
+    fn damps(&self, now: Time, cfg: &SwitchConfig, id: PdqFlowId) -> bool {
+        let (Some(gap), Some((t, other))) = (cfg.dampening, self.last_paused_accept) else {
+            return false;
+        };
+        other != id
+            && now.saturating_sub(t) < gap
+            && (!cfg.whole_path || self.list.iter().any(|e| e.id == other && e.accept_pending))
     }
 
     /// Algorithm 3: the ACK of flow `id` passes on the reverse path; commits the decision the
@@ -740,6 +752,50 @@ mod tests {
         let mut h = hdr(NO_DEADLINE, 300);
         l.forward(Time::from_us(25), &no, 3, &mut h);
         assert_eq!(h.rate_kbps, 5_000_000);
+    }
+
+    #[test]
+    fn dampening_ends_when_the_accepted_flow_commits_or_leaves() {
+        let c = SwitchConfig {
+            early_start_k: None,
+            ..cfg()
+        };
+        let paused_pair = || {
+            let mut l = link();
+            l.list = vec![
+                entry(1, C / 4, 0, 100),
+                entry(2, 0, ME, 200),
+                entry(3, 0, ME, 300),
+            ];
+            let mut h = hdr(NO_DEADLINE, 200);
+            l.forward(Time::from_us(20), &c, 2, &mut h);
+            assert_eq!(h.rate_kbps, 7_500_000);
+            l
+        };
+        let propose_3 = |l: &mut LinkState, c: &SwitchConfig| {
+            let mut h = hdr(NO_DEADLINE, 300);
+            l.forward(Time::from_us(23), c, 3, &mut h);
+            h.pause_by
+        };
+        // Flow 2's commit (at a quarter of the link) is back 2 µs later: the link counts it,
+        // and flow 3 gets the rest without waiting out the 10 µs.
+        let mut l = paused_pair();
+        let mut ack = PdqHeader {
+            rate_kbps: 2_500_000,
+            ..hdr(NO_DEADLINE, 200)
+        };
+        l.reverse(Time::from_us(22), &c, 2, &mut ack, false);
+        assert_eq!(propose_3(&mut l.clone(), &c), 0);
+        // Read literally, the clock holds for the whole interval.
+        let literal = SwitchConfig {
+            whole_path: false,
+            ..c
+        };
+        assert_eq!(propose_3(&mut l, &literal), ME);
+        // Flow 2 gone (its TERM) before its commit: nothing is pending either.
+        let mut l = paused_pair();
+        l.remove(2);
+        assert_eq!(propose_3(&mut l, &c), 0);
     }
 
     #[test]
