@@ -129,8 +129,9 @@ class Results:
             deadline miss rate, packets, the run's own cost).
         series: time series in long form (time_s, kind, id, value), or None when the scenario
             did not ask for them (``output.series_interval_us = 0``).
-        trace: the traced flow's sender, packet by packet (time_s, event, seq, ack, payload,
-            retransmit, cwnd_bytes), or None without ``output.trace_flow``.
+        trace: the traced flows' senders, packet by packet (time_s, flow_id, event, seq, ack,
+            payload, retransmit, cwnd_bytes; one flow's rows are ``trace[trace.flow_id == f]``),
+            or None without ``output.trace_flow`` (or with an empty list).
         paths: the ports each flow's data crossed (flow_id, hop, port, node, peer, packets),
             one row per port; ``packets`` is <NA> under ``engine = "flow"``. Select the flows
             that crossed a link with ``paths[(paths.node == "a") & (paths.peer == "b")]``.
