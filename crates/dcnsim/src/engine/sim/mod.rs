@@ -117,6 +117,10 @@ struct Endpoints {
     sender: Sender,
     receiver: Receiver,
     sender_done: bool,
+    /// Whether `output.trace_flow` lists this flow: its sender's events go to the trace (a
+    /// flag here, on the endpoints every traced event already reads, costs the per-packet
+    /// path no other memory).
+    traced: bool,
     /// Per side: when its pending timer event fires, and the generation that event carries
     /// (an event of an older generation is stale).
     timer: [Option<Time>; 2],
@@ -263,7 +267,8 @@ pub struct Simulation {
     /// The budget, its estimate, and why the run must stop when it passed it.
     memory: MemoryPlan,
     over_budget: Option<ConfigError>,
-    /// `output.trace_flow` and what their senders did.
+    /// `output.trace_flow` (each flow's endpoints know whether they are traced) and what
+    /// their senders did.
     traced: TracedFlows,
     /// `workload.abort_at_deadline`.
     abort_at_deadline: bool,
@@ -744,7 +749,7 @@ impl Simulation {
             match side {
                 Side::Sender => {
                     ep.sender.handle_packet(self.now, pkt);
-                    if self.traced.contains(flow as u32) {
+                    if ep.traced {
                         let cwnd = ep.sender.cwnd_bytes();
                         let row = trace_row(self.now, flow as u32, TraceEvent::Receive, pkt, cwnd);
                         self.trace.push(row);
@@ -824,6 +829,7 @@ impl Simulation {
             sender,
             receiver,
             sender_done: false,
+            traced: self.traced.contains(idx),
             timer: [None, None],
             generation: [0, 0],
             reseq,
@@ -893,7 +899,7 @@ impl Simulation {
                         self.flows[flow as usize].reorder.on_timeout();
                     }
                     let ep = self.flows[flow as usize].endpoints.as_mut().expect("alive");
-                    if self.traced.contains(flow) {
+                    if ep.traced {
                         let cwnd = ep.sender.cwnd_bytes();
                         self.trace.push(trace_row(
                             now,
@@ -1037,7 +1043,7 @@ impl Simulation {
                     if p.kind == PacketKind::Data {
                         f.reorder.on_data_sent(&p, &f.dropped);
                     }
-                    if self.traced.contains(flow) {
+                    if ep.traced {
                         let cwnd = ep.sender.cwnd_bytes();
                         self.trace
                             .push(trace_row(now, flow, TraceEvent::Send, &p, cwnd));

@@ -1,8 +1,9 @@
 //! `output.trace_flow`: which flows' senders are traced, and the rows they leave.
 //!
-//! The question "is this flow traced?" is asked at every packet a sender sends or receives, so
-//! the answer is a dense flag per flow, not a set to search; with nothing traced the flags are
-//! empty and the question costs one length comparison.
+//! Whether a flow is traced is asked at every packet its sender sends or receives, so the
+//! answer is copied into the flow's endpoints when it starts (a flag beside the state the
+//! packet reads anyway); the set here, a dense flag per flow (empty when nothing is traced),
+//! answers it then, once per flow.
 
 use crate::metrics::series::{TraceEvent, TraceRow};
 use crate::net::packet::Packet;
@@ -27,9 +28,8 @@ impl TracedFlows {
         TracedFlows(traced)
     }
 
-    #[inline]
-    pub(super) fn contains(&self, flow: u32) -> bool {
-        self.0.get(flow as usize) == Some(&true)
+    pub(super) fn contains(&self, flow: usize) -> bool {
+        self.0.get(flow) == Some(&true)
     }
 
     /// Whether any flow is traced (then the run writes `trace.csv`, empty or not).
