@@ -10,7 +10,9 @@ The simulator itself is Rust (the compiled module ``dcnsim._core``); this packag
 - :func:`sweep` runs a grid of scenarios (local processes or a Dask cluster) and returns one
   DataFrame of their summaries;
 - :class:`Results.load <dcnsim.results.Results.load>` reads back a result directory that a run
-  with ``out=`` (or ``dcnsim run --out``) wrote.
+  with ``out=`` (or ``dcnsim run --out``) wrote, and
+  :meth:`Results.sweep_flows <dcnsim.results.Results.sweep_flows>` every point's flows of a
+  sweep's directory in one frame, with the grid values as columns.
 
 Bad input raises :class:`ScenarioError` (a ``ValueError``) whose text names the key path;
 results that cannot be written raise :class:`OutputError` (an ``OSError``) with the OS's reason.

@@ -36,8 +36,9 @@ class _RunOutput(TypedDict):
     series: dict[str, npt.NDArray[np.generic]] | None
     # the scenario as run, every default filled in (what scenario.json holds), as JSON text
     scenario: str
-    # time_s f64, event object (str: send | receive | timeout), seq u64, ack u64, payload u32,
-    # retransmit bool, cwnd_bytes u64; None without output.trace_flow (or columns=False)
+    # time_s f64, flow_id u32, event object (str: send | receive | timeout), seq u64, ack u64,
+    # payload u32, retransmit bool, cwnd_bytes u64; None without output.trace_flow (or with an
+    # empty list, or columns=False)
     trace: dict[str, npt.NDArray[np.generic]] | None
 
 def run(

@@ -287,12 +287,38 @@ def sweep(sweep_file: str, out: Path, workers: int | None, scheduler: str | None
 
 @cli.command()
 @click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
-def plot(directory: Path) -> None:
-    """Draw the standard plots of a run or sweep folder into DIR/plots/."""
+@click.option("--load", metavar="VALUE",
+              help="Sweep folder: the load at which fct_cdf.png and slowdown_by_size.png are "
+                   "drawn, a value of the grid's *load key (default: the highest).")
+@click.option("--point", multiple=True, metavar="KEY=VALUE",
+              help="Sweep folder: the grid point of fct_cdf.png and slowdown_by_size.png, by "
+                   "grid values (KEY a grid key or its last part: --point load=0.5 "
+                   "--point failures=...); repeatable; grid keys left out are pooled.")
+@click.option("--from", "start", type=float, metavar="SECONDS",
+              help="Run folder: time-series plots start at this simulated time (s).")
+@click.option("--to", "end", type=float, metavar="SECONDS",
+              help="Run folder: time-series plots end at this simulated time (s).")
+@click.option("--ports", metavar="LIST",
+              help="Run folder: the ports drawn in queue.png and link_util.png, comma-separated "
+                   "port ids (ports.csv's port) or node names (all ports out of the node), "
+                   "e.g. --ports 3,7 or --ports leaf0.")
+def plot(directory: Path, load: str | None, point: tuple[str, ...], start: float | None,
+         end: float | None, ports: str | None) -> None:
+    """Draw the standard plots of a run or sweep folder into DIR/plots/.
+
+    A run folder: FCT CDF, FCT and slowdown by size, and its time series (goodput, queues,
+    link utilisation, Jain's index). A sweep folder: FCT against load, and the FCT CDF and
+    slowdown by size class per protocol at one grid point.
+    """
     from . import plots
 
+    chosen_ports = None if ports is None else ports.split(",")
     with _user_errors():
-        files = plots.plot_dir(directory)
+        try:
+            files = plots.plot_dir(directory, load=load, point=point, start=start, end=end,
+                                   ports=chosen_ports)
+        except plots.PlotOptionError as e:
+            _fail(str(e))
     for f in files:
         click.echo(f"wrote {f}")
     if not files:

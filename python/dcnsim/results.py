@@ -2,7 +2,8 @@
 
 :func:`dcnsim.run` builds a :class:`Results` from the core's columns; :meth:`Results.load`
 reads back a result directory (flows.csv, summary.json, scenario.json, series.csv) that a run
-with ``out=`` wrote, so analysis can happen long after the simulation.
+with ``out=`` wrote, so analysis can happen long after the simulation;
+:meth:`Results.sweep_flows` reads every point's flows of a sweep into one frame.
 """
 
 from __future__ import annotations
@@ -120,6 +121,23 @@ def paths_frame(raw: pd.DataFrame) -> pd.DataFrame:
     return raw.astype({c: t for c, t in PATH_COLUMNS.items() if c in raw.columns})
 
 
+def read_flows(path: Path) -> pd.DataFrame:
+    """A flows.csv file as the flows DataFrame (:data:`FLOW_COLUMNS`' dtypes)."""
+    dtypes = {k: v for k, v in FLOW_COLUMNS.items() if v not in ("boolean", "float64")}
+    raw = pd.read_csv(path, dtype={**dtypes, "met_deadline": "string"})
+    return flows_frame({c: raw[c].to_numpy() for c in raw.columns})
+
+
+def _with_grid(flows: pd.DataFrame, point: str, values: Mapping[str, Any]) -> pd.DataFrame:
+    """``flows`` behind a ``point`` column and one column per grid value (a table or list
+    value, such as a failure schedule, is kept as it is in every row)."""
+    grid = {"point": point, **values}
+    front = pd.DataFrame({k: pd.Series([v] * len(flows), dtype=object if
+                                       isinstance(v, (Mapping, list)) else None)
+                          for k, v in grid.items()})
+    return pd.concat([front, flows.reset_index(drop=True)], axis=1)
+
+
 class Results:
     """What one run produced.
 
@@ -129,8 +147,9 @@ class Results:
             deadline miss rate, packets, the run's own cost).
         series: time series in long form (time_s, kind, id, value), or None when the scenario
             did not ask for them (``output.series_interval_us = 0``).
-        trace: the traced flow's sender, packet by packet (time_s, event, seq, ack, payload,
-            retransmit, cwnd_bytes), or None without ``output.trace_flow``.
+        trace: the traced flows' senders, packet by packet (time_s, flow_id, event, seq, ack,
+            payload, retransmit, cwnd_bytes; one flow's rows are ``trace[trace.flow_id == f]``),
+            or None without ``output.trace_flow`` (or with an empty list).
         paths: the ports each flow's data crossed (flow_id, hop, port, node, peer, packets),
             one row per port; ``packets`` is <NA> under ``engine = "flow"``. Select the flows
             that crossed a link with ``paths[(paths.node == "a") & (paths.peer == "b")]``.
@@ -187,9 +206,7 @@ class Results:
         d = Path(directory)
         if not (d / "flows.csv").is_file():
             raise FileNotFoundError(f"{d}: no flows.csv, not a result directory")
-        dtypes = {k: v for k, v in FLOW_COLUMNS.items() if v not in ("boolean", "float64")}
-        raw = pd.read_csv(d / "flows.csv", dtype={**dtypes, "met_deadline": "string"})
-        flows = flows_frame({c: raw[c].to_numpy() for c in raw.columns})
+        flows = read_flows(d / "flows.csv")
         summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
         scenario = None
         if (d / "scenario.json").is_file():
@@ -204,6 +221,27 @@ class Results:
         if (d / "paths.csv").is_file():
             paths = paths_frame(pd.read_csv(d / "paths.csv", dtype={"node": "object", "peer": "object"}))
         return cls(flows, summary, series, scenario, path=d, trace=trace, paths=paths)
+
+    @staticmethod
+    def sweep_flows(directory: str | Path) -> pd.DataFrame:
+        """Every finished point's flows of the sweep in ``directory`` (what ``dcnsim.sweep``
+        or ``dcnsim sweep --out`` wrote) in one frame: ``point`` (the point's folder name), one
+        column per grid key holding the point's value, then flows.csv's columns.
+
+        Points that failed or have not run are left out (``summaries.csv`` lists them).
+        Raises ``FileNotFoundError`` when ``directory`` has no sweep.json.
+        """
+        from .sweep import collect, grid_keys
+
+        d = Path(directory)
+        keys = grid_keys(d)
+        points = collect(d)
+        parts = [_with_grid(read_flows(d / row["point"] / "flows.csv"), row["point"],
+                            {k: row[k] for k in keys})
+                 for _, row in points[points["status"] == "ok"].iterrows()]
+        if not parts:
+            return pd.DataFrame(columns=["point", *keys, *FLOW_COLUMNS])
+        return pd.concat(parts, ignore_index=True)
 
     @property
     def finished(self) -> pd.DataFrame:

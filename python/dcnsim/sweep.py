@@ -870,6 +870,14 @@ def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
     return flat
 
 
+def grid_keys(out: str | os.PathLike[str]) -> list[str]:
+    """The grid keys of the sweep in ``out``, in grid order, from its sweep.json."""
+    path = Path(out) / SWEEP_JSON
+    if not path.is_file():
+        raise FileNotFoundError(f"{out}: no {SWEEP_JSON}, not a sweep folder")
+    return list(json.loads(path.read_text(encoding="utf-8"))["grid"])
+
+
 def collect(out: str | os.PathLike[str], points: list[Point] | None = None) -> pd.DataFrame:
     """One row per point of the sweep in ``out``: ``point``, the grid columns, ``status``
     (``ok`` / ``failed`` / ``missing``), ``error``, then the flattened summary.

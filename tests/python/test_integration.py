@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -84,12 +85,28 @@ def test_catalog_lists_the_demo_choices():
 def test_trace_flow_comes_back_as_a_frame_and_a_file(star_file, tmp_path):
     res = dcnsim.run(star_file, overrides=["output.trace_flow=0"], out=tmp_path / "t")
     assert list(res.trace.columns) == [
-        "time_s", "event", "seq", "ack", "payload", "retransmit", "cwnd_bytes"]
+        "time_s", "flow_id", "event", "seq", "ack", "payload", "retransmit", "cwnd_bytes"]
     assert res.trace["event"].iloc[0] == "send" and res.trace["time_s"].is_monotonic_increasing
+    assert set(res.trace["flow_id"]) == {0}
     back = Results.load(tmp_path / "t")
     assert back.trace is not None and len(back.trace) == len(res.trace)
-    with pytest.raises(dcnsim.ScenarioError, match=r"^output\.trace_flow:"):
+    assert list(back.trace.columns) == list(res.trace.columns)
+    with pytest.raises(dcnsim.ScenarioError, match=r"^output\.trace_flow:.*flow 999 does not"):
         dcnsim.validate(star_file, overrides=["output.trace_flow=999"])
+
+
+def test_several_traced_flows_are_told_apart_by_flow_id(star_file, tmp_path):
+    both = dcnsim.run(star_file, overrides={"output.trace_flow": [3, 1]}, out=tmp_path / "b")
+    assert set(both.trace["flow_id"]) == {1, 3}
+    for fid in (1, 3):
+        alone = dcnsim.run(star_file, overrides={"output.trace_flow": fid}).trace
+        own = both.trace[both.trace["flow_id"] == fid].reset_index(drop=True)
+        pd.testing.assert_frame_equal(own, alone)
+    on_disk = Results.load(tmp_path / "b").trace
+    assert list(on_disk["flow_id"]) == list(both.trace["flow_id"])
+    assert dcnsim.run(star_file, overrides={"output.trace_flow": []}).trace is None
+    with pytest.raises(dcnsim.ScenarioError, match=r"^output\.trace_flow:.*flow 1 is listed twice"):
+        dcnsim.validate(star_file, overrides={"output.trace_flow": [1, 1]})
 
 
 def test_paths_come_back_as_a_frame_and_a_file(star_file, tmp_path):

@@ -79,7 +79,7 @@ def test_plot_refuses_a_folder_that_is_neither(tmp_path):
 
 
 @pytest.mark.skipif(not real_core_available(), reason="the compiled core is not built")
-def test_plot_sweep_folder_draws_fct_against_load(tmp_path):
+def test_plot_sweep_folder_draws_fct_against_load_and_slowdown_at_a_point(tmp_path):
     (tmp_path / "star.toml").write_text(STAR.replace("flows = 30", "flows = 10"))
     sweep_file = tmp_path / "sweep.toml"
     sweep_file.write_text('scenario = "star.toml"\n[grid]\ntransport.protocol = ["tcp", "dctcp"]\n'
@@ -87,7 +87,8 @@ def test_plot_sweep_folder_draws_fct_against_load(tmp_path):
     out = tmp_path / "sw"
     dcnsim.sweep(sweep_file, out, workers=2)
     files = plots.plot_dir(out)
-    assert sorted(f.name for f in files) == ["fct_cdf.png", "fct_vs_load.png"]
+    assert sorted(f.name for f in files) == ["fct_cdf.png", "fct_vs_load.png",
+                                             "slowdown_by_size.png"]
 
 
 @pytest.mark.skipif(not real_core_available(), reason="the compiled core is not built")

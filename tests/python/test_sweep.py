@@ -313,3 +313,37 @@ def test_a_failure_schedule_as_a_grid_value_is_json_in_summaries(tmp_path):
     assert schedules == [[], [{"link": ["h0", "sw"], "down_s": 0.0001, "up_s": 0.0002}]]
     cells = pd.read_csv(tmp_path / "out" / "summaries.csv")["failures"]
     assert [json.loads(v) for v in cells] == schedules
+
+
+def test_results_is_exported_from_the_package():
+    from dcnsim import Results
+    from dcnsim.results import Results as Defined
+
+    assert Results is Defined and "Results" in dcnsim.__all__
+
+
+@needs_core
+def test_sweep_flows_are_every_points_flows_with_its_grid_values(tmp_path):
+    """Two points, a protocol and a failure schedule (a list value) as grid keys."""
+    (tmp_path / "star.toml").write_text(STAR.replace("flows = 30", "flows = 12"))
+    down = [{"link": ["h0", "sw"], "down_s": 0.0001, "up_s": 0.0002}]
+    frame = dcnsim.sweep({"scenario": str(tmp_path / "star.toml"),
+                          "grid": {"transport.protocol": ["dctcp"], "failures": [[], down]}},
+                         tmp_path / "out", workers=1)
+    flows = dcnsim.Results.sweep_flows(tmp_path / "out")
+    assert list(flows.columns[:3]) == ["point", "transport.protocol", "failures"]
+    each = {p: dcnsim.Results.load(tmp_path / "out" / p).flows for p in frame["point"]}
+    assert len(each) == 2 and len(flows) == sum(len(f) for f in each.values())
+    for _, point in frame.iterrows():
+        rows = flows[flows["point"] == point["point"]]
+        assert (rows["transport.protocol"] == point["transport.protocol"]).all()
+        assert all(v == point["failures"] for v in rows["failures"])
+        own = each[point["point"]]
+        assert list(rows["flow_id"]) == list(own["flow_id"])
+        assert list(rows["fct_s"].fillna(-1)) == list(own["fct_s"].fillna(-1))
+        assert list(rows.columns[3:]) == list(own.columns)
+
+
+def test_sweep_flows_refuse_a_folder_that_is_no_sweep(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no sweep.json, not a sweep folder"):
+        dcnsim.Results.sweep_flows(tmp_path)

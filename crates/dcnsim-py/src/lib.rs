@@ -424,6 +424,13 @@ fn trace_columns<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Option<Bound
             .collect::<Vec<_>>()
             .into_pyarray(py),
     )?;
+    d.set_item(
+        "flow_id",
+        t.iter()
+            .map(|r| r.flow_id)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
     d.set_item("event", PyList::new(py, t.iter().map(|r| r.event.name()))?)?;
     d.set_item(
         "seq",

@@ -42,7 +42,7 @@
 //!   it wait, which no bound from the flows alone gives (a ceiling there);
 //! * the time series: [`SERIES_ROW_BYTES`] per row, a row per port and per switch port at
 //!   every sample up to when the last flow can at the earliest end (or `stop_s`);
-//! * the packet trace: two rows per data segment of the traced flow, [`TRACE_ROW_BYTES`] each.
+//! * the packet trace: two rows per data segment of each traced flow, [`TRACE_ROW_BYTES`] each.
 //!
 //! What the estimate cannot know in advance — packets in queues, flows that stay active
 //! longer than at line rate, samples after the flows have ended early — is watched during
@@ -99,8 +99,8 @@ pub const MERP_HELD_FLOW_BYTES: f64 = 1900.0;
 /// growth (on average; the run checks the exact capacity before every sample). The columns
 /// that `dcnsim.run` makes of them in Python take about 60 bytes per row more.
 pub const SERIES_ROW_BYTES: f64 = 32.0;
-/// Per row of the packet trace (40 bytes), with room for the column's growth.
-pub const TRACE_ROW_BYTES: f64 = 60.0;
+/// Per row of the packet trace (48 bytes), with room for the column's growth.
+pub const TRACE_ROW_BYTES: f64 = 72.0;
 /// How much longer than their length the routing table's entries may be while they grow.
 const ENTRIES_GROWTH: f64 = 1.5;
 /// Classes searched to count the routing table's entries.
@@ -377,7 +377,7 @@ fn advice(key: &str) -> String {
         SERIES_KEY => "sample less often (a larger output.series_interval_us) or stop earlier \
                        (stop_s)"
             .into(),
-        "output.trace_flow" => "trace a shorter flow (output.trace_flow), or none".into(),
+        "output.trace_flow" => "trace fewer or shorter flows (output.trace_flow), or none".into(),
         "routing.lb" => "choose another routing.lb, or a smaller topology".into(),
         "workload.file" => "split the flow file into several runs".into(),
         _ => format!("make {key} smaller"),
@@ -620,9 +620,12 @@ pub fn estimate(
             SERIES_KEY,
         );
     }
-    if let Some(f) = s.output.trace_flow.and_then(|f| flows.get(f as usize)) {
-        let (mss, _) = transport.data_packet_sizes();
-        let segments = f.size_bytes.div_ceil(mss.max(1) as u64) as f64;
+    let traced = (s.output.trace_flow.iter()).filter_map(|&f| flows.get(f as usize));
+    let (mss, _) = transport.data_packet_sizes();
+    let segments: f64 = traced
+        .map(|f| f.size_bytes.div_ceil(mss.max(1) as u64) as f64)
+        .sum();
+    if !s.output.trace_flow.is_empty() {
         e.push(
             format!("packet trace ({} segments)", count_text(segments)),
             2.0 * segments * TRACE_ROW_BYTES,

@@ -139,10 +139,11 @@ pub struct OutputConfig {
     /// Sampling interval of the time series; 0 turns them off.
     #[serde(default)]
     pub series_interval_us: f64,
-    /// Flow id whose sender is traced packet by packet into `trace.csv` (for debugging and
-    /// for comparisons with other simulators); none by default.
-    #[serde(default)]
-    pub trace_flow: Option<u32>,
+    /// Flow ids whose senders are traced packet by packet into `trace.csv` (for debugging and
+    /// for comparisons with other simulators): one id or a list of distinct ids; none by
+    /// default, and an empty list traces none.
+    #[serde(default, deserialize_with = "flow_id_or_list")]
+    pub trace_flow: Vec<u32>,
     /// Write `paths.csv`, the ports each flow's data crossed. Off by default: at packet level
     /// it counts every data packet at every hop (about 10 % of a run's time, bench/RESULTS.md).
     #[serde(default)]
@@ -208,6 +209,7 @@ impl Scenario {
         Time::try_from_us_f64(self.output.series_interval_us)
             .map_err(|e| format!("{e} (0 turns series off)"))
             .at_key("output.series_interval_us")?;
+        check_distinct(&self.output.trace_flow, "output.trace_flow")?;
         for (i, f) in self.failures.iter().enumerate() {
             let down = Time::try_from_secs_f64(f.down_s).at_key(format!("failures[{i}].down_s"))?;
             if let Some(up) = f.up_s {
@@ -230,6 +232,86 @@ impl Scenario {
     /// The scenario as JSON, with every default filled in (written next to results).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a scenario always serialises")
+    }
+}
+
+/// Refuses a flow id listed twice under `key`.
+fn check_distinct(ids: &[u32], key: &str) -> ConfigResult<()> {
+    for (i, id) in ids.iter().enumerate() {
+        if ids[..i].contains(id) {
+            return Err(ConfigError::new(
+                key,
+                format!("flow {id} is listed twice; list each flow id once"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reads a key that takes one flow id (`6`) or a list of them (`[6, 415]`); `null`, as an
+/// older scenario.json writes an untraced run, is no id.
+fn flow_id_or_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+    d.deserialize_any(FlowIds { in_list: false })
+}
+
+/// A flow id, or (outside a list) a list of them.
+struct FlowIds {
+    in_list: bool,
+}
+
+/// One flow id inside a list.
+struct FlowId(u32);
+
+impl<'de> Deserialize<'de> for FlowId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FlowId, D::Error> {
+        let ids = d.deserialize_any(FlowIds { in_list: true })?;
+        Ok(FlowId(ids[0]))
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for FlowIds {
+    type Value = Vec<u32>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(if self.in_list {
+            "a flow id (an integer from 0)"
+        } else {
+            "a flow id (an integer from 0) or a list of flow ids"
+        })
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Vec<u32>, E> {
+        u32::try_from(v)
+            .map(|id| vec![id])
+            .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Vec<u32>, E> {
+        match u64::try_from(v) {
+            Ok(v) => self.visit_u64(v),
+            Err(_) => Err(E::invalid_value(serde::de::Unexpected::Signed(v), &self)),
+        }
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Vec<u32>, E> {
+        if self.in_list {
+            return Err(E::invalid_type(serde::de::Unexpected::Unit, &self));
+        }
+        Ok(Vec::new())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u32>, A::Error> {
+        if self.in_list {
+            return Err(serde::de::Error::invalid_type(
+                serde::de::Unexpected::Seq,
+                &self,
+            ));
+        }
+        let mut ids = Vec::new();
+        while let Some(FlowId(id)) = seq.next_element()? {
+            ids.push(id);
+        }
+        Ok(ids)
     }
 }
 
@@ -358,5 +440,34 @@ kind = "poisson"
         let t = Scenario::from_toml_str(BASE, &[]).unwrap();
         let j = Scenario::from_json_str(&t.to_json(), &[]).unwrap();
         assert_eq!(t, j);
+    }
+
+    /// `output.trace_flow` takes one id or a list; scenario.json writes it as a list, and an
+    /// older scenario.json's `null` still reads as no trace.
+    #[test]
+    fn trace_flow_is_one_id_or_a_list() {
+        let traced = |value: &str| {
+            let set = format!("output.trace_flow={value}");
+            Scenario::from_toml_str(BASE, &[set])
+                .unwrap()
+                .output
+                .trace_flow
+        };
+        assert_eq!(traced("6"), vec![6]);
+        assert_eq!(traced("[6, 415]"), vec![6, 415]);
+        assert!(traced("[]").is_empty());
+        let listed = Scenario::from_toml_str(BASE, &["output.trace_flow=[2, 5]".into()]).unwrap();
+        assert!(listed
+            .to_json()
+            .contains("\"trace_flow\": [\n      2,\n      5\n    ]"));
+        assert_eq!(
+            Scenario::from_json_str(&listed.to_json(), &[]).unwrap(),
+            listed
+        );
+        let old = listed
+            .to_json()
+            .replace("[\n      2,\n      5\n    ]", "null");
+        let read = Scenario::from_json_str(&old, &[]).unwrap();
+        assert!(read.output.trace_flow.is_empty());
     }
 }

@@ -624,6 +624,7 @@ fn packet_only_keys_are_refused_under_the_flow_engine() {
     let text = star(2, 10, "tcp");
     for (o, key) in [
         ("output.trace_flow=0", "output.trace_flow"),
+        ("output.trace_flow=[0]", "output.trace_flow"),
         ("routing.lb=\"rps\"", "routing.lb"),
     ] {
         let overrides = vec!["engine=flow".to_string(), o.to_string()];
@@ -635,6 +636,12 @@ fn packet_only_keys_are_refused_under_the_flow_engine() {
     // The same under the packet engine is fine.
     let ok = dcnsim::prepare_text(&text, Format::Toml, &["output.trace_flow=0".into()], &dir);
     assert!(ok.is_ok());
+    // An empty list traces nothing, so it is no packet-only request.
+    let empty = [
+        "engine=flow".to_string(),
+        "output.trace_flow=[]".to_string(),
+    ];
+    assert!(dcnsim::prepare_text(&text, Format::Toml, &empty, &dir).is_ok());
 }
 
 /// The packet-level model against the fluid one on the same scenario (same flows, same ECMP

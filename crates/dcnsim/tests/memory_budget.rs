@@ -313,3 +313,28 @@ flows = 30000
     )
     .is_ok());
 }
+
+/// The packet trace of several flows is estimated as the sum of each flow's; none listed, none.
+#[test]
+fn the_trace_estimate_sums_the_traced_flows() {
+    let trace_part = |ids: &str| {
+        let set = format!("output.trace_flow={ids}");
+        let plan = prepare(
+            FATTREE,
+            &[&set, "workload.sizes=\"websearch\""],
+            Budget::unlimited(),
+        );
+        let parts = plan.unwrap().estimate.parts;
+        let traced: Vec<_> = parts
+            .iter()
+            .filter(|p| p.key == "output.trace_flow")
+            .collect();
+        assert!(traced.len() <= 1, "{traced:?}");
+        traced.first().map_or(0.0, |p| p.bytes)
+    };
+    let (first, second) = (trace_part("[2]"), trace_part("[7]"));
+    assert!(first > 0.0 && second > 0.0 && first != second);
+    assert_eq!(trace_part("[2, 7]"), first + second);
+    assert_eq!(trace_part("7"), second);
+    assert_eq!(trace_part("[]"), 0.0);
+}

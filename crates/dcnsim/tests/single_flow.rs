@@ -81,4 +81,83 @@ fn trace_flow_records_the_senders_packets() {
     assert_eq!(trace[2].cwnd_bytes, 14_600);
     assert_eq!(trace.last().unwrap().cwnd_bytes, 14_600 + 8 * 1460);
     assert_eq!(trace.last().unwrap().ack, 8 * 1460);
+    assert!(trace.iter().all(|r| r.flow_id == 0));
+}
+
+/// Three flows on the two-host star: 0 and 2 from h0 (2 long after 0 ended), 1 the other way.
+fn three_flows(name: &str) -> std::path::PathBuf {
+    flow_dir(
+        name,
+        "src,dst,size_bytes,start_s
+0,1,14600,0
+1,0,14600,0
+0,1,14600,0.001
+",
+    )
+}
+
+fn traced_rows(dir: &std::path::Path, ids: &str) -> Vec<dcnsim::metrics::series::TraceRow> {
+    let set = format!("output.trace_flow={ids}");
+    run_in(&star(1, "tcp"), &[&set], dir)
+        .trace
+        .expect("trace on")
+}
+
+/// Several traced flows share trace.csv, each row naming its flow: every traced flow's rows are
+/// the rows it has when traced alone, the untraced flow has none, and the rows stay in time
+/// order.
+#[test]
+fn several_traced_flows_each_keep_their_own_events() {
+    let dir = three_flows("trace-two");
+    let both = traced_rows(&dir, "[0, 2]");
+    for id in [0, 2] {
+        let own: Vec<_> = both.iter().filter(|r| r.flow_id == id).copied().collect();
+        assert!(!own.is_empty(), "flow {id} has no rows");
+        assert_eq!(own, traced_rows(&dir, &format!("[{id}]")), "flow {id}");
+    }
+    assert!(both.iter().all(|r| r.flow_id != 1));
+    assert!(both.windows(2).all(|w| w[0].time_s <= w[1].time_s));
+    // A single id is the list of that id.
+    assert_eq!(traced_rows(&dir, "2"), traced_rows(&dir, "[2]"));
+}
+
+#[test]
+fn an_empty_trace_list_traces_nothing() {
+    let dir = three_flows("trace-empty");
+    let out = run_in(&star(1, "tcp"), &["output.trace_flow=[]"], &dir);
+    assert!(out.trace.is_none());
+    assert_eq!(out.flows.len(), 3);
+}
+
+#[test]
+fn duplicate_or_unknown_traced_flows_are_refused_by_name() {
+    let dir = three_flows("trace-bad");
+    let refusal = |ids: &str| {
+        let set = vec![format!("output.trace_flow={ids}")];
+        let text = star(1, "tcp");
+        match dcnsim::prepare_text(&text, dcnsim::Format::Toml, &set, &dir) {
+            Ok(_) => panic!("{ids} accepted"),
+            Err(e) => e,
+        }
+    };
+    let twice = refusal("[2, 0, 2]");
+    assert_eq!(twice.path, "output.trace_flow");
+    assert!(twice.message.contains("flow 2 is listed twice"), "{twice}");
+    let unknown = refusal("[0, 7]");
+    assert_eq!(unknown.path, "output.trace_flow");
+    assert!(
+        unknown.message.contains("flow 7 does not exist"),
+        "{unknown}"
+    );
+    assert!(unknown.message.contains("0..=2"), "{unknown}");
+    for (ids, path, found) in [
+        ("[0, -1]", "output.trace_flow[1]", "integer `-1`"),
+        ("\"first\"", "output.trace_flow", "string \"first\""),
+        ("[[0]]", "output.trace_flow[0]", "sequence"),
+    ] {
+        let wrong = refusal(ids);
+        assert_eq!(wrong.path, path, "{wrong}");
+        assert!(wrong.message.contains(found), "{wrong}");
+        assert!(wrong.message.contains("expected a flow id"), "{wrong}");
+    }
 }

@@ -126,16 +126,14 @@ pub fn prepare_within(
     if let Transport::Pace(_) = transport {
         crate::protocols::pace::check_weights(&flows)?;
     }
-    if let Some(f) = scenario.output.trace_flow {
-        if f as usize >= flows.len() {
-            return Err(ConfigError::new(
-                "output.trace_flow",
-                format!(
-                    "flow {f} does not exist; this scenario has flows 0..={}",
-                    flows.len() - 1
-                ),
-            ));
-        }
+    if let Some(&f) = (scenario.output.trace_flow.iter()).find(|&&f| f as usize >= flows.len()) {
+        return Err(ConfigError::new(
+            "output.trace_flow",
+            format!(
+                "flow {f} does not exist; this scenario has flows 0..={}",
+                flows.len().saturating_sub(1)
+            ),
+        ));
     }
     for (i, f) in scenario.failures.iter().enumerate() {
         let known = |n: &str| topo.nodes.iter().position(|x| x.name == n);

@@ -82,7 +82,7 @@ const PER_FLOW_PATHS: [&str; 2] = ["ecmp", "bcube_paths"];
 /// between paths.
 pub fn check_scenario(s: &Scenario) -> ConfigResult<()> {
     let packet_only = "is packet-level only and is refused under engine = \"flow\"";
-    if s.output.trace_flow.is_some() {
+    if !s.output.trace_flow.is_empty() {
         return Err(ConfigError::new(
             "output.trace_flow",
             format!("{packet_only} (the fluid model has no packets to trace)"),

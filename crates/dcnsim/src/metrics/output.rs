@@ -4,7 +4,7 @@
 //!
 //! Files: `flows.csv`, `summary.json`, `scenario.json` (the scenario with defaults filled in),
 //! `ports.csv` (every egress port: its id as used by the series, its ends, rate, delay, its
-//! queue's buffer and marking threshold, and counters over the run), `series.csv` when series are on, `trace.csv` when a flow is
+//! queue's buffer and marking threshold, and counters over the run), `series.csv` when series are on, `trace.csv` when flows are
 //! traced, and `paths.csv` (the ports each flow's data crossed).
 
 use super::RunOutput;
@@ -78,12 +78,16 @@ fn write_trace(path: &Path, out: &RunOutput) -> io::Result<()> {
         return Ok(());
     };
     let mut w = BufWriter::new(fs::File::create(path)?);
-    writeln!(w, "time_s,event,seq,ack,payload,retransmit,cwnd_bytes")?;
+    writeln!(
+        w,
+        "time_s,flow_id,event,seq,ack,payload,retransmit,cwnd_bytes"
+    )?;
     for r in trace {
         writeln!(
             w,
-            "{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{}",
             r.time_s,
+            r.flow_id,
             r.event.name(),
             r.seq,
             r.ack,

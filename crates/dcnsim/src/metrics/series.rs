@@ -60,6 +60,8 @@ impl TraceEvent {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TraceRow {
     pub time_s: f64,
+    /// The traced flow whose sender it is (`output.trace_flow` may list several).
+    pub flow_id: u32,
     pub event: TraceEvent,
     pub seq: u64,
     pub ack: u64,

@@ -27,6 +27,7 @@
 mod host_nic;
 mod reorder;
 mod report;
+mod trace;
 
 use super::prepare::Prepared;
 use super::queue::{EventQueue, Urgency};
@@ -47,6 +48,7 @@ use crate::topo::HostNic;
 use crate::units::Time;
 use crate::workload::FlowSpec;
 use reorder::{DroppedSeqs, ReceiverInput, ReorderStats};
+use trace::{trace_row, TracedFlows};
 
 /// Without `stop_s`, a run ends when every flow has finished or, as a guard against flows that
 /// can never finish (a partitioned network), this long after the last flow started.
@@ -115,6 +117,10 @@ struct Endpoints {
     sender: Sender,
     receiver: Receiver,
     sender_done: bool,
+    /// Whether `output.trace_flow` lists this flow: its sender's events go to the trace (a
+    /// flag here, on the endpoints every traced event already reads, costs the per-packet
+    /// path no other memory).
+    traced: bool,
     /// Per side: when its pending timer event fires, and the generation that event carries
     /// (an event of an older generation is stale).
     timer: [Option<Time>; 2],
@@ -261,8 +267,9 @@ pub struct Simulation {
     /// The budget, its estimate, and why the run must stop when it passed it.
     memory: MemoryPlan,
     over_budget: Option<ConfigError>,
-    /// `output.trace_flow` and what its sender did.
-    trace_flow: Option<u32>,
+    /// `output.trace_flow` (each flow's endpoints know whether they are traced) and what
+    /// their senders did.
+    traced: TracedFlows,
     /// `workload.abort_at_deadline`.
     abort_at_deadline: bool,
     trace: Vec<TraceRow>,
@@ -397,7 +404,7 @@ impl Simulation {
             series_port_rows,
             memory,
             over_budget: None,
-            trace_flow: scenario.output.trace_flow,
+            traced: TracedFlows::new(&scenario.output.trace_flow, n_flows),
             abort_at_deadline: scenario.workload.abort_at_deadline.unwrap_or(false),
             trace: Vec::new(),
             dropped_scratch: Vec::new(),
@@ -742,10 +749,10 @@ impl Simulation {
             match side {
                 Side::Sender => {
                     ep.sender.handle_packet(self.now, pkt);
-                    if self.trace_flow == Some(flow as u32) {
+                    if ep.traced {
                         let cwnd = ep.sender.cwnd_bytes();
-                        self.trace
-                            .push(trace_row(self.now, TraceEvent::Receive, pkt, cwnd));
+                        let row = trace_row(self.now, flow as u32, TraceEvent::Receive, pkt, cwnd);
+                        self.trace.push(row);
                     }
                 }
                 Side::Receiver => {
@@ -822,6 +829,7 @@ impl Simulation {
             sender,
             receiver,
             sender_done: false,
+            traced: self.traced.contains(idx),
             timer: [None, None],
             generation: [0, 0],
             reseq,
@@ -891,10 +899,11 @@ impl Simulation {
                         self.flows[flow as usize].reorder.on_timeout();
                     }
                     let ep = self.flows[flow as usize].endpoints.as_mut().expect("alive");
-                    if self.trace_flow == Some(flow) {
+                    if ep.traced {
                         let cwnd = ep.sender.cwnd_bytes();
                         self.trace.push(trace_row(
                             now,
+                            flow,
                             TraceEvent::Timeout,
                             &Packet::default(),
                             cwnd,
@@ -1034,9 +1043,10 @@ impl Simulation {
                     if p.kind == PacketKind::Data {
                         f.reorder.on_data_sent(&p, &f.dropped);
                     }
-                    if self.trace_flow == Some(flow) {
+                    if ep.traced {
                         let cwnd = ep.sender.cwnd_bytes();
-                        self.trace.push(trace_row(now, TraceEvent::Send, &p, cwnd));
+                        self.trace
+                            .push(trace_row(now, flow, TraceEvent::Send, &p, cwnd));
                     }
                     p
                 }
@@ -1095,18 +1105,6 @@ fn path_facts(net: &crate::net::Network, path: &[PortIdx]) -> PathFacts {
         bottleneck: ports.clone().map(|p| p.rate).min().unwrap_or_default(),
         fastest: ports.clone().map(|p| p.rate).max().unwrap_or_default(),
         ecn_k_pkts: ports.filter_map(|p| p.queue.ecn_k_pkts()).min(),
-    }
-}
-
-fn trace_row(now: Time, event: TraceEvent, p: &Packet, cwnd_bytes: u64) -> TraceRow {
-    TraceRow {
-        time_s: now.as_secs_f64(),
-        event,
-        seq: p.seq,
-        ack: p.ack,
-        payload: p.payload,
-        retransmit: p.retransmit,
-        cwnd_bytes,
     }
 }
 

@@ -228,7 +228,7 @@ impl Simulation {
             series: self
                 .series_interval
                 .map(|_| std::mem::take(&mut self.series)),
-            trace: self.trace_flow.map(|_| std::mem::take(&mut self.trace)),
+            trace: (self.traced.any()).then(|| std::mem::take(&mut self.trace)),
             ports,
             paths,
             load: std::mem::take(&mut self.load),
