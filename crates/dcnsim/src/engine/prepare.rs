@@ -280,12 +280,15 @@ fn network_default_error(
     )
 }
 
-/// Seconds to four significant digits, as people read them (`400 000.000 002 s` is noise).
+/// Seconds to four significant digits, as people read them (`400 000.000 002 s` is noise):
+/// plain between 1 ms and 10 000 s (`0.001235`, `123.5`), else in scientific notation.
 fn round(s: f64) -> String {
+    let four = format!("{s:.3e}");
     if (1e-3..1e4).contains(&s) {
-        format!("{}", (s * 1e3).round() / 1e3)
+        // The shortest text of the number those four digits give.
+        format!("{}", four.parse::<f64>().expect("a formatted float parses"))
     } else {
-        format!("{s:.3e}")
+        four
     }
 }
 
@@ -376,5 +379,20 @@ fn threshold_origin(
             "topology.ecn_k_pkts".into(),
             format!("the transport's default marking threshold for a {rate} port (set one here)"),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round;
+
+    #[test]
+    fn seconds_print_with_four_significant_digits() {
+        assert_eq!(round(0.001_234_56), "0.001235");
+        assert_eq!(round(1.234_56), "1.235");
+        assert_eq!(round(123.456), "123.5");
+        assert_eq!(round(2.0), "2");
+        assert_eq!(round(400_000.000_002), "4.000e5");
+        assert_eq!(round(0.000_012_345_6), "1.235e-5");
     }
 }
