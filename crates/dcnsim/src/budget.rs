@@ -219,7 +219,8 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '+' || c == '_'))
         .unwrap_or(t.len());
-    // An exponent's `e` is part of the number only when digits follow it (`1e9`, not `8gb`).
+    // `e` and `+` stay with the number (an exponent: `2e9`, `1e+9`): no unit begins with
+    // them, so the unit that follows is never cut short.
     let (num, unit) = t.split_at(split);
     let unit = unit.trim();
     let scale = match unit {
