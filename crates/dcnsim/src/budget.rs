@@ -400,8 +400,11 @@ pub struct NetworkFacts {
     pub hosts: usize,
     /// Egress ports of switches (they have a queue series).
     pub switch_ports: usize,
-    /// Switches that hosts hang off, and the most links of one switch.
+    /// Switches that at least one host links to (the leaves between which CONGA and TR keep
+    /// per-pair state).
     pub leaves: usize,
+    /// The most links of any one switch, leaf or not (its egress ports); 1 when there is no
+    /// switch. The path choices size their per-path state from it.
     pub width: usize,
     /// The fastest host link, bit/s.
     pub host_bps: u64,
