@@ -723,7 +723,7 @@ fn flow_key(s: &Scenario, topo_key: &str, hosts: usize) -> (Option<f64>, String)
     let w = &s.workload;
     match w.kind.as_str() {
         "poisson" => (
-            Some(w.flows.unwrap_or(1000) as f64),
+            Some(w.flows.unwrap_or(crate::workload::DEFAULT_FLOWS) as f64),
             "workload.flows".into(),
         ),
         "incast" => {
@@ -733,7 +733,7 @@ fn flow_key(s: &Scenario, topo_key: &str, hosts: usize) -> (Option<f64>, String)
                 Some(IntOrList::List(l)) => l.len() as f64,
                 None => 0.0,
             };
-            let rounds = w.rounds.unwrap_or(1) as f64;
+            let rounds = w.rounds.unwrap_or(crate::workload::DEFAULT_ROUNDS) as f64;
             let key = if rounds > senders {
                 "workload.rounds"
             } else {

@@ -117,7 +117,7 @@ pub fn prepare_within(
         // Checked by `generate`.
         crate::units::Time::from_secs_f64(w.start_s.unwrap_or(0.0)),
         host_rate,
-        (w.kind == "poisson").then(|| w.load.unwrap_or(0.5)),
+        (w.kind == "poisson").then(|| w.load.unwrap_or(workload::DEFAULT_LOAD)),
         workload::poisson_senders(w, &info),
     );
     if scenario.engine == crate::config::Engine::Flow {

@@ -377,14 +377,14 @@ pub(super) fn poisson(
     base_dir: &Path,
 ) -> ConfigResult<Vec<FlowSpec>> {
     let sizes = sizes_of(cfg, base_dir, false)?;
-    let load = cfg.load.unwrap_or(0.5);
+    let load = cfg.load.unwrap_or(super::DEFAULT_LOAD);
     if !(load > 0.0 && load.is_finite()) {
         return Err(ConfigError::new(
             "workload.load",
             format!("must be a fraction of the host link rate > 0 (e.g. 0.6), got {load}"),
         ));
     }
-    let n = cfg.flows.unwrap_or(1000);
+    let n = cfg.flows.unwrap_or(super::DEFAULT_FLOWS);
     if n == 0 {
         return Err(ConfigError::new("workload.flows", "must be at least 1"));
     }
@@ -485,7 +485,7 @@ pub(super) fn incast(
             list
         }
     };
-    let rounds = cfg.rounds.unwrap_or(1);
+    let rounds = cfg.rounds.unwrap_or(super::DEFAULT_ROUNDS);
     if rounds == 0 {
         return Err(ConfigError::new("workload.rounds", "must be at least 1"));
     }
