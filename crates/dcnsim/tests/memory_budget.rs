@@ -313,3 +313,49 @@ flows = 30000
     )
     .is_ok());
 }
+
+#[test]
+fn a_sample_counts_the_rows_of_the_flows_that_ended_since_the_previous_one() {
+    // 100 flows of 1 KB that end long before the first sample at 1 ms, and one of 10 MB that
+    // lasts until about 8 ms: the first sample adds a row for each of the 101 flows besides the
+    // 8 hosts' ports' 24 rows, 125 in all. Their series may take 1 000 bytes, less than those
+    // rows (21 bytes each): the first sample is refused, not taken.
+    let mut csv = String::from("src,dst,size_bytes,start_s\n");
+    for i in 0..100 {
+        csv += &format!("{},0,1000,0\n", 1 + i % 6);
+    }
+    csv += "7,0,10000000,0\n";
+    let dir = std::env::temp_dir().join(format!("dcnsim-test-ended-rows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("flows.csv"), csv).unwrap();
+    let text = r#"
+[topology]
+kind = "star"
+hosts = 8
+link_gbps = 10
+[transport]
+protocol = "dctcp"
+[workload]
+kind = "flows"
+file = "flows.csv"
+[output]
+series_interval_us = 1000
+"#;
+    let mut p = dcnsim::prepare_text_within(text, Format::Toml, &[], &dir, &Budget::unlimited())
+        .expect("valid");
+    p.memory = MemoryPlan {
+        budget: Budget::given(dcnsim::budget::BASE_BYTES as u64 + 1000),
+        estimate: Default::default(),
+        resident_before: None,
+    };
+    assert_eq!(p.memory.series_room(), 1000);
+    match dcnsim::run_prepared(p, &mut |_| true) {
+        Err(RunError::Memory(e)) => {
+            assert_eq!(e.path, "output.series_interval_us", "{e}");
+            assert!(e.message.contains("at 0.001000 s"), "{e}");
+            assert!(e.message.contains("(0 rows so far"), "{e}");
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("the run ended"),
+    }
+}
