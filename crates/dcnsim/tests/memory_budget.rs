@@ -207,11 +207,12 @@ fn series_end(out: &dcnsim::metrics::RunOutput) -> (usize, f64) {
 
 #[test]
 fn series_stop_when_every_flow_has_finished_whatever_stop_s_is() {
-    // Four 10 KB flows that end within 100 µs; stop_s far away (up to the horizon, 10⁶ s).
+    // Four 10 KB flows that end within 100 µs; stop_s far away (up to the horizon, 10⁶ s), or
+    // none: the same samples, the interval the flows ended in included.
     for engine in ["packet", "flow"] {
         let mut ends = Vec::new();
-        for stop in ["0.01", "1e3", "1e6"] {
-            let text = format!("stop_s = {stop}\nengine = \"{engine}\"\n{STAR_INCAST}");
+        for stop in ["stop_s = 0.01", "stop_s = 1e3", "stop_s = 1e6", ""] {
+            let text = format!("{stop}\nengine = \"{engine}\"\n{STAR_INCAST}");
             let out = run(&text, &["output.series_interval_us=100"]);
             let (rows, last) = series_end(&out);
             assert!(

@@ -11,8 +11,10 @@
 //! switch-or-host egress link spent transmitting, by bytes sent, id = port id).
 //!
 //! Samples are taken every interval from one interval after 0 while flows are present or to
-//! come, and after the last flow has ended only while its last packets drain (up to `stop_s`):
-//! once nothing is left to simulate the series end, however far `stop_s` is. They never hold
+//! come, the last one at the first multiple of the interval after the last flow ended (so its
+//! last bytes are sampled), never after `stop_s`; with a `stop_s`, the packet engine also
+//! samples while the last packets drain. Once nothing is left to simulate the series end,
+//! however far `stop_s` is. They never hold
 //! more memory than the budget leaves them ([`crate::budget`]): the sample that would
 //! pass it stops the run with [`crate::engine::RunError::Memory`].
 

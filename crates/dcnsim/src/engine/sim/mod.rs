@@ -253,6 +253,8 @@ pub struct Simulation {
     counters: NetCounters,
     reroute_delay: Time,
     series_interval: Option<Time>,
+    /// When the pending `Sample` event is due; `None` when sampling is off or has ended.
+    next_sample: Option<Time>,
     series: Series,
     /// Bytes the series may take within the memory budget, and the rows every sample takes
     /// besides the flows' (a port's utilisation, a switch port's queue).
@@ -392,6 +394,7 @@ impl Simulation {
             counters: NetCounters::default(),
             reroute_delay: Time::from_us_f64(scenario.routing.reroute_delay_us),
             series_interval,
+            next_sample: series_interval,
             series: Series::default(),
             series_room: memory.series_room(),
             series_port_rows,
@@ -454,6 +457,17 @@ impl Simulation {
                     flows_total: self.flows.len(),
                 };
                 clock.tick(p, progress)?;
+            }
+        }
+        // Every flow ended without a stop_s: the interval they ended in is sampled too, at its
+        // end, as when a stop_s lets the pending sample come and as the flow-level engine does
+        // (nothing after the last flow is simulated, so the run itself still ends here).
+        if let (None, Some(due)) = (self.stop, self.next_sample) {
+            if self.all_flows_done() {
+                let end = self.now;
+                self.now = due;
+                self.sample();
+                self.now = end;
             }
         }
         if let Some(e) = self.over_budget.take() {

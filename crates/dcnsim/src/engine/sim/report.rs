@@ -12,6 +12,7 @@ impl Simulation {
 
     pub(super) fn sample(&mut self) {
         let iv = self.series_interval.expect("sampling is on");
+        self.next_sample = None;
         let t = self.now.as_secs_f64();
         // The rows this sample adds: every port's, and a flow's for every flow with endpoints
         // or with bytes not yet sampled (those that ended since the previous sample).
@@ -59,6 +60,7 @@ impl Simulation {
         let draining = self.pool.live() > 0 && self.stop.is_some_and(|s| self.now + iv <= s);
         if more || draining {
             self.events.schedule(self.now + iv, Event::Sample);
+            self.next_sample = Some(self.now + iv);
         }
     }
 
