@@ -282,7 +282,8 @@ pub struct Simulation {
     /// Per flow: the ports its data packets crossed, with a packet count each (`paths.csv`),
     /// in the order first crossed. A flow on one path has one entry per hop; sprayed flows
     /// have at most one per port they can reach (about 40 on a k = 8 fat-tree), so a linear
-    /// scan, which finds ECMP's ports in a few compares, is kept.
+    /// scan, which finds ECMP's ports in a few compares, is kept. Empty when `count_paths` is
+    /// off.
     crossed: Vec<Vec<(PortIdx, u32)>>,
     /// `output.paths`: count the crossings at all (off, the hot path skips them).
     count_paths: bool,
@@ -409,7 +410,11 @@ impl Simulation {
             host_holds: (scenario.topology.host_nic == HostNic::Backpressure)
                 .then(|| host_nic::HostHolds::new(n_ports, n_flows)),
             host_wait: vec![Time::ZERO; n_flows],
-            crossed: vec![Vec::new(); n_flows],
+            crossed: if scenario.output.paths {
+                vec![Vec::new(); n_flows]
+            } else {
+                Vec::new()
+            },
             count_paths: scenario.output.paths,
             discipline,
             name: scenario.name.clone(),
