@@ -772,8 +772,8 @@ impl Simulation {
                     f.reorder.on_arrival(pkt);
                     let ep = f.endpoints.as_mut().expect("checked above");
                     // New bytes: those above what the receiver already holds in order (a
-                    // copy of bytes it has released is not goodput).
-                    if pkt.kind == PacketKind::Data {
+                    // copy of bytes it has released is not goodput). Only the series use them.
+                    if self.series_interval.is_some() && pkt.kind == PacketKind::Data {
                         let held = ep.receiver.bytes_delivered();
                         let end = pkt.seq + pkt.payload as u64;
                         f.arrived_bytes += end.saturating_sub(pkt.seq.max(held));
