@@ -4,8 +4,9 @@
 //! receiving host during the interval, per active flow, id = flow id: bytes above what the
 //! receiver had already released in order when they arrived, counted as they arrive, before
 //! any reordering buffer; so it never exceeds the links that bring them, unlike the in-order
-//! release, which jumps by a window when a retransmission fills a hole. A copy of bytes the
-//! receiver holds out of order, such as a go-back-N resend after a timeout, counts again. The
+//! release, which jumps by a window when a retransmission fills a hole. A copy of bytes held
+//! above that point — out of order at the receiver (a go-back-N resend after a timeout), or in
+//! a DRB/Presto reordering buffer — counts again. The
 //! flow-level engine gives the rate its model allocates, also capped by the links), `queue_bytes` (occupancy of each switch egress
 //! queue at the sample instant, id = port id), `link_util` (fraction of the interval each
 //! switch-or-host egress link spent transmitting, by bytes sent, id = port id).
