@@ -568,7 +568,12 @@ pub fn estimate(
     let Flows::Generated(flows) = flows else {
         return e;
     };
-    let (active, busy_until) = certainly_active(flows, facts.host_bps);
+    // Only the flows that start by `stop_s` are ever active or held (sorted by start).
+    let started = match s.stop_s {
+        Some(stop) => &flows[..flows.partition_point(|f| f.start <= Time::from_secs_f64(stop))],
+        None => flows,
+    };
+    let (active, busy_until) = certainly_active(started, facts.host_bps);
     match (s.engine, transport) {
         (Engine::Flow, _) => {}
         // A link serves a few flows at a time and holds every other started flow paused,
@@ -579,11 +584,11 @@ pub fn estimate(
         (_, Transport::Pdq(p)) => e.push(
             format!(
                 "flows held at once (all {}: {} pauses flows)",
-                flows.len(),
+                started.len(),
                 s.transport.protocol
             ),
             // M-PDQ opens a subflow per segment, up to its count.
-            flows
+            started
                 .iter()
                 .map(|f| {
                     let extra = p.subflows_of(f.size_bytes).max(1) - 1;
@@ -595,9 +600,9 @@ pub fn estimate(
         (_, Transport::Merp(_)) => e.push(
             format!(
                 "flows held at once (all {}: merp pauses flows)",
-                flows.len()
+                started.len()
             ),
-            flows.len() as f64 * MERP_HELD_FLOW_BYTES,
+            started.len() as f64 * MERP_HELD_FLOW_BYTES,
             &flow_key,
         ),
         (_, Transport::Pace(_)) => e.push(

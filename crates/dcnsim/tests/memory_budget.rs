@@ -360,3 +360,48 @@ series_interval_us = 1000
         Ok(_) => panic!("the run ended"),
     }
 }
+
+#[test]
+fn flows_that_start_after_stop_s_are_not_held() {
+    // The star above's 30 000 flows arrive over about 60 ms; by stop_s = 6 ms about a tenth
+    // have started, and only those are ever held (PDQ, MERP) or active.
+    let star = r#"
+seed = 7
+[topology]
+kind = "star"
+hosts = 4
+[workload]
+kind = "poisson"
+sizes = { dist = "fixed", kb = 1 }
+load = 0.1
+flows = 30000
+"#;
+    for protocol in ["pdq", "merp"] {
+        let held = |stop: &str| {
+            let o = format!("transport.protocol={protocol}");
+            let plan = prepare(star, &[&o, stop], Budget::unlimited()).unwrap();
+            let part = plan
+                .estimate
+                .parts
+                .iter()
+                .find(|p| p.what.starts_with("flows held at once"))
+                .cloned()
+                .expect("a part for the held flows");
+            (part.what, part.bytes)
+        };
+        let (all, all_bytes) = held("stop_s=1");
+        let (some, some_bytes) = held("stop_s=0.006");
+        assert!(all.starts_with("flows held at once (all 30000:"), "{all}");
+        let n: f64 = some["flows held at once (all ".len()..]
+            .split(':')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((1000.0..6000.0).contains(&n), "{protocol}: {some}");
+        assert!(
+            (some_bytes / all_bytes - n / 30000.0).abs() < 1e-9,
+            "{protocol}: {some_bytes} of {all_bytes}"
+        );
+    }
+}
