@@ -42,7 +42,9 @@
 //!   it wait, which no bound from the flows alone gives (a ceiling there);
 //! * the time series: [`SERIES_ROW_BYTES`] per row, a row per port and per switch port at
 //!   every sample up to when the last flow can at the earliest end (or `stop_s`);
-//! * the packet trace: two rows per data segment of the traced flow, [`TRACE_ROW_BYTES`] each.
+//! * the packet trace: two rows per data segment of the traced flow, [`TRACE_ROW_BYTES`] each;
+//! * with `output.paths`, per flow a row of `paths.csv` and an entry of its crossed ports per
+//!   link of a shortest path between hosts ([`NetworkFacts::hops`]).
 //!
 //! What the estimate cannot know in advance — packets in queues, flows that stay active
 //! longer than at line rate, samples after the flows have ended early — is watched during
@@ -379,6 +381,7 @@ fn advice(key: &str) -> String {
                        (stop_s)"
             .into(),
         "output.trace_flow" => "trace a shorter flow (output.trace_flow), or none".into(),
+        PATHS_KEY => "turn output.paths off".into(),
         "routing.lb" => "choose another routing.lb, or a smaller topology".into(),
         "workload.file" => "split the flow file into several runs".into(),
         _ => format!("make {key} smaller"),
@@ -391,6 +394,8 @@ const LARGER_BUDGET: &str =
 
 /// The key of the series' part.
 const SERIES_KEY: &str = "output.series_interval_us";
+/// The key of the paths' part.
+const PATHS_KEY: &str = "output.paths";
 
 /// What the estimate needs of a topology, measured once per scenario.
 #[derive(Clone, Debug, PartialEq)]
@@ -408,6 +413,9 @@ pub struct NetworkFacts {
     pub width: usize,
     /// The fastest host link, bit/s.
     pub host_bps: u64,
+    /// The most links on a shortest path from the first host to another host (0 without
+    /// hosts): the ports a flow on one path crosses.
+    pub hops: usize,
     pub routing: TableSize,
     /// Bytes of node names.
     pub name_bytes: usize,
@@ -472,6 +480,7 @@ impl NetworkFacts {
             }
         }
         NetworkFacts {
+            hops: host_hops(&adjacency, &topo.hosts, &is_host),
             nodes: n,
             links: topo.links.len(),
             hosts: topo.hosts.len(),
@@ -483,6 +492,35 @@ impl NetworkFacts {
             name_bytes: topo.nodes.iter().map(|x| x.name.len().max(16)).sum(),
         }
     }
+}
+
+/// The most links from the first host to another host along shortest paths (a breadth-first
+/// search; on the symmetric layouts every host sees the same).
+fn host_hops(
+    adjacency: &[Vec<(PortIdx, NodeIdx, bool)>],
+    hosts: &[usize],
+    is_host: &[bool],
+) -> usize {
+    let Some(&first) = hosts.first() else {
+        return 0;
+    };
+    let mut dist = vec![usize::MAX; adjacency.len()];
+    let mut queue = std::collections::VecDeque::from([first]);
+    dist[first] = 0;
+    let mut most = 0;
+    while let Some(u) = queue.pop_front() {
+        if is_host[u] {
+            most = most.max(dist[u]);
+        }
+        for &(_, v, _) in &adjacency[u] {
+            let v = v as usize;
+            if dist[v] == usize::MAX {
+                dist[v] = dist[u] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    most
 }
 
 /// The flows an estimate counts: those the workload's keys promise (before they are
@@ -565,6 +603,17 @@ pub fn estimate(
         count * per_flow,
         &flow_key,
     );
+    if s.output.paths {
+        // Per flow, a row per port crossed, and at packet level its list of crossed ports (a
+        // port and a count each); a flow sprayed over several paths crosses more.
+        let per_hop =
+            std::mem::size_of::<crate::metrics::PathHop>() + std::mem::size_of::<(PortIdx, u32)>();
+        e.push(
+            format!("paths ({} ports per flow)", facts.hops),
+            count * (24.0 + (facts.hops * per_hop) as f64),
+            PATHS_KEY,
+        );
+    }
     let Flows::Generated(flows) = flows else {
         return e;
     };

@@ -405,3 +405,36 @@ flows = 30000
         );
     }
 }
+
+#[test]
+fn paths_are_counted_only_when_on() {
+    let part = |overrides: &[&str]| {
+        let plan = prepare(FATTREE, overrides, Budget::unlimited()).unwrap();
+        plan.estimate
+            .parts
+            .iter()
+            .find(|p| p.key == "output.paths")
+            .cloned()
+    };
+    assert_eq!(part(&[]), None);
+    assert_eq!(part(&["output.paths=false"]), None);
+    // 10 flows on a k = 4 fat-tree: 6 links between hosts in different pods.
+    let p = part(&["output.paths=true"]).expect("a paths part");
+    assert_eq!(p.what, "paths (6 ports per flow)");
+    assert!(
+        p.bytes > 10.0 * 6.0 * 8.0 && p.bytes < 10.0 * 1000.0,
+        "{p:?}"
+    );
+    // A budget too small for a million flows' paths names the key.
+    let e = refusal(
+        FATTREE,
+        &["workload.flows=1000000", "output.paths=true"],
+        Budget::given(
+            prepare(FATTREE, &["workload.flows=1000000"], Budget::unlimited())
+                .unwrap()
+                .estimate
+                .total() as u64,
+        ),
+    );
+    assert!(e.message.contains("paths ("), "{e}");
+}
