@@ -144,6 +144,19 @@ def test_points_side_by_side_share_the_sweep_budget(tmp_path):
     assert "2 points run side by side" in r.stderr
 
 
+def test_a_resumed_sweep_shares_the_budget_among_the_points_left(tmp_path):
+    # As above, k = 16 fails beside k = 4 on two workers. Run again, only k = 16 is left to
+    # run: alone, it has the whole budget and fits.
+    need = dcnsim.validate(DEMO, ["workload.flows=10", "topology.k=16"])["_resolved"]
+    budget = int(need["memory"]["estimate_bytes"] * 1.5)
+    spec = {"scenario": str(DEMO), "base": {"workload": {"flows": 10}},
+            "grid": {"topology.k": [4, 16]}}
+    first = dcnsim.sweep(spec, tmp_path / "out", workers=2, max_memory=budget)
+    assert list(first["status"]) == ["ok", "failed"]
+    again = dcnsim.sweep(spec, tmp_path / "out", workers=2, max_memory=budget)
+    assert list(again["status"]) == ["ok", "ok"], list(again["error"])
+
+
 def test_a_sweep_shares_the_memory_available_when_it_starts():
     from dcnsim.sweep import _memory_of_points
 
