@@ -76,7 +76,8 @@ def validate(
     memory_share: int = 1,
 ) -> str:
     """The resolved scenario (defaults filled in) as JSON text, with ``_resolved`` (flows,
-    hosts, topology, memory: estimate_bytes, budget_bytes, budget, parts); raises
+    hosts, topology, memory: estimate_bytes, estimate (as the core prints sizes), budget_bytes,
+    budget, parts); raises
     ScenarioError, also for a run whose memory estimate passes ``max_memory``."""
 
 def parse_memory(text: str) -> int | None:

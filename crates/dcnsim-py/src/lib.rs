@@ -166,6 +166,7 @@ fn validate(
             "topology": p.topo.description,
             "memory": {
                 "estimate_bytes": p.memory.estimate.total(),
+                "estimate": dcnsim::budget::human(p.memory.estimate.total()),
                 "budget_bytes": p.memory.budget.bytes(),
                 "budget": p.memory.budget.to_string(),
                 "parts": parts,
