@@ -153,9 +153,8 @@ fn validate(
         let p = prepare(scenario, fmt, base_dir, overrides, &budget)?;
         let mut v: serde_json::Value =
             serde_json::from_str(&p.scenario.to_json()).expect("valid json");
-        let parts: Vec<_> = p
-            .memory
-            .estimate
+        let estimate = p.memory_estimate();
+        let parts: Vec<_> = estimate
             .parts
             .iter()
             .map(|x| serde_json::json!({"what": x.what, "bytes": x.bytes, "key": x.key}))
@@ -165,8 +164,8 @@ fn validate(
             "hosts": p.topo.hosts.len(),
             "topology": p.topo.description,
             "memory": {
-                "estimate_bytes": p.memory.estimate.total(),
-                "estimate": dcnsim::budget::human(p.memory.estimate.total()),
+                "estimate_bytes": estimate.total(),
+                "estimate": dcnsim::budget::human(estimate.total()),
                 "budget_bytes": p.memory.budget.bytes(),
                 "budget": p.memory.budget.to_string(),
                 "parts": parts,

@@ -891,18 +891,21 @@ pub fn check_before_topology(s: &Scenario, budget: &Budget) -> ConfigResult<()> 
 }
 
 /// Counts the parts of a run once the topology is built, before anything sized by it or by
-/// the flow count is allocated; refuses the run when they pass `budget`.
+/// the flow count is allocated; refuses the run when they pass `budget`. Returns what it
+/// measured of the network for the final estimate; `None` when the budget is unlimited (then
+/// nothing is measured: the run needs no estimate).
 pub fn check_before_flows(
     s: &Scenario,
     topo: &TopoSpec,
     transport: &Transport,
     budget: &Budget,
-) -> ConfigResult<NetworkFacts> {
-    let facts = NetworkFacts::of(topo, budget.bytes());
-    if budget.bytes().is_some() {
-        estimate(s, &facts, transport, Flows::FromKeys).check(budget)?;
+) -> ConfigResult<Option<NetworkFacts>> {
+    if budget.bytes().is_none() {
+        return Ok(None);
     }
-    Ok(facts)
+    let facts = NetworkFacts::of(topo, budget.bytes());
+    estimate(s, &facts, transport, Flows::FromKeys).check(budget)?;
+    Ok(Some(facts))
 }
 
 /// What [`crate::engine::prepare_within`] found: the budget, the estimate of the prepared run,

@@ -39,8 +39,12 @@ interval_s = 0.001
 
 fn prepare(text: &str, overrides: &[&str], budget: Budget) -> Result<MemoryPlan, ConfigError> {
     let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    dcnsim::prepare_text_within(text, Format::Toml, &overrides, Path::new("."), &budget)
-        .map(|p| p.memory)
+    dcnsim::prepare_text_within(text, Format::Toml, &overrides, Path::new("."), &budget).map(|p| {
+        MemoryPlan {
+            estimate: p.memory_estimate(),
+            ..p.memory
+        }
+    })
 }
 
 /// The refusal of `overrides` on `text` within `budget`: its key, and a message that gives
@@ -437,4 +441,19 @@ fn paths_are_counted_only_when_on() {
         ),
     );
     assert!(e.message.contains("paths ("), "{e}");
+}
+
+#[test]
+fn unlimited_estimates_nothing_until_asked() {
+    let o: Vec<String> = vec!["output.series_interval_us=100".into()];
+    let within = |budget: Budget| {
+        dcnsim::prepare_text_within(FATTREE, Format::Toml, &o, Path::new("."), &budget).unwrap()
+    };
+    let free = within(Budget::unlimited());
+    assert!(free.memory.estimate.parts.is_empty());
+    let checked = within(Budget::given(16_000_000_000));
+    assert!(!checked.memory.estimate.parts.is_empty());
+    // What validate prints is the same either way.
+    assert_eq!(free.memory_estimate(), checked.memory.estimate);
+    assert_eq!(checked.memory_estimate(), checked.memory.estimate);
 }

@@ -25,8 +25,23 @@ pub struct Prepared {
     /// The load the flows offer the host links, for the summary.
     pub load: crate::metrics::load::OfferedLoad,
     /// The memory budget, the run's estimate, and what the process held before: the run
-    /// watches its series and its resident memory against them.
+    /// watches its series and its resident memory against them. With an unlimited budget the
+    /// estimate is empty ([`Prepared::memory_estimate`] makes one).
     pub memory: MemoryPlan,
+}
+
+impl Prepared {
+    /// The run's memory estimate ([`crate::budget::estimate`]): the one checked against the
+    /// budget, or, prepared with an unlimited budget (which estimates nothing), one made now
+    /// (for `validate`, which prints it).
+    pub fn memory_estimate(&self) -> budget::Estimate {
+        if self.memory.budget.bytes().is_some() {
+            return self.memory.estimate.clone();
+        }
+        let facts = budget::NetworkFacts::of(&self.topo, None);
+        let flows = budget::Flows::Generated(&self.flows);
+        budget::estimate(&self.scenario, &facts, &self.transport, flows)
+    }
 }
 
 /// [`prepare_within`] the memory the machine has available now ([`Budget::machine`]).
@@ -162,13 +177,21 @@ pub fn prepare_within(
             ));
         }
     }
-    let estimate = budget::estimate(
-        &scenario,
-        &facts,
-        &transport,
-        budget::Flows::Generated(&flows),
-    );
-    estimate.check(budget)?;
+    // Unlimited: no estimate (nothing checks it during the run); `memory_estimate` makes one
+    // for those who print it.
+    let estimate = match &facts {
+        Some(facts) => {
+            let e = budget::estimate(
+                &scenario,
+                facts,
+                &transport,
+                budget::Flows::Generated(&flows),
+            );
+            e.check(budget)?;
+            e
+        }
+        None => budget::Estimate::default(),
+    };
     Ok(Prepared {
         scenario,
         topo,
