@@ -111,16 +111,18 @@ fn incast_rounds_name_the_rounds() {
         Budget::machine(),
     );
     assert_eq!(e.path, "workload.rounds", "{e}");
-    // More senders than rounds: the senders drive it (a list, counted).
-    let e = refusal(
-        STAR_INCAST,
-        &[
-            "workload.senders=[1,2,3,4,5,6,7]",
-            "workload.receiver=0",
-            "workload.rounds=6",
-        ],
-        Budget::given(4_010_000),
-    );
+    // More senders than rounds: the senders drive it (a list, counted). A byte less than the
+    // run's estimate refuses it.
+    let over = [
+        "workload.senders=[1,2,3,4,5,6,7]",
+        "workload.receiver=0",
+        "workload.rounds=6",
+    ];
+    let need = prepare(STAR_INCAST, &over, Budget::unlimited())
+        .unwrap()
+        .estimate
+        .total();
+    let e = refusal(STAR_INCAST, &over, Budget::given(need as u64 - 1));
     assert_eq!(e.path, "workload.senders", "{e}");
 }
 
