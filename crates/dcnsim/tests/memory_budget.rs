@@ -3,10 +3,11 @@
 //! nothing is left to simulate and never outgrow the budget. Every case is sized so that the
 //! refusal, not the allocation, is what the test exercises: none allocates much.
 
+mod common;
+
 use dcnsim::budget::{Budget, MemoryPlan};
 use dcnsim::engine::RunError;
 use dcnsim::error::ConfigError;
-use dcnsim::Format;
 use std::path::Path;
 
 const FATTREE: &str = r#"
@@ -38,12 +39,9 @@ interval_s = 0.001
 "#;
 
 fn prepare(text: &str, overrides: &[&str], budget: Budget) -> Result<MemoryPlan, ConfigError> {
-    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    dcnsim::prepare_text_within(text, Format::Toml, &overrides, Path::new("."), &budget).map(|p| {
-        MemoryPlan {
-            estimate: p.memory_estimate(),
-            ..p.memory
-        }
+    common::try_prepare_within(text, overrides, Path::new("."), &budget).map(|p| MemoryPlan {
+        estimate: p.memory_estimate(),
+        ..p.memory
     })
 }
 
@@ -200,9 +198,7 @@ fn series_too_fine_for_the_budget_are_refused_before_the_run() {
 
 /// Runs `text` with `overrides` under the engine it names.
 fn run(text: &str, overrides: &[&str]) -> dcnsim::metrics::RunOutput {
-    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let p = dcnsim::prepare_text(text, Format::Toml, &overrides, Path::new(".")).expect("valid");
-    dcnsim::run_prepared(p, &mut |_| true).expect("run completes")
+    common::run_any(text, overrides, Path::new("."))
 }
 
 /// The rows of a run's series, and when its last sample was.
@@ -242,8 +238,7 @@ fn series_of_a_run_that_never_ends_stop_at_the_budget() {
     let over = ["workload.receiver=0", "output.series_interval_us=100"];
     let plan = prepare(&text, &over, Budget::unlimited()).unwrap();
     let budget = Budget::given((plan.estimate.total() + 1e6) as u64);
-    let overrides: Vec<String> = over.iter().map(|s| s.to_string()).collect();
-    let p = dcnsim::prepare_text_within(&text, Format::Toml, &overrides, Path::new("."), &budget)
+    let p = common::try_prepare_within(&text, &over, Path::new("."), &budget)
         .expect("the estimate fits");
     match dcnsim::run_prepared(p, &mut |_| true) {
         Err(RunError::Memory(e)) => {
@@ -348,8 +343,7 @@ file = "flows.csv"
 [output]
 series_interval_us = 1000
 "#;
-    let mut p = dcnsim::prepare_text_within(text, Format::Toml, &[], &dir, &Budget::unlimited())
-        .expect("valid");
+    let mut p = common::try_prepare_within(text, &[], &dir, &Budget::unlimited()).expect("valid");
     p.memory = MemoryPlan {
         budget: Budget::given(dcnsim::budget::BASE_BYTES as u64 + 1000),
         estimate: Default::default(),
@@ -447,10 +441,9 @@ fn paths_are_counted_only_when_on() {
 
 #[test]
 fn unlimited_estimates_nothing_until_asked() {
-    let o: Vec<String> = vec!["output.series_interval_us=100".into()];
-    let within = |budget: Budget| {
-        dcnsim::prepare_text_within(FATTREE, Format::Toml, &o, Path::new("."), &budget).unwrap()
-    };
+    let o = ["output.series_interval_us=100"];
+    let within =
+        |budget: Budget| common::try_prepare_within(FATTREE, &o, Path::new("."), &budget).unwrap();
     let free = within(Budget::unlimited());
     assert!(free.memory.estimate.parts.is_empty());
     let checked = within(Budget::given(16_000_000_000));

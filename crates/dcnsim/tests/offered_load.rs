@@ -6,12 +6,10 @@ mod common;
 use common::flow_dir;
 use dcnsim::metrics::load::DRIFT_WARN;
 use dcnsim::metrics::summary::summarize;
-use dcnsim::Format;
 use std::path::Path;
 
 fn prepare(text: &str, overrides: &[&str], base: &Path) -> dcnsim::engine::Prepared {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    dcnsim::prepare_text(text, Format::Toml, &o, base).expect("valid scenario")
+    common::try_prepare(text, overrides, base).expect("valid scenario")
 }
 
 const POISSON: &str = r#"
