@@ -40,6 +40,9 @@ class _RunOutput(TypedDict):
     # payload u32, retransmit bool, cwnd_bytes u64; None without output.trace_flow (or with an
     # empty list, or columns=False)
     trace: dict[str, npt.NDArray[np.generic]] | None
+    # flow_id u32, hop u32, port u32, node list[str], peer list[str], packets list[int | None]
+    # (None under the flow-level engine); None without output.paths (or columns=False)
+    paths: dict[str, npt.NDArray[np.generic] | list[str] | list[int | None]] | None
 
 def run(
     scenario: str,
@@ -58,8 +61,8 @@ def run(
     KeyboardInterrupt to stop). With ``out_dir``, writes the result directory atomically;
     when it cannot, raises ``OSError(errno, "could not write results: <the OS's reason>",
     out_dir)`` (no directory left; an existing one unchanged).
-    With ``columns=False``, flows, series and trace are None (no numpy array is made, so
-    numpy is not imported); summary and scenario are returned as always. ``max_memory``: the
+    With ``columns=False``, flows, series, trace and paths are None (no numpy array is made,
+    so numpy is not imported); summary and scenario are returned as always. ``max_memory``: the
     memory budget (bytes, "8G", "unlimited"; None: the memory available); a run whose
     estimate, or whose memory while it runs, passes it raises ScenarioError.
     ``memory_share``: runs that go side by side (a sweep's workers); each has that fraction
@@ -74,7 +77,8 @@ def validate(
     memory_share: int = 1,
 ) -> str:
     """The resolved scenario (defaults filled in) as JSON text, with ``_resolved`` (flows,
-    hosts, topology, memory: estimate_bytes, budget_bytes, budget, parts); raises
+    hosts, topology, memory: estimate_bytes, estimate (as the core prints sizes), budget_bytes,
+    budget, parts); raises
     ScenarioError, also for a run whose memory estimate passes ``max_memory``."""
 
 def parse_memory(text: str) -> int | None:

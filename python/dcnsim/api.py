@@ -207,7 +207,7 @@ def run(
     ``overrides`` are ``"key.path=value"`` strings (``"transport.protocol=tcp"``) or a dict
     (``{"transport.protocol": "tcp", "workload.load": 0.8}``). With ``out``,
     the core also writes a result directory there (flows.csv, summary.json, scenario.json,
-    ports.csv, series.csv, trace.csv) atomically: a run that fails leaves no directory behind,
+    ports.csv, and series.csv, trace.csv and paths.csv when their outputs are on) atomically: a run that fails leaves no directory behind,
     and missing parent folders are created only once the run has succeeded. Unless ``quiet``,
     progress shows on stderr: a bar after two seconds on a terminal, else a plain line every
     five seconds. Ctrl-C stops the run with ``KeyboardInterrupt``. Raises

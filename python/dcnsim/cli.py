@@ -157,18 +157,9 @@ def validate(scenario: str, overrides: tuple[str, ...], max_memory: str | None) 
     with _user_errors():
         resolved = api.validate(scenario, overrides=overrides, max_memory=max_memory)
     memory = resolved.get("_resolved", {}).get("memory")
-    needs = (f"; needs about {_size(memory['estimate_bytes'])} of memory (budget "
-             f"{memory['budget']})" if memory else "")
+    needs = (f"; needs about {memory['estimate']} of memory (budget {memory['budget']})"
+             if memory else "")
     click.echo(f"ok: {describe(resolved, default_name=Path(scenario).stem)}{needs}")
-
-
-def _size(b: float) -> str:
-    """Bytes in powers of 1000, as the core prints them."""
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if b < 1000 or unit == "TB":
-            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
-        b /= 1000
-    return f"{b:.1f} TB"
 
 
 def describe(s: dict[str, Any], default_name: str = "scenario") -> str:

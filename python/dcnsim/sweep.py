@@ -405,25 +405,30 @@ def check_points(points: list[Point]) -> tuple[dict[str, dict[str, Any]], list[F
             raise SweepError(f"grid: points {seen[p.name].values} and {p.values} would share "
                              f"the folder {p.name!r}")
         seen[p.name] = p
-    core = api.core()
     resolved, failures = {}, []
     for p in points:
-        if p.error is not None:
-            failures.append(Failure(p, p.error))
-            continue
-        try:
-            scenario = json.loads(core.validate(p.text, p.fmt, p.base_dir, list(p.overrides),
-                                                **api._budget(p.max_memory, p.memory_share)))
-        except core.ScenarioError as e:
-            failures.append(Failure(p, str(e)))
-            continue
-        scenario.pop("_resolved", None)
-        resolved[p.name] = scenario
+        scenario = _validate(p) if p.error is None else p.error
+        if isinstance(scenario, str):
+            failures.append(Failure(p, scenario))
+        else:
+            resolved[p.name] = scenario
     if failures and not resolved:
         first = failures[0]
         raise SweepError(str(first.error) if len(points) == 1 else
                          f"{first.error} (every point of the grid fails; first: {first.point.name})")
     return resolved, failures
+
+
+def _validate(p: Point) -> dict[str, Any] | str:
+    """The point's resolved scenario, or the core's error refusing it (within its budget)."""
+    core = api.core()
+    try:
+        scenario = json.loads(core.validate(p.text, p.fmt, p.base_dir, list(p.overrides),
+                                            **api._budget(p.max_memory, p.memory_share)))
+    except core.ScenarioError as e:
+        return str(e)
+    scenario.pop("_resolved", None)
+    return scenario
 
 
 def run_sweep(
@@ -444,7 +449,9 @@ def run_sweep(
     processes (default: every core), one fresh process per point, or on the Dask cluster at
     ``scheduler``. ``max_memory`` (as :func:`dcnsim.run` takes it; default: the memory
     available now) is the whole sweep's: the points that run side by side on local workers,
-    min(workers, points), each have an equal share of it; on Dask, each point has all of it. ``log`` receives one line per failure. Unless
+    min(workers, points still to run), each have an equal share of it (a point that does not
+    fit even alone fails first with the whole of it); on Dask, each point has all of it.
+    ``log`` receives one line per failure. Unless
     ``quiet``, stderr shows the points done: a bar on a terminal, else a line every few
     seconds (:mod:`dcnsim.progress`).
 
@@ -459,9 +466,22 @@ def run_sweep(
     out = Path(out)
     points = spec.points()
     workers = workers or os.cpu_count() or 1
-    points = [replace(p, **_memory_of_points(max_memory, len(points), workers, scheduler))
-              for p in points]
+    # First with the whole budget (a point that does not fit alone fails here), which tells the
+    # points still to run; those that run side by side then share it, min(workers, to do).
+    points = [replace(p, max_memory=max_memory) for p in points]
     resolved, failures = check_points(points)
+    todo = [p for p in points if p.name in resolved
+            and (force or not is_done(p, out, resolved[p.name]))]
+    share = _memory_of_points(max_memory, len(todo), workers, scheduler)
+    if share.get("memory_share", 1) > 1:
+        todo = [replace(p, **share) for p in todo]
+        points = [next((t for t in todo if t.name == p.name), p) for p in points]
+        for p in todo:
+            error = _validate(p)
+            if isinstance(error, str):
+                failures.append(Failure(p, error))
+                del resolved[p.name]
+        todo = [p for p in todo if p.name in resolved]
     try:
         out.mkdir(parents=True, exist_ok=True)
         _clean_temporaries(out)
@@ -471,14 +491,8 @@ def run_sweep(
     except OSError as e:
         raise api.output_error(e) from None
     outcome = Outcome(failures=list(failures))
-    todo = []
-    for p in points:
-        if p.name not in resolved:
-            continue
-        if not force and is_done(p, out, resolved[p.name]):
-            outcome.kept.append(p.name)
-        else:
-            todo.append(p)
+    running = {p.name for p in todo}
+    outcome.kept = [p.name for p in points if p.name in resolved and p.name not in running]
     earlier = _read_failures(out)
     _write_failures(out, points, outcome, earlier)  # without the points finished since
     say = log or (lambda line: None)
@@ -537,7 +551,7 @@ def _memory_of_points(max_memory: int | str | None, points: int, workers: int,
                       scheduler: str | None) -> dict[str, Any]:
     """Each point's budget: on local workers, an equal share of the sweep's budget
     (``max_memory``, else the memory available now) among the points that run side by side,
-    min(workers, points), so that together they stay within it. On Dask, the whole budget:
+    min(workers, points), ``points`` being those still to run, so that together they stay within it. On Dask, the whole budget:
     each point runs on some worker's machine (whose memory available is the default), and
     Dask's own per-worker memory limit is what shares a machine."""
     side_by_side = min(workers, points)

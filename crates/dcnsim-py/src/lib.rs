@@ -18,7 +18,7 @@ use numpy::IntoPyArray;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -40,6 +40,21 @@ pyo3::create_exception!(
 thread_local! {
     /// The message and place of the last panic on this thread, kept by [`panic_hook`].
     static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// How many [`guard`]s this thread is inside: their panics are collected, not printed.
+    static GUARDED: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Installs [`panic_hook`] for panics inside [`guard`]; any other panic (another extension's
+/// Rust code, a thread of ours outside a guard) goes to the hook that was there before.
+fn install_panic_hook() {
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        if GUARDED.with(Cell::get) > 0 {
+            panic_hook(info);
+        } else {
+            previous(info);
+        }
+    }));
 }
 
 /// Keeps a panic's message and place for [`guard`] instead of printing them: the exception
@@ -60,7 +75,10 @@ fn panic_hook(info: &panic::PanicHookInfo<'_>) {
 
 /// Runs `f`, turning a panic into [`InternalError`].
 fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
-    match panic::catch_unwind(AssertUnwindSafe(f)) {
+    GUARDED.with(|g| g.set(g.get() + 1));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(g.get() - 1));
+    match result {
         Ok(r) => r,
         Err(_) => {
             let what = LAST_PANIC
@@ -153,9 +171,8 @@ fn validate(
         let p = prepare(scenario, fmt, base_dir, overrides, &budget)?;
         let mut v: serde_json::Value =
             serde_json::from_str(&p.scenario.to_json()).expect("valid json");
-        let parts: Vec<_> = p
-            .memory
-            .estimate
+        let estimate = p.memory_estimate();
+        let parts: Vec<_> = estimate
             .parts
             .iter()
             .map(|x| serde_json::json!({"what": x.what, "bytes": x.bytes, "key": x.key}))
@@ -165,7 +182,8 @@ fn validate(
             "hosts": p.topo.hosts.len(),
             "topology": p.topo.description,
             "memory": {
-                "estimate_bytes": p.memory.estimate.total(),
+                "estimate_bytes": estimate.total(),
+                "estimate": dcnsim::budget::human(estimate.total()),
                 "budget_bytes": p.memory.budget.bytes(),
                 "budget": p.memory.budget.to_string(),
                 "parts": parts,
@@ -220,91 +238,75 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let budget = budget_of(max_memory, memory_share)?;
     guard(|| {
-        run_guarded(
-            py, scenario, fmt, base_dir, overrides, out_dir, quiet, progress, columns, &budget,
-        )
-    })
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_guarded<'py>(
-    py: Python<'py>,
-    scenario: &str,
-    fmt: &str,
-    base_dir: &str,
-    overrides: Vec<String>,
-    out_dir: Option<PathBuf>,
-    quiet: bool,
-    progress: Option<Py<PyAny>>,
-    columns: bool,
-    budget: &Budget,
-) -> PyResult<Bound<'py, PyDict>> {
-    let prepared = prepare(scenario, fmt, base_dir, overrides, budget)?;
-    let scenario_json = prepared.scenario.to_json();
-    let mut py_error: Option<PyErr> = None;
-    let result = py.detach(|| {
-        let mut report = |p: Progress| -> bool {
-            Python::attach(|py| {
-                if let Err(e) = py.check_signals() {
-                    py_error = Some(e);
-                    return false;
-                }
-                if let (Some(cb), false) = (&progress, quiet) {
-                    let args = (p.sim_time.as_secs_f64(), p.flows_done, p.flows_total);
-                    if let Err(e) = cb.call1(py, args) {
+        let prepared = prepare(scenario, fmt, base_dir, overrides, &budget)?;
+        let scenario_json = prepared.scenario.to_json();
+        let mut py_error: Option<PyErr> = None;
+        let result = py.detach(|| {
+            let mut report = |p: Progress| -> bool {
+                Python::attach(|py| {
+                    if let Err(e) = py.check_signals() {
                         py_error = Some(e);
                         return false;
                     }
-                }
-                true
-            })
+                    if let (Some(cb), false) = (&progress, quiet) {
+                        let args = (p.sim_time.as_secs_f64(), p.flows_done, p.flows_total);
+                        if let Err(e) = cb.call1(py, args) {
+                            py_error = Some(e);
+                            return false;
+                        }
+                    }
+                    true
+                })
+            };
+            let out = dcnsim::run_prepared(prepared, &mut report)?;
+            let summary = summary::summarize(&out);
+            let written = out_dir
+                .as_ref()
+                .map(|dir| output::write_dir(dir, &out, &summary, &scenario_json));
+            Ok::<_, RunError>((out, summary, written))
+        });
+        let (out, summary, written) = match result {
+            Ok(r) => r,
+            Err(RunError::Interrupted) => {
+                return Err(
+                    py_error.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted"))
+                );
+            }
+            // The run would pass the memory budget (its series, or its resident memory): refused
+            // as bad input, naming the key that drives it.
+            Err(RunError::Memory(e)) => return Err(ScenarioError::new_err(e.to_string())),
         };
-        let out = dcnsim::run_prepared(prepared, &mut report)?;
-        let summary = summary::summarize(&out);
-        let written = out_dir
-            .as_ref()
-            .map(|dir| output::write_dir(dir, &out, &summary, &scenario_json));
-        Ok::<_, RunError>((out, summary, written))
-    });
-    let (out, summary, written) = match result {
-        Ok(r) => r,
-        Err(RunError::Interrupted) => {
-            return Err(py_error.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted")));
+        if let (Some(dir), Some(Err(e))) = (&out_dir, written) {
+            return Err(write_error(dir, &e));
         }
-        // The run would pass the memory budget (its series, or its resident memory): refused
-        // as bad input, naming the key that drives it.
-        Err(RunError::Memory(e)) => return Err(ScenarioError::new_err(e.to_string())),
-    };
-    if let (Some(dir), Some(Err(e))) = (&out_dir, written) {
-        return Err(write_error(dir, &e));
-    }
-    // One line each on Python's stderr (so that it shows where Python output goes), quiet
-    // or not: a drifted load changes what the results mean.
-    if let Some(ws) = summary["warnings"].as_array().filter(|w| !w.is_empty()) {
-        let stderr = py.import("sys")?.getattr("stderr")?;
-        for w in ws {
-            stderr.call_method1(
-                "write",
-                (format!("warning: {}\n", w.as_str().unwrap_or("")),),
-            )?;
+        // One line each on Python's stderr (so that it shows where Python output goes), quiet
+        // or not: a drifted load changes what the results mean.
+        if let Some(ws) = summary["warnings"].as_array().filter(|w| !w.is_empty()) {
+            let stderr = py.import("sys")?.getattr("stderr")?;
+            for w in ws {
+                stderr.call_method1(
+                    "write",
+                    (format!("warning: {}\n", w.as_str().unwrap_or("")),),
+                )?;
+            }
         }
-    }
-    let d = PyDict::new(py);
-    d.set_item("summary", summary.to_string())?;
-    d.set_item("scenario", scenario_json)?;
-    // Without columns no numpy array is made, so numpy is never imported: `dcnsim run` starts
-    // faster when it only prints the summary.
-    if columns {
-        d.set_item("flows", flow_columns(py, &out)?)?;
-        d.set_item("series", series_columns(py, &out)?)?;
-        d.set_item("trace", trace_columns(py, &out)?)?;
-        d.set_item("paths", paths_columns(py, &out)?)?;
-    } else {
-        for key in ["flows", "series", "trace", "paths"] {
-            d.set_item(key, py.None())?;
+        let d = PyDict::new(py);
+        d.set_item("summary", summary.to_string())?;
+        d.set_item("scenario", scenario_json)?;
+        // Without columns no numpy array is made, so numpy is never imported: `dcnsim run` starts
+        // faster when it only prints the summary.
+        if columns {
+            d.set_item("flows", flow_columns(py, &out)?)?;
+            d.set_item("series", series_columns(py, &out)?)?;
+            d.set_item("trace", trace_columns(py, &out)?)?;
+            d.set_item("paths", paths_columns(py, &out)?)?;
+        } else {
+            for key in ["flows", "series", "trace", "paths"] {
+                d.set_item(key, py.None())?;
+            }
         }
-    }
-    Ok(d)
+        Ok(d)
+    })
 }
 
 /// The `OSError` of a result directory that could not be written: errno, the OS's reason
@@ -496,8 +498,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
-    // Panics are reported by the exception `guard` raises, not printed on stderr.
-    panic::set_hook(Box::new(panic_hook));
+    // Panics in a guard are reported by the exception it raises, not printed on stderr.
+    install_panic_hook();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -42,7 +42,9 @@
 //!   it wait, which no bound from the flows alone gives (a ceiling there);
 //! * the time series: [`SERIES_ROW_BYTES`] per row, a row per port and per switch port at
 //!   every sample up to when the last flow can at the earliest end (or `stop_s`);
-//! * the packet trace: two rows per data segment of each traced flow, [`TRACE_ROW_BYTES`] each.
+//! * the packet trace: two rows per data segment of each traced flow, [`TRACE_ROW_BYTES`] each;
+//! * with `output.paths`, per flow a row of `paths.csv` and an entry of its crossed ports per
+//!   link of a shortest path between hosts ([`NetworkFacts::hops`]).
 //!
 //! What the estimate cannot know in advance — packets in queues, flows that stay active
 //! longer than at line rate, samples after the flows have ended early — is watched during
@@ -54,7 +56,7 @@
 //! Calibration (peak RSS of `dcnsim-core`, `/usr/bin/time -v`, against the estimate): the
 //! table in the README ("Memory budget"). On those runs — routing tables of fat-trees,
 //! leaf-spines, Jellyfish and BCube, 10⁶ flows at packet and flow level, incasts of 150 000
-//! flows, fine series — the estimate is within −4 % … +23 % of the peak. Under packet-level
+//! flows, fine series — the estimate is within −2 % … +23 % of the peak. Under packet-level
 //! PDQ, M-PDQ and MERP, where every flow counts as held at once, it is a ceiling: near the
 //! peak when the flows pile up, above it when they hardly overlap.
 
@@ -219,7 +221,8 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '+' || c == '_'))
         .unwrap_or(t.len());
-    // An exponent's `e` is part of the number only when digits follow it (`1e9`, not `8gb`).
+    // `e` and `+` stay with the number (an exponent: `2e9`, `1e+9`): no unit begins with
+    // them, so the unit that follows is never cut short.
     let (num, unit) = t.split_at(split);
     let unit = unit.trim();
     let scale = match unit {
@@ -378,6 +381,7 @@ fn advice(key: &str) -> String {
                        (stop_s)"
             .into(),
         "output.trace_flow" => "trace fewer or shorter flows (output.trace_flow), or none".into(),
+        PATHS_KEY => "turn output.paths off".into(),
         "routing.lb" => "choose another routing.lb, or a smaller topology".into(),
         "workload.file" => "split the flow file into several runs".into(),
         _ => format!("make {key} smaller"),
@@ -390,6 +394,8 @@ const LARGER_BUDGET: &str =
 
 /// The key of the series' part.
 const SERIES_KEY: &str = "output.series_interval_us";
+/// The key of the paths' part.
+const PATHS_KEY: &str = "output.paths";
 
 /// What the estimate needs of a topology, measured once per scenario.
 #[derive(Clone, Debug, PartialEq)]
@@ -399,11 +405,17 @@ pub struct NetworkFacts {
     pub hosts: usize,
     /// Egress ports of switches (they have a queue series).
     pub switch_ports: usize,
-    /// Switches that hosts hang off, and the most links of one switch.
+    /// Switches that at least one host links to (the leaves between which CONGA and TR keep
+    /// per-pair state).
     pub leaves: usize,
+    /// The most links of any one switch, leaf or not (its egress ports); 1 when there is no
+    /// switch. The path choices size their per-path state from it.
     pub width: usize,
     /// The fastest host link, bit/s.
     pub host_bps: u64,
+    /// The most links on a shortest path from the first host to another host (0 without
+    /// hosts): the ports a flow on one path crosses.
+    pub hops: usize,
     pub routing: TableSize,
     /// Bytes of node names.
     pub name_bytes: usize,
@@ -468,6 +480,7 @@ impl NetworkFacts {
             }
         }
         NetworkFacts {
+            hops: host_hops(&adjacency, &topo.hosts, &is_host),
             nodes: n,
             links: topo.links.len(),
             hosts: topo.hosts.len(),
@@ -479,6 +492,35 @@ impl NetworkFacts {
             name_bytes: topo.nodes.iter().map(|x| x.name.len().max(16)).sum(),
         }
     }
+}
+
+/// The most links from the first host to another host along shortest paths (a breadth-first
+/// search; on the symmetric layouts every host sees the same).
+fn host_hops(
+    adjacency: &[Vec<(PortIdx, NodeIdx, bool)>],
+    hosts: &[usize],
+    is_host: &[bool],
+) -> usize {
+    let Some(&first) = hosts.first() else {
+        return 0;
+    };
+    let mut dist = vec![usize::MAX; adjacency.len()];
+    let mut queue = std::collections::VecDeque::from([first]);
+    dist[first] = 0;
+    let mut most = 0;
+    while let Some(u) = queue.pop_front() {
+        if is_host[u] {
+            most = most.max(dist[u]);
+        }
+        for &(_, v, _) in &adjacency[u] {
+            let v = v as usize;
+            if dist[v] == usize::MAX {
+                dist[v] = dist[u] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    most
 }
 
 /// The flows an estimate counts: those the workload's keys promise (before they are
@@ -561,10 +603,26 @@ pub fn estimate(
         count * per_flow,
         &flow_key,
     );
+    if s.output.paths {
+        // Per flow, a row per port crossed, and at packet level its list of crossed ports (a
+        // port and a count each); a flow sprayed over several paths crosses more.
+        let per_hop =
+            std::mem::size_of::<crate::metrics::PathHop>() + std::mem::size_of::<(PortIdx, u32)>();
+        e.push(
+            format!("paths ({} ports per flow)", facts.hops),
+            count * (24.0 + (facts.hops * per_hop) as f64),
+            PATHS_KEY,
+        );
+    }
     let Flows::Generated(flows) = flows else {
         return e;
     };
-    let (active, busy_until) = certainly_active(flows, facts.host_bps);
+    // Only the flows that start by `stop_s` are ever active or held (sorted by start).
+    let started = match s.stop_s {
+        Some(stop) => &flows[..flows.partition_point(|f| f.start <= Time::from_secs_f64(stop))],
+        None => flows,
+    };
+    let (active, busy_until) = certainly_active(started, facts.host_bps);
     match (s.engine, transport) {
         (Engine::Flow, _) => {}
         // A link serves a few flows at a time and holds every other started flow paused,
@@ -575,11 +633,11 @@ pub fn estimate(
         (_, Transport::Pdq(p)) => e.push(
             format!(
                 "flows held at once (all {}: {} pauses flows)",
-                flows.len(),
+                started.len(),
                 s.transport.protocol
             ),
             // M-PDQ opens a subflow per segment, up to its count.
-            flows
+            started
                 .iter()
                 .map(|f| {
                     let extra = p.subflows_of(f.size_bytes).max(1) - 1;
@@ -591,9 +649,9 @@ pub fn estimate(
         (_, Transport::Merp(_)) => e.push(
             format!(
                 "flows held at once (all {}: merp pauses flows)",
-                flows.len()
+                started.len()
             ),
-            flows.len() as f64 * MERP_HELD_FLOW_BYTES,
+            started.len() as f64 * MERP_HELD_FLOW_BYTES,
             &flow_key,
         ),
         (_, Transport::Pace(_)) => e.push(
@@ -722,7 +780,7 @@ fn flow_key(s: &Scenario, topo_key: &str, hosts: usize) -> (Option<f64>, String)
     let w = &s.workload;
     match w.kind.as_str() {
         "poisson" => (
-            Some(w.flows.unwrap_or(1000) as f64),
+            Some(w.flows.unwrap_or(crate::workload::DEFAULT_FLOWS) as f64),
             "workload.flows".into(),
         ),
         "incast" => {
@@ -732,7 +790,7 @@ fn flow_key(s: &Scenario, topo_key: &str, hosts: usize) -> (Option<f64>, String)
                 Some(IntOrList::List(l)) => l.len() as f64,
                 None => 0.0,
             };
-            let rounds = w.rounds.unwrap_or(1) as f64;
+            let rounds = w.rounds.unwrap_or(crate::workload::DEFAULT_ROUNDS) as f64;
             let key = if rounds > senders {
                 "workload.rounds"
             } else {
@@ -836,18 +894,21 @@ pub fn check_before_topology(s: &Scenario, budget: &Budget) -> ConfigResult<()> 
 }
 
 /// Counts the parts of a run once the topology is built, before anything sized by it or by
-/// the flow count is allocated; refuses the run when they pass `budget`.
+/// the flow count is allocated; refuses the run when they pass `budget`. Returns what it
+/// measured of the network for the final estimate; `None` when the budget is unlimited (then
+/// nothing is measured: the run needs no estimate).
 pub fn check_before_flows(
     s: &Scenario,
     topo: &TopoSpec,
     transport: &Transport,
     budget: &Budget,
-) -> ConfigResult<NetworkFacts> {
-    let facts = NetworkFacts::of(topo, budget.bytes());
-    if budget.bytes().is_some() {
-        estimate(s, &facts, transport, Flows::FromKeys).check(budget)?;
+) -> ConfigResult<Option<NetworkFacts>> {
+    if budget.bytes().is_none() {
+        return Ok(None);
     }
-    Ok(facts)
+    let facts = NetworkFacts::of(topo, budget.bytes());
+    estimate(s, &facts, transport, Flows::FromKeys).check(budget)?;
+    Ok(Some(facts))
 }
 
 /// What [`crate::engine::prepare_within`] found: the budget, the estimate of the prepared run,

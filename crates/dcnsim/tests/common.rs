@@ -1,10 +1,35 @@
 //! Shared helpers of the integration tests: run a scenario given as TOML text.
 #![allow(dead_code)]
 
-use dcnsim::engine::Simulation;
+use dcnsim::budget::Budget;
+use dcnsim::engine::{Prepared, Simulation};
+use dcnsim::error::ConfigError;
 use dcnsim::metrics::RunOutput;
 use dcnsim::Format;
 use std::path::Path;
+
+/// Prepares `text` with `overrides` (`key.path=value`), its files relative to `base`, within
+/// the machine's memory.
+pub fn try_prepare(text: &str, overrides: &[&str], base: &Path) -> Result<Prepared, ConfigError> {
+    try_prepare_within(text, overrides, base, &Budget::machine())
+}
+
+/// [`try_prepare`] within `budget`.
+pub fn try_prepare_within(
+    text: &str,
+    overrides: &[&str],
+    base: &Path,
+    budget: &Budget,
+) -> Result<Prepared, ConfigError> {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    dcnsim::prepare_text_within(text, Format::Toml, &o, base, budget)
+}
+
+/// Prepares and runs `text` with `overrides` under the engine it names (packet or flow).
+pub fn run_any(text: &str, overrides: &[&str], base: &Path) -> RunOutput {
+    let p = try_prepare(text, overrides, base).expect("scenario is valid");
+    dcnsim::run_prepared(p, &mut |_| true).expect("run completes")
+}
 
 pub fn run_toml(text: &str, overrides: &[&str]) -> RunOutput {
     run_in(text, overrides, Path::new("."))

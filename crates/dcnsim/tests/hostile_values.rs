@@ -5,10 +5,9 @@
 //! without their line, and messages that echo whole inputs.
 
 mod common;
-use common::{flow_dir, run_in};
+use common::{flow_dir, run_in, try_prepare as prepare};
 use dcnsim::error::ConfigError;
 use dcnsim::units::Time;
-use dcnsim::Format;
 use std::path::{Path, PathBuf};
 
 /// Two hosts on one switch, one 1000-byte flow at t = 0 (`flows.csv` beside it).
@@ -46,15 +45,6 @@ fn dir_with(name: &str, files: &[(&str, &[u8])]) -> PathBuf {
         std::fs::write(dir.join(f), bytes).unwrap();
     }
     dir
-}
-
-fn prepare(
-    text: &str,
-    overrides: &[&str],
-    base: &Path,
-) -> Result<dcnsim::engine::Prepared, ConfigError> {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    dcnsim::prepare_text(text, Format::Toml, &o, base)
 }
 
 fn refused(text: &str, overrides: &[&str], base: &Path) -> ConfigError {

@@ -3,10 +3,11 @@
 //! nothing is left to simulate and never outgrow the budget. Every case is sized so that the
 //! refusal, not the allocation, is what the test exercises: none allocates much.
 
+mod common;
+
 use dcnsim::budget::{Budget, MemoryPlan};
 use dcnsim::engine::RunError;
 use dcnsim::error::ConfigError;
-use dcnsim::Format;
 use std::path::Path;
 
 const FATTREE: &str = r#"
@@ -38,9 +39,10 @@ interval_s = 0.001
 "#;
 
 fn prepare(text: &str, overrides: &[&str], budget: Budget) -> Result<MemoryPlan, ConfigError> {
-    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    dcnsim::prepare_text_within(text, Format::Toml, &overrides, Path::new("."), &budget)
-        .map(|p| p.memory)
+    common::try_prepare_within(text, overrides, Path::new("."), &budget).map(|p| MemoryPlan {
+        estimate: p.memory_estimate(),
+        ..p.memory
+    })
 }
 
 /// The refusal of `overrides` on `text` within `budget`: its key, and a message that gives
@@ -107,16 +109,18 @@ fn incast_rounds_name_the_rounds() {
         Budget::machine(),
     );
     assert_eq!(e.path, "workload.rounds", "{e}");
-    // More senders than rounds: the senders drive it (a list, counted).
-    let e = refusal(
-        STAR_INCAST,
-        &[
-            "workload.senders=[1,2,3,4,5,6,7]",
-            "workload.receiver=0",
-            "workload.rounds=6",
-        ],
-        Budget::given(4_010_000),
-    );
+    // More senders than rounds: the senders drive it (a list, counted). A byte less than the
+    // run's estimate refuses it.
+    let over = [
+        "workload.senders=[1,2,3,4,5,6,7]",
+        "workload.receiver=0",
+        "workload.rounds=6",
+    ];
+    let need = prepare(STAR_INCAST, &over, Budget::unlimited())
+        .unwrap()
+        .estimate
+        .total();
+    let e = refusal(STAR_INCAST, &over, Budget::given(need as u64 - 1));
     assert_eq!(e.path, "workload.senders", "{e}");
 }
 
@@ -194,9 +198,7 @@ fn series_too_fine_for_the_budget_are_refused_before_the_run() {
 
 /// Runs `text` with `overrides` under the engine it names.
 fn run(text: &str, overrides: &[&str]) -> dcnsim::metrics::RunOutput {
-    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let p = dcnsim::prepare_text(text, Format::Toml, &overrides, Path::new(".")).expect("valid");
-    dcnsim::run_prepared(p, &mut |_| true).expect("run completes")
+    common::run_any(text, overrides, Path::new("."))
 }
 
 /// The rows of a run's series, and when its last sample was.
@@ -207,11 +209,12 @@ fn series_end(out: &dcnsim::metrics::RunOutput) -> (usize, f64) {
 
 #[test]
 fn series_stop_when_every_flow_has_finished_whatever_stop_s_is() {
-    // Four 10 KB flows that end within 100 µs; stop_s far away (up to the horizon, 10⁶ s).
+    // Four 10 KB flows that end within 100 µs; stop_s far away (up to the horizon, 10⁶ s), or
+    // none: the same samples, the interval the flows ended in included.
     for engine in ["packet", "flow"] {
         let mut ends = Vec::new();
-        for stop in ["0.01", "1e3", "1e6"] {
-            let text = format!("stop_s = {stop}\nengine = \"{engine}\"\n{STAR_INCAST}");
+        for stop in ["stop_s = 0.01", "stop_s = 1e3", "stop_s = 1e6", ""] {
+            let text = format!("{stop}\nengine = \"{engine}\"\n{STAR_INCAST}");
             let out = run(&text, &["output.series_interval_us=100"]);
             let (rows, last) = series_end(&out);
             assert!(
@@ -235,8 +238,7 @@ fn series_of_a_run_that_never_ends_stop_at_the_budget() {
     let over = ["workload.receiver=0", "output.series_interval_us=100"];
     let plan = prepare(&text, &over, Budget::unlimited()).unwrap();
     let budget = Budget::given((plan.estimate.total() + 1e6) as u64);
-    let overrides: Vec<String> = over.iter().map(|s| s.to_string()).collect();
-    let p = dcnsim::prepare_text_within(&text, Format::Toml, &overrides, Path::new("."), &budget)
+    let p = common::try_prepare_within(&text, &over, Path::new("."), &budget)
         .expect("the estimate fits");
     match dcnsim::run_prepared(p, &mut |_| true) {
         Err(RunError::Memory(e)) => {
@@ -337,4 +339,141 @@ fn the_trace_estimate_sums_the_traced_flows() {
     assert_eq!(trace_part("[2, 7]"), first + second);
     assert_eq!(trace_part("7"), second);
     assert_eq!(trace_part("[]"), 0.0);
+}
+
+#[test]
+fn a_sample_counts_the_rows_of_the_flows_that_ended_since_the_previous_one() {
+    // 100 flows of 1 KB that end long before the first sample at 1 ms, and one of 10 MB that
+    // lasts until about 8 ms: the first sample adds a row for each of the 101 flows besides the
+    // 8 hosts' ports' 24 rows, 125 in all. Their series may take 1 000 bytes, less than those
+    // rows (21 bytes each): the first sample is refused, not taken.
+    let mut csv = String::from("src,dst,size_bytes,start_s\n");
+    for i in 0..100 {
+        csv += &format!("{},0,1000,0\n", 1 + i % 6);
+    }
+    csv += "7,0,10000000,0\n";
+    let dir = std::env::temp_dir().join(format!("dcnsim-test-ended-rows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("flows.csv"), csv).unwrap();
+    let text = r#"
+[topology]
+kind = "star"
+hosts = 8
+link_gbps = 10
+[transport]
+protocol = "dctcp"
+[workload]
+kind = "flows"
+file = "flows.csv"
+[output]
+series_interval_us = 1000
+"#;
+    let mut p = common::try_prepare_within(text, &[], &dir, &Budget::unlimited()).expect("valid");
+    p.memory = MemoryPlan {
+        budget: Budget::given(dcnsim::budget::BASE_BYTES as u64 + 1000),
+        estimate: Default::default(),
+        resident_before: None,
+    };
+    assert_eq!(p.memory.series_room(), 1000);
+    match dcnsim::run_prepared(p, &mut |_| true) {
+        Err(RunError::Memory(e)) => {
+            assert_eq!(e.path, "output.series_interval_us", "{e}");
+            assert!(e.message.contains("at 0.001000 s"), "{e}");
+            assert!(e.message.contains("(0 rows so far"), "{e}");
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("the run ended"),
+    }
+}
+
+#[test]
+fn flows_that_start_after_stop_s_are_not_held() {
+    // The star above's 30 000 flows arrive over about 60 ms; by stop_s = 6 ms about a tenth
+    // have started, and only those are ever held (PDQ, MERP) or active.
+    let star = r#"
+seed = 7
+[topology]
+kind = "star"
+hosts = 4
+[workload]
+kind = "poisson"
+sizes = { dist = "fixed", kb = 1 }
+load = 0.1
+flows = 30000
+"#;
+    for protocol in ["pdq", "merp"] {
+        let held = |stop: &str| {
+            let o = format!("transport.protocol={protocol}");
+            let plan = prepare(star, &[&o, stop], Budget::unlimited()).unwrap();
+            let part = plan
+                .estimate
+                .parts
+                .iter()
+                .find(|p| p.what.starts_with("flows held at once"))
+                .cloned()
+                .expect("a part for the held flows");
+            (part.what, part.bytes)
+        };
+        let (all, all_bytes) = held("stop_s=1");
+        let (some, some_bytes) = held("stop_s=0.006");
+        assert!(all.starts_with("flows held at once (all 30000:"), "{all}");
+        let n: f64 = some["flows held at once (all ".len()..]
+            .split(':')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((1000.0..6000.0).contains(&n), "{protocol}: {some}");
+        assert!(
+            (some_bytes / all_bytes - n / 30000.0).abs() < 1e-9,
+            "{protocol}: {some_bytes} of {all_bytes}"
+        );
+    }
+}
+
+#[test]
+fn paths_are_counted_only_when_on() {
+    let part = |overrides: &[&str]| {
+        let plan = prepare(FATTREE, overrides, Budget::unlimited()).unwrap();
+        plan.estimate
+            .parts
+            .iter()
+            .find(|p| p.key == "output.paths")
+            .cloned()
+    };
+    assert_eq!(part(&[]), None);
+    assert_eq!(part(&["output.paths=false"]), None);
+    // 10 flows on a k = 4 fat-tree: 6 links between hosts in different pods.
+    let p = part(&["output.paths=true"]).expect("a paths part");
+    assert_eq!(p.what, "paths (6 ports per flow)");
+    assert!(
+        p.bytes > 10.0 * 6.0 * 8.0 && p.bytes < 10.0 * 1000.0,
+        "{p:?}"
+    );
+    // A budget too small for a million flows' paths names the key.
+    let e = refusal(
+        FATTREE,
+        &["workload.flows=1000000", "output.paths=true"],
+        Budget::given(
+            prepare(FATTREE, &["workload.flows=1000000"], Budget::unlimited())
+                .unwrap()
+                .estimate
+                .total() as u64,
+        ),
+    );
+    assert!(e.message.contains("paths ("), "{e}");
+}
+
+#[test]
+fn unlimited_estimates_nothing_until_asked() {
+    let o = ["output.series_interval_us=100"];
+    let within =
+        |budget: Budget| common::try_prepare_within(FATTREE, &o, Path::new("."), &budget).unwrap();
+    let free = within(Budget::unlimited());
+    assert!(free.memory.estimate.parts.is_empty());
+    let checked = within(Budget::given(16_000_000_000));
+    assert!(!checked.memory.estimate.parts.is_empty());
+    // What validate prints is the same either way.
+    assert_eq!(free.memory_estimate(), checked.memory.estimate);
+    assert_eq!(checked.memory_estimate(), checked.memory.estimate);
 }

@@ -6,12 +6,10 @@ mod common;
 use common::flow_dir;
 use dcnsim::metrics::load::DRIFT_WARN;
 use dcnsim::metrics::summary::summarize;
-use dcnsim::Format;
 use std::path::Path;
 
 fn prepare(text: &str, overrides: &[&str], base: &Path) -> dcnsim::engine::Prepared {
-    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    dcnsim::prepare_text(text, Format::Toml, &o, base).expect("valid scenario")
+    common::try_prepare(text, overrides, base).expect("valid scenario")
 }
 
 const POISSON: &str = r#"
@@ -128,4 +126,64 @@ sizes = { dist = "fixed", kb = 10 }
     let s = summarize(&out);
     assert_eq!(s["load"]["host_uplink"], serde_json::Value::Null);
     assert_eq!(s["warnings"], serde_json::json!([]));
+}
+
+#[test]
+fn host_links_match_a_scan_of_every_link_per_host() {
+    // The one-pass count against the plain reference: for each host, every link that touches
+    // it. A fat-tree (one link per host) and a BCube (two per server).
+    for topology in [
+        "kind = \"fattree\"\nk = 4\nlink_gbps = 10",
+        "kind = \"bcube\"\nn = 2\nk = 1\nlink_gbps = 10",
+    ] {
+        let text = format!(
+            "[topology]\n{topology}\n[transport]\nprotocol = \"dctcp\"\n[workload]\n\
+             kind = \"poisson\"\nsizes = {{ dist = \"fixed\", kb = 10 }}\nflows = 200\n"
+        );
+        let p = prepare(&text, &[], Path::new("."));
+        let topo = &p.topo;
+        assert_eq!(p.load.hosts.len(), topo.hosts.len());
+        for (i, (&h, got)) in topo.hosts.iter().zip(&p.load.hosts).enumerate() {
+            let (mut up, mut down, mut peers) = (0, 0, Vec::new());
+            for l in &topo.links {
+                if l.a == h {
+                    up += l.rate_ab.bits_per_sec();
+                    down += l.rate_ba.bits_per_sec();
+                    peers.push(l.b);
+                } else if l.b == h {
+                    up += l.rate_ba.bits_per_sec();
+                    down += l.rate_ab.bits_per_sec();
+                    peers.push(l.a);
+                }
+            }
+            let name = &topo.nodes[h].name;
+            let (up_name, down_name) = match peers[..] {
+                [p] => {
+                    let peer = &topo.nodes[p].name;
+                    (format!("{name}->{peer}"), format!("{peer}->{name}"))
+                }
+                _ => {
+                    let all = format!("{name} ({} links)", peers.len());
+                    (all.clone(), all)
+                }
+            };
+            let sent: u64 = p
+                .flows
+                .iter()
+                .filter(|f| f.src as usize == i)
+                .map(|f| f.size_bytes)
+                .sum();
+            let received: u64 = p
+                .flows
+                .iter()
+                .filter(|f| f.dst as usize == i)
+                .map(|f| f.size_bytes)
+                .sum();
+            assert_eq!(got.up_name, up_name);
+            assert_eq!(got.down_name, down_name);
+            assert_eq!(got.up_rate.bits_per_sec(), up, "{up_name}");
+            assert_eq!(got.down_rate.bits_per_sec(), down, "{down_name}");
+            assert_eq!((got.sent_bytes, got.received_bytes), (sent, received));
+        }
+    }
 }

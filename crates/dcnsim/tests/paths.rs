@@ -7,10 +7,7 @@ use dcnsim::metrics::{PathHop, RunOutput};
 use std::path::Path;
 
 fn run_flow(text: &str, base: &Path) -> RunOutput {
-    let set = ["engine=flow".into(), "output.paths=true".into()];
-    let p =
-        dcnsim::prepare_text(text, dcnsim::Format::Toml, &set, base).expect("scenario is valid");
-    dcnsim::run_prepared(p, &mut |_| true).expect("run completes")
+    common::run_any(text, &["engine=flow", "output.paths=true"], base)
 }
 
 /// `paths.csv` is written only when asked for.
@@ -158,10 +155,7 @@ fn paths_are_off_unless_asked_for() {
     let dir = flow_dir("paths-off", "src,dst,size_bytes,start_s\n0,1,100000,0\n");
     let text = common::star_with_flow_file(2, 10, "tcp", "");
     assert!(run_in(&text, &[], &dir).paths.is_none());
-    let p = dcnsim::prepare_text(&text, dcnsim::Format::Toml, &["engine=flow".into()], &dir)
-        .expect("scenario is valid");
-    assert!(dcnsim::run_prepared(p, &mut |_| true)
-        .unwrap()
+    assert!(common::run_any(&text, &["engine=flow"], &dir)
         .paths
         .is_none());
 }

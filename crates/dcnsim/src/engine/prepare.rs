@@ -25,8 +25,23 @@ pub struct Prepared {
     /// The load the flows offer the host links, for the summary.
     pub load: crate::metrics::load::OfferedLoad,
     /// The memory budget, the run's estimate, and what the process held before: the run
-    /// watches its series and its resident memory against them.
+    /// watches its series and its resident memory against them. With an unlimited budget the
+    /// estimate is empty ([`Prepared::memory_estimate`] makes one).
     pub memory: MemoryPlan,
+}
+
+impl Prepared {
+    /// The run's memory estimate ([`crate::budget::estimate`]): the one checked against the
+    /// budget, or, prepared with an unlimited budget (which estimates nothing), one made now
+    /// (for `validate`, which prints it).
+    pub fn memory_estimate(&self) -> budget::Estimate {
+        if self.memory.budget.bytes().is_some() {
+            return self.memory.estimate.clone();
+        }
+        let facts = budget::NetworkFacts::of(&self.topo, None);
+        let flows = budget::Flows::Generated(&self.flows);
+        budget::estimate(&self.scenario, &facts, &self.transport, flows)
+    }
 }
 
 /// [`prepare_within`] the memory the machine has available now ([`Budget::machine`]).
@@ -117,7 +132,7 @@ pub fn prepare_within(
         // Checked by `generate`.
         crate::units::Time::from_secs_f64(w.start_s.unwrap_or(0.0)),
         host_rate,
-        (w.kind == "poisson").then(|| w.load.unwrap_or(0.5)),
+        (w.kind == "poisson").then(|| w.load.unwrap_or(workload::DEFAULT_LOAD)),
         workload::poisson_senders(w, &info),
     );
     if scenario.engine == crate::config::Engine::Flow {
@@ -160,13 +175,21 @@ pub fn prepare_within(
             ));
         }
     }
-    let estimate = budget::estimate(
-        &scenario,
-        &facts,
-        &transport,
-        budget::Flows::Generated(&flows),
-    );
-    estimate.check(budget)?;
+    // Unlimited: no estimate (nothing checks it during the run); `memory_estimate` makes one
+    // for those who print it.
+    let estimate = match &facts {
+        Some(facts) => {
+            let e = budget::estimate(
+                &scenario,
+                facts,
+                &transport,
+                budget::Flows::Generated(&flows),
+            );
+            e.check(budget)?;
+            e
+        }
+        None => budget::Estimate::default(),
+    };
     Ok(Prepared {
         scenario,
         topo,
@@ -278,12 +301,15 @@ fn network_default_error(
     )
 }
 
-/// Seconds to four significant digits, as people read them (`400 000.000 002 s` is noise).
+/// Seconds to four significant digits, as people read them (`400 000.000 002 s` is noise):
+/// plain between 1 ms and 10 000 s (`0.001235`, `123.5`), else in scientific notation.
 fn round(s: f64) -> String {
+    let four = format!("{s:.3e}");
     if (1e-3..1e4).contains(&s) {
-        format!("{}", (s * 1e3).round() / 1e3)
+        // The shortest text of the number those four digits give.
+        format!("{}", four.parse::<f64>().expect("a formatted float parses"))
     } else {
-        format!("{s:.3e}")
+        four
     }
 }
 
@@ -374,5 +400,20 @@ fn threshold_origin(
             "topology.ecn_k_pkts".into(),
             format!("the transport's default marking threshold for a {rate} port (set one here)"),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round;
+
+    #[test]
+    fn seconds_print_with_four_significant_digits() {
+        assert_eq!(round(0.001_234_56), "0.001235");
+        assert_eq!(round(1.234_56), "1.235");
+        assert_eq!(round(123.456), "123.5");
+        assert_eq!(round(2.0), "2");
+        assert_eq!(round(400_000.000_002), "4.000e5");
+        assert_eq!(round(0.000_012_345_6), "1.235e-5");
     }
 }

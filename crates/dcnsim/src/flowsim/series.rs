@@ -16,6 +16,7 @@
 
 use super::{FlowSimulation, Status};
 use crate::metrics::series::{Series, SeriesKind};
+use crate::net::Network;
 use crate::topo::NodeKind;
 use crate::units::Time;
 
@@ -34,13 +35,22 @@ pub struct Sampler {
     link_since: Vec<Time>,
     link_sampled: Vec<f64>,
     rows: Vec<u32>,
+    /// Ports at switches: each has a `queue_bytes` row per sample.
+    switch_ports: usize,
     /// Bytes the series may take within the memory budget.
     room: u64,
 }
 
 impl Sampler {
-    pub fn new(interval: Time, flows: usize, links: usize, room: u64) -> Sampler {
+    pub fn new(interval: Time, flows: usize, net: &Network, room: u64) -> Sampler {
+        let links = net.ports.len();
+        let switch_ports = net
+            .ports
+            .iter()
+            .filter(|p| net.nodes[p.node as usize].kind == NodeKind::Switch)
+            .count();
         Sampler {
+            switch_ports,
             room,
             interval,
             next: Some(interval),
@@ -84,15 +94,9 @@ impl FlowSimulation {
         s.rows.append(&mut s.ended);
         s.rows.sort_unstable();
         s.rows.dedup();
-        let switch_ports = self
-            .net
-            .ports
-            .iter()
-            .filter(|p| self.net.nodes[p.node as usize].kind == NodeKind::Switch)
-            .count();
         let bytes = s
             .series
-            .bytes_to_grow(s.rows.len() + self.net.ports.len() + switch_ports);
+            .bytes_to_grow(s.rows.len() + self.net.ports.len() + s.switch_ports);
         if bytes as u64 > s.room {
             self.over_budget = Some(self.memory.series_error(s.series.len(), bytes, now));
             s.next = None;

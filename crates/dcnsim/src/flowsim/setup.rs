@@ -190,7 +190,7 @@ impl FlowSimulation {
             changed_links: Vec::new(),
             sampler: (scenario.output.series_interval_us > 0.0).then(|| {
                 let iv = Time::from_us_f64(scenario.output.series_interval_us).max(Time(1));
-                series::Sampler::new(iv, n_flows, n_links, memory.series_room())
+                series::Sampler::new(iv, n_flows, &net, memory.series_room())
             }),
             write_paths: scenario.output.paths,
             memory,

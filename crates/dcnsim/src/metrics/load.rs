@@ -71,38 +71,44 @@ impl OfferedLoad {
         nominal: Option<f64>,
         senders: Option<usize>,
     ) -> OfferedLoad {
+        // One pass over the links: per node, the rates out of and into it, its links, and
+        // the peer of its first link.
+        let n = topo.nodes.len();
+        let (mut up, mut down) = (vec![0u64; n], vec![0u64; n]);
+        let (mut links, mut peer) = (vec![0usize; n], vec![0usize; n]);
+        for l in &topo.links {
+            for (from, to, out, into) in [
+                (l.a, l.b, l.rate_ab, l.rate_ba),
+                (l.b, l.a, l.rate_ba, l.rate_ab),
+            ] {
+                up[from] += out.bits_per_sec();
+                down[from] += into.bits_per_sec();
+                if links[from] == 0 {
+                    peer[from] = to;
+                }
+                links[from] += 1;
+            }
+        }
         let mut hosts: Vec<HostLinks> = topo
             .hosts
             .iter()
             .map(|&h| {
                 let name = &topo.nodes[h].name;
-                let (mut up, mut down, mut peers) = (0u64, 0u64, Vec::new());
-                for l in &topo.links {
-                    if l.a == h {
-                        up += l.rate_ab.bits_per_sec();
-                        down += l.rate_ba.bits_per_sec();
-                        peers.push(l.b);
-                    } else if l.b == h {
-                        up += l.rate_ba.bits_per_sec();
-                        down += l.rate_ab.bits_per_sec();
-                        peers.push(l.a);
-                    }
-                }
-                let (up_name, down_name) = match peers[..] {
-                    [p] => {
-                        let peer = &topo.nodes[p].name;
+                let (up_name, down_name) = match links[h] {
+                    1 => {
+                        let peer = &topo.nodes[peer[h]].name;
                         (format!("{name}->{peer}"), format!("{peer}->{name}"))
                     }
-                    _ => {
-                        let all = format!("{name} ({} links)", peers.len());
+                    k => {
+                        let all = format!("{name} ({k} links)");
                         (all.clone(), all)
                     }
                 };
                 HostLinks {
                     up_name,
                     down_name,
-                    up_rate: Rate::bps(up),
-                    down_rate: Rate::bps(down),
+                    up_rate: Rate::bps(up[h]),
+                    down_rate: Rate::bps(down[h]),
                     sent_bytes: 0,
                     received_bytes: 0,
                 }

@@ -177,7 +177,7 @@ pub struct RunOutput {
     pub in_flight_pkts: u64,
     pub cost: RunCost,
     pub series: Option<series::Series>,
-    /// The traced flow's sender events, when `output.trace_flow` is set.
+    /// The traced flows' sender events, when `output.trace_flow` lists any.
     pub trace: Option<Vec<series::TraceRow>>,
     pub ports: Vec<PortInfo>,
     /// The ports each flow's data crossed (`paths.csv`), by flow, then hop, then port, when

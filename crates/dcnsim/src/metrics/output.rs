@@ -4,8 +4,9 @@
 //!
 //! Files: `flows.csv`, `summary.json`, `scenario.json` (the scenario with defaults filled in),
 //! `ports.csv` (every egress port: its id as used by the series, its ends, rate, delay, its
-//! queue's buffer and marking threshold, and counters over the run), `series.csv` when series are on, `trace.csv` when flows are
-//! traced, and `paths.csv` (the ports each flow's data crossed).
+//! queue's buffer and marking threshold, and counters over the run), `series.csv` when series
+//! are on, `trace.csv` when flows are traced, and `paths.csv` (the ports each flow's data
+//! crossed) when `output.paths` is on.
 
 use super::RunOutput;
 use crate::topo::BufferSize;

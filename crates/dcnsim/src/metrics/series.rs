@@ -4,15 +4,18 @@
 //! receiving host during the interval, per active flow, id = flow id: bytes above what the
 //! receiver had already released in order when they arrived, counted as they arrive, before
 //! any reordering buffer; so it never exceeds the links that bring them, unlike the in-order
-//! release, which jumps by a window when a retransmission fills a hole. A copy of bytes the
-//! receiver holds out of order, such as a go-back-N resend after a timeout, counts again. The
+//! release, which jumps by a window when a retransmission fills a hole. A copy of bytes held
+//! above that point — out of order at the receiver (a go-back-N resend after a timeout), or in
+//! a DRB/Presto reordering buffer — counts again. The
 //! flow-level engine gives the rate its model allocates, also capped by the links), `queue_bytes` (occupancy of each switch egress
 //! queue at the sample instant, id = port id), `link_util` (fraction of the interval each
 //! switch-or-host egress link spent transmitting, by bytes sent, id = port id).
 //!
 //! Samples are taken every interval from one interval after 0 while flows are present or to
-//! come, and after the last flow has ended only while its last packets drain (up to `stop_s`):
-//! once nothing is left to simulate the series end, however far `stop_s` is. They never hold
+//! come, the last one at the first multiple of the interval after the last flow ended (so its
+//! last bytes are sampled), never after `stop_s`; with a `stop_s`, the packet engine also
+//! samples while the last packets drain. Once nothing is left to simulate the series end,
+//! however far `stop_s` is. They never hold
 //! more memory than the budget leaves them ([`crate::budget`]): the sample that would
 //! pass it stops the run with [`crate::engine::RunError::Memory`].
 

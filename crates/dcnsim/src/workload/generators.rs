@@ -369,6 +369,26 @@ impl Pairs {
     }
 }
 
+/// Refuses `n` flows whose specs alone cannot be addressed (more than `isize::MAX` bytes, the
+/// most one vector holds), naming `key`. Without a memory budget ([`crate::budget`]) nothing
+/// else stops such a count before the vector is asked for, which would panic.
+fn fits_in_memory(n: u128, key: &str) -> ConfigResult<()> {
+    let bytes = n * std::mem::size_of::<FlowSpec>() as u128;
+    if bytes > isize::MAX as u128 {
+        return Err(ConfigError::new(
+            key,
+            format!(
+                "{n} flows of {} bytes each would take {} bytes, more than a process can \
+                 address ({}); use fewer flows",
+                std::mem::size_of::<FlowSpec>(),
+                crate::budget::human(bytes as f64),
+                crate::budget::human(isize::MAX as f64),
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `kind = "poisson"`.
 pub(super) fn poisson(
     cfg: &WorkloadConfig,
@@ -377,17 +397,18 @@ pub(super) fn poisson(
     base_dir: &Path,
 ) -> ConfigResult<Vec<FlowSpec>> {
     let sizes = sizes_of(cfg, base_dir, false)?;
-    let load = cfg.load.unwrap_or(0.5);
+    let load = cfg.load.unwrap_or(super::DEFAULT_LOAD);
     if !(load > 0.0 && load.is_finite()) {
         return Err(ConfigError::new(
             "workload.load",
             format!("must be a fraction of the host link rate > 0 (e.g. 0.6), got {load}"),
         ));
     }
-    let n = cfg.flows.unwrap_or(1000);
+    let n = cfg.flows.unwrap_or(super::DEFAULT_FLOWS);
     if n == 0 {
         return Err(ConfigError::new("workload.flows", "must be at least 1"));
     }
+    fits_in_memory(n as u128, "workload.flows")?;
     if hosts.host_rate.bits_per_sec() == 0 {
         return Err(ConfigError::new(
             "workload.load",
@@ -485,7 +506,7 @@ pub(super) fn incast(
             list
         }
     };
-    let rounds = cfg.rounds.unwrap_or(1);
+    let rounds = cfg.rounds.unwrap_or(super::DEFAULT_ROUNDS);
     if rounds == 0 {
         return Err(ConfigError::new("workload.rounds", "must be at least 1"));
     }
@@ -519,6 +540,12 @@ pub(super) fn incast(
             ),
         ));
     }
+    let key = if rounds as usize > senders.len() {
+        "workload.rounds"
+    } else {
+        "workload.senders"
+    };
+    fits_in_memory(senders.len() as u128 * rounds as u128, key)?;
     let mut flows = Vec::with_capacity(senders.len() * rounds as usize);
     for r in 0..rounds as u64 {
         let start = c.start + interval * r;

@@ -142,6 +142,13 @@ pub struct HostInfo {
     pub racks: Vec<Vec<u32>>,
 }
 
+/// `workload.flows` of a Poisson workload when the scenario leaves it out.
+pub const DEFAULT_FLOWS: u64 = 1000;
+/// `workload.load` of a Poisson workload when the scenario leaves it out.
+pub const DEFAULT_LOAD: f64 = 0.5;
+/// `workload.rounds` of an incast when the scenario leaves it out.
+pub const DEFAULT_ROUNDS: u32 = 1;
+
 /// The `[workload]` table. Only `kind` is always required; see the module doc for which keys
 /// each kind takes and their defaults.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]

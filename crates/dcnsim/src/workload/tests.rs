@@ -370,3 +370,15 @@ fn poisson_value_errors() {
     );
     assert_eq!(err("kind = \"poisson\"", 1).path, "workload");
 }
+
+/// 2^63 − 1 flows would need 3.7·10²⁰ bytes of specs, past what a vector can hold: refused
+/// with the key, not a "capacity overflow" panic, even where no memory budget applies.
+#[test]
+fn a_flow_count_past_the_address_space_is_refused() {
+    let e = err(
+        "kind = \"poisson\"\nsizes = { dist = \"fixed\", kb = 1 }\nflows = 9223372036854775807",
+        8,
+    );
+    assert_eq!(e.path, "workload.flows", "{e}");
+    assert!(e.message.contains("more than a process can address"), "{e}");
+}

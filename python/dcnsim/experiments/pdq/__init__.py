@@ -188,10 +188,11 @@ from .scale_flow import FIG8_FLOW
 PAPER = Paper(
     name="pdq",
     citation="C.-Y. Hong, M. Caesar, P. B. Godfrey, Finishing Flows Quickly with Preemptive "
-             "Scheduling, ACM SIGCOMM 2012 (we had its §6 M-PDQ to §9).",
+             "Scheduling, ACM SIGCOMM 2012 (doi:10.1145/2342356.2342388; we had its §6 M-PDQ "
+             "to §9).",
     figures=(FIG11A, FIG11BC, FIG12, FIG8, FIG8_FLOW),
-    note="The paper's §5 set-up (link rates, sizes, deadlines) is not in the seed; the module "
-         "doc of dcnsim.experiments.pdq lists what we chose and why. Fig. 8 runs at packet "
-         "level up to 128 servers (fig8) and at flow level from 16 to 4096 servers "
+    note="The paper's §5 set-up (link rates, sizes, deadlines) is not in the text we have; the "
+         "module doc of dcnsim.experiments.pdq lists what we chose and why. Fig. 8 runs at "
+         "packet level up to 128 servers (fig8) and at flow level from 16 to 4096 servers "
          "(fig8-flow), as the paper does.",
 )

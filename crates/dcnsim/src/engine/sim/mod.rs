@@ -259,6 +259,8 @@ pub struct Simulation {
     counters: NetCounters,
     reroute_delay: Time,
     series_interval: Option<Time>,
+    /// When the pending `Sample` event is due; `None` when sampling is off or has ended.
+    next_sample: Option<Time>,
     series: Series,
     /// Bytes the series may take within the memory budget, and the rows every sample takes
     /// besides the flows' (a port's utilisation, a switch port's queue).
@@ -287,7 +289,8 @@ pub struct Simulation {
     /// Per flow: the ports its data packets crossed, with a packet count each (`paths.csv`),
     /// in the order first crossed. A flow on one path has one entry per hop; sprayed flows
     /// have at most one per port they can reach (about 40 on a k = 8 fat-tree), so a linear
-    /// scan, which finds ECMP's ports in a few compares, is kept.
+    /// scan, which finds ECMP's ports in a few compares, is kept. Empty when `count_paths` is
+    /// off.
     crossed: Vec<Vec<(PortIdx, u32)>>,
     /// `output.paths`: count the crossings at all (off, the hot path skips them).
     count_paths: bool,
@@ -399,6 +402,7 @@ impl Simulation {
             counters: NetCounters::default(),
             reroute_delay: Time::from_us_f64(scenario.routing.reroute_delay_us),
             series_interval,
+            next_sample: series_interval,
             series: Series::default(),
             series_room: memory.series_room(),
             series_port_rows,
@@ -413,7 +417,11 @@ impl Simulation {
             host_holds: (scenario.topology.host_nic == HostNic::Backpressure)
                 .then(|| host_nic::HostHolds::new(n_ports, n_flows)),
             host_wait: vec![Time::ZERO; n_flows],
-            crossed: vec![Vec::new(); n_flows],
+            crossed: if scenario.output.paths {
+                vec![Vec::new(); n_flows]
+            } else {
+                Vec::new()
+            },
             count_paths: scenario.output.paths,
             discipline,
             name: scenario.name.clone(),
@@ -461,6 +469,17 @@ impl Simulation {
                     flows_total: self.flows.len(),
                 };
                 clock.tick(p, progress)?;
+            }
+        }
+        // Every flow ended without a stop_s: the interval they ended in is sampled too, at its
+        // end, as when a stop_s lets the pending sample come and as the flow-level engine does
+        // (nothing after the last flow is simulated, so the run itself still ends here).
+        if let (None, Some(due)) = (self.stop, self.next_sample) {
+            if self.all_flows_done() {
+                let end = self.now;
+                self.now = due;
+                self.sample();
+                self.now = end;
             }
         }
         if let Some(e) = self.over_budget.take() {
@@ -760,8 +779,8 @@ impl Simulation {
                     f.reorder.on_arrival(pkt);
                     let ep = f.endpoints.as_mut().expect("checked above");
                     // New bytes: those above what the receiver already holds in order (a
-                    // copy of bytes it has released is not goodput).
-                    if pkt.kind == PacketKind::Data {
+                    // copy of bytes it has released is not goodput). Only the series use them.
+                    if self.series_interval.is_some() && pkt.kind == PacketKind::Data {
                         let held = ep.receiver.bytes_delivered();
                         let end = pkt.seq + pkt.payload as u64;
                         f.arrived_bytes += end.saturating_sub(pkt.seq.max(held));

@@ -12,12 +12,17 @@ impl Simulation {
 
     pub(super) fn sample(&mut self) {
         let iv = self.series_interval.expect("sampling is on");
+        self.next_sample = None;
         let t = self.now.as_secs_f64();
-        // The rows this sample can add: every port's, and the flows started and not ended
-        // (plus the few that ended since the previous sample).
-        let rows =
-            self.series_port_rows + (self.next_flow - self.flows_done.min(self.next_flow)) as u64;
-        let bytes = self.series.bytes_to_grow(rows as usize);
+        // The rows this sample adds: every port's, and a flow's for every flow with endpoints
+        // or with bytes not yet sampled (those that ended since the previous sample).
+        let flow_rows = self
+            .flows
+            .iter()
+            .filter(|f| f.endpoints.is_some() || f.arrived_bytes > f.sampled_bytes)
+            .count();
+        let rows = self.series_port_rows as usize + flow_rows;
+        let bytes = self.series.bytes_to_grow(rows);
         if bytes as u64 > self.series_room {
             let e = self.memory.series_error(self.series.len(), bytes, self.now);
             self.over_budget = Some(e);
@@ -55,6 +60,7 @@ impl Simulation {
         let draining = self.pool.live() > 0 && self.stop.is_some_and(|s| self.now + iv <= s);
         if more || draining {
             self.events.schedule(self.now + iv, Event::Sample);
+            self.next_sample = Some(self.now + iv);
         }
     }
 

@@ -271,7 +271,7 @@ pub use switch::{adjusted_capacity, D3Switch, MAX_CAPACITY_FACTOR};
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::scale::PathScale;
-use crate::protocols::rcp::{mss_and_header, number_in, rto_bounds};
+use crate::protocols::rcp::{number_in, rto_bounds};
 use crate::protocols::TransportConfig;
 use crate::units::{Rate, Time};
 
@@ -445,7 +445,7 @@ fn capacity(cfg: &TransportConfig) -> ConfigResult<Capacity> {
 impl D3Params {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<D3Params> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
-        let (mss, header) = mss_and_header(cfg)?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
         let (min_rto, initial_rto, max_rto) = rto_bounds(cfg)?;
         Ok(D3Params {
             mss,

@@ -319,7 +319,7 @@ fn below_one(key: &str, v: Option<f64>, default: f64) -> ConfigResult<f64> {
 impl MerpParams {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<MerpParams> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
-        let (mss, header) = crate::protocols::rcp::mss_and_header(cfg)?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
         let rtt = micros("merp_rtt_us", cfg.merp_rtt_us, FALLBACK_RTT_US)?;
         let min_rto = micros("min_rto_us", cfg.min_rto_us, rtt.as_us_f64())?;
         let max_rto = micros("max_rto_us", cfg.max_rto_us, DEFAULT_MAX_RTO_US)?;

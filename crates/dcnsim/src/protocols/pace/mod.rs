@@ -136,7 +136,6 @@ pub use receiver::PaceReceiver;
 pub use sender::PaceSender;
 
 use crate::error::{ConfigError, ConfigResult};
-use crate::protocols::rcp::mss_and_header;
 use crate::protocols::TransportConfig;
 use crate::workload::FlowSpec;
 
@@ -157,7 +156,7 @@ pub struct PaceParams {
 impl PaceParams {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<PaceParams> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
-        let (mss, header) = mss_and_header(cfg)?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
         let us = cfg.pace_period_us.unwrap_or(DEFAULT_PERIOD_US);
         let unit = header::PERIOD_UNIT_US as f64;
         let units = us / unit;

@@ -301,10 +301,6 @@ pub(crate) fn rto_bounds(cfg: &TransportConfig) -> ConfigResult<(Time, Time, Tim
     Ok((min, initial.max(min).min(max), max))
 }
 
-pub(crate) fn mss_and_header(cfg: &TransportConfig) -> ConfigResult<(u32, u32)> {
-    crate::protocols::segment_sizes(cfg)
-}
-
 /// Fills what the scenario leaves unset from the network's longest path ([`PathScale`]):
 /// d0 before any sample is its base RTT (the papers give no initial value; an RTT the
 /// network can actually have keeps the first control interval about one RTT long, as the law
@@ -328,7 +324,7 @@ impl RcpParams {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
         let variant = Variant::from_config(cfg)?;
         let (alpha, beta, init_rate) = variant.gains(FALLBACK_BDP_BYTES);
-        let (mss, header) = mss_and_header(cfg)?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
         let (min_rto, initial_rto, max_rto) = rto_bounds(cfg)?;
         let init_rtt_us = number_in(
             "rcp_init_rtt_us",
