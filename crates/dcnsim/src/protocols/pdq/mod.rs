@@ -148,7 +148,10 @@
 //!     −1 to −2 %, fat-tree +1.5 % and twice the drops); the least queue since the last update
 //!     (fat-tree +3 %, 804 drops); taking the header-only traffic out of r_PDQ (fat-tree ±1 %,
 //!     190 drops against 438 on seeds 1–4, Fig. 12's packet level −7 %, but two hosts 11 %
-//!     above SJF instead of 6.6 %); the smoothed RTT_S in the header (6 736 drops).
+//!     above SJF instead of 6.6 %); the smoothed RTT_S in the header (6 736 drops); the rate
+//!     controller's RTT (drain time and period) lengthened by this port's queueing delay, as
+//!     the loop it controls is (fat-tree −1 to −6 %, 14–17 % above the flow level, but 258–596
+//!     drops on seeds 1–4, and 9.3 k instead of 4.4 k on Fig. 12's set-up).
 //!   - The drops are at packet-count buffers that header-only packets fill: near full, they
 //!     held 91–111 packets in 34–78 KB (seed 3). With byte buffers of the same size
 //!     (`buffer_kb = 152`) seeds 1–4 lose nothing, at the same mean FCT (−2 to +3 %). In a
