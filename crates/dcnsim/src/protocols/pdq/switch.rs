@@ -26,9 +26,9 @@ pub struct SwitchConfig {
     pub entry_timeout: Time,
     /// Accounting over the whole path (`pdq_accounting = "whole_path"`): a link that did not
     /// pause a flow still caps R_H, a commit lists the flow at a link that had dropped it, and
-    /// Algorithm 2 counts a sending flow this link limits at what it asks, and Dampening's
-    /// clock lets go once the accepted flow's commit is back. Off: the digest's Algorithms
-    /// 1–3 as written (`"literal"`).
+    /// Algorithm 2 counts a sending flow this link limits at what it asks; Dampening's clock
+    /// lets go once the accepted flow's commit is back. Off: the digest's Algorithms 1–3 as
+    /// written (`"literal"`).
     pub whole_path: bool,
     /// Bytes on the wire of a full data packet: the rate controller's drain time is at least
     /// two of them at the link's rate.
@@ -323,10 +323,11 @@ impl LinkState {
         entry.note_offer(now, 0);
     }
 
-    /// Dampening: another paused flow was accepted here less than the interval ago and its
-    /// commit has not come back. Once it has (or the flow has left the list), the link counts
-    /// it, and the interval has done its job; holding the next flow longer would cap the
-    /// link at one new flow per interval whatever the flows' sizes.
+    /// Dampening: another paused flow was accepted here less than the interval ago and the
+    /// commit answering that accept has not come back. Once it has (or the flow has left the
+    /// list: done, or dropped from it, when its commit is capped as `adopt` does), the
+    /// interval has done its job; holding the next flow longer would cap the link at one new
+    /// flow per interval whatever the flows' sizes.
     fn damps(&self, now: Time, cfg: &SwitchConfig, id: PdqFlowId) -> bool {
         let (Some(gap), Some((t, other))) = (cfg.dampening, self.last_paused_accept) else {
             return false;
@@ -359,9 +360,10 @@ impl LinkState {
             && h.rate_kbps > 0
             && !ended
             && self.position(id).is_none()
-            && !self.adopt(now, id, h)
+            && !self.adopt(now, cfg, id, h)
         {
-            // Not among the 2κ most critical any more: paused here, as Algorithm 1 would.
+            // Not among the 2κ most critical any more, or no room left for it: paused here, as
+            // Algorithm 1 would.
             h.pause_by = self.me;
             h.rate_kbps = 0;
         }
@@ -369,7 +371,10 @@ impl LinkState {
             let e = &mut self.list[i];
             e.pause_by = h.pause_by;
             e.rate_bps = kbps_to_bps(h.rate_kbps);
-            e.accept_pending = false;
+            if h.pause_by != self.me {
+                // A commit this link paused answers an older packet, not its accept.
+                e.accept_pending = false;
+            }
             e.limited_here = e.rate_bps > 0 && e.rate_bps >= e.least_recent_offer();
             if let Some(x) = cfg.probing_x {
                 let hundredths = (x * i as f64 * 100.0).round().min(u16::MAX as f64) as u16;
@@ -380,13 +385,12 @@ impl LinkState {
 
     /// A commit accepts a flow that this link dropped from its list after its proposal
     /// (evicted by a more critical arrival, or removed while paused elsewhere): the flow will
-    /// send across the link at R_H, so the link lists it at that rate if it is among the 2κ
-    /// most critical, making room as Algorithm 1 does. Returns whether it did.
-    fn adopt(&mut self, now: Time, id: PdqFlowId, h: &PdqHeader) -> bool {
-        let entry = Entry {
-            rate_bps: kbps_to_bps(h.rate_kbps),
-            ..Entry::new(now, id, h)
-        };
+    /// send across the link at R_H, so the link lists it if it is among the 2κ most critical,
+    /// making room as Algorithm 1 does, and lowers R_H to what the more critical flows leave
+    /// it (Algorithm 2; a flow let in meanwhile may hold the rest). Returns whether the flow
+    /// may send; if not, it stays listed when it got in, and the caller pauses it.
+    fn adopt(&mut self, now: Time, cfg: &SwitchConfig, id: PdqFlowId, h: &mut PdqHeader) -> bool {
+        let entry = Entry::new(now, id, h);
         if self.list.len() >= self.list_limit() {
             match self.least_critical_idle() {
                 Some(v) if entry.criticality() < self.list[v].criticality() => {
@@ -395,8 +399,11 @@ impl LinkState {
                 _ => return false,
             }
         }
-        self.insert_sorted(entry);
-        true
+        let i = self.insert_sorted(entry);
+        let room_kbps = (self.availbw(i, cfg) / 1000).min(u32::MAX as u64) as u32;
+        h.rate_kbps = h.rate_kbps.min(room_kbps);
+        self.list[i].rate_bps = kbps_to_bps(h.rate_kbps);
+        h.rate_kbps > 0
     }
 
     /// The least critical entry that does not send: the one `adopt` forgets to make room (a
@@ -775,27 +782,65 @@ mod tests {
         let propose_3 = |l: &mut LinkState, c: &SwitchConfig| {
             let mut h = hdr(NO_DEADLINE, 300);
             l.forward(Time::from_us(23), c, 3, &mut h);
-            h.pause_by
+            (h.pause_by, h.rate_kbps)
         };
-        // Flow 2's commit (at a quarter of the link) is back 2 µs later: the link counts it,
-        // and flow 3 gets the rest without waiting out the 10 µs.
+        // Flow 2's commit (at a quarter of the link, limited elsewhere) is back 2 µs later:
+        // flow 3 gets what flows 1 and 2 leave without waiting out the 10 µs.
         let mut l = paused_pair();
         let mut ack = PdqHeader {
             rate_kbps: 2_500_000,
             ..hdr(NO_DEADLINE, 200)
         };
         l.reverse(Time::from_us(22), &c, 2, &mut ack, false);
-        assert_eq!(propose_3(&mut l.clone(), &c), 0);
+        assert_eq!(propose_3(&mut l.clone(), &c), (0, 5_000_000));
         // Read literally, the clock holds for the whole interval.
         let literal = SwitchConfig {
             whole_path: false,
             ..c
         };
-        assert_eq!(propose_3(&mut l, &literal), ME);
+        assert_eq!(propose_3(&mut l, &literal), (ME, 0));
         // Flow 2 gone (its TERM) before its commit: nothing is pending either.
         let mut l = paused_pair();
         l.remove(2);
-        assert_eq!(propose_3(&mut l, &c), 0);
+        assert_eq!(propose_3(&mut l, &c), (0, 7_500_000));
+        // An ACK this link paused (it answers a packet before the accepted one) is not the
+        // accept's commit: flow 3 waits.
+        let mut l = paused_pair();
+        let mut stale = PdqHeader {
+            pause_by: ME,
+            ..hdr(NO_DEADLINE, 200)
+        };
+        l.reverse(Time::from_us(22), &c, 2, &mut stale, false);
+        assert_eq!(propose_3(&mut l, &c), (ME, 0));
+    }
+
+    #[test]
+    fn an_evicted_flow_let_go_of_the_clock_is_committed_only_into_what_is_left() {
+        // Found in review: flow 2 is accepted here at 7.5 Gb/s; flow 9, more critical, evicts
+        // it from the list (κ = 1, room for 2) and, the clock's flow gone, is accepted at
+        // 7.5 Gb/s too. Both commits come back, flow 9's first: flow 2's must not list it
+        // at 7.5 Gb/s beside flows 1 and 9 (17.5 Gb/s on a 10 Gb/s link).
+        let c = SwitchConfig {
+            early_start_k: None,
+            ..cfg()
+        };
+        let mut l = link();
+        l.list = vec![entry(1, C / 4, 0, 100)];
+        let mut h2 = hdr(NO_DEADLINE, 200);
+        l.forward(Time::from_us(20), &c, 2, &mut h2);
+        let mut h9 = hdr(NO_DEADLINE, 150);
+        l.forward(Time::from_us(21), &c, 9, &mut h9);
+        assert_eq!(ids(&l), vec![1, 9], "flow 2 evicted");
+        assert_eq!((h2.rate_kbps, h9.rate_kbps), (7_500_000, 7_500_000));
+        l.reverse(Time::from_us(24), &c, 9, &mut h9, false);
+        l.reverse(Time::from_us(25), &c, 2, &mut h2, false);
+        assert_eq!(
+            (h2.pause_by, h2.rate_kbps),
+            (ME, 0),
+            "no room left for flow 2"
+        );
+        let committed: u64 = l.list.iter().map(|e| e.rate_bps).sum();
+        assert_eq!(committed, C);
     }
 
     #[test]
