@@ -6,7 +6,8 @@
 //! series and a summary ([`metrics`]).
 //!
 //! The layers, bottom up:
-//! - [`units`]: integer picosecond [`units::Time`], [`units::Rate`] in bit/s.
+//! - [`units`]: integer picosecond [`units::Time`], [`units::Rate`] in bit/s; [`validate`]: the
+//!   range checks every configuration reader shares, and the one rule for RTO bounds.
 //! - [`net`]: packets in a pool, egress queues (drop-tail/ECN, priority, rank), ports and links,
 //!   routing tables of equal-cost next hops.
 //! - [`lb`]: path choice among those next hops (ECMP, RPS, DRB, Presto, LetFlow, CONGA, DRILL).
@@ -34,6 +35,7 @@ pub mod protocols;
 pub mod rng;
 pub mod topo;
 pub mod units;
+pub mod validate;
 pub mod workload;
 
 use std::path::Path;

@@ -460,13 +460,22 @@ fn a_topology_too_large_names_the_key_that_makes_it_so() {
 #[test]
 fn a_transport_default_from_a_long_network_names_the_keys_that_made_it_long() {
     let dir = one_flow();
-    // Links of 10^5 s: an RTT of 4·10^5 s, three of which (MERP's initial RTO, pFabric's RTO)
-    // or the RTT itself in µs beyond RCP's range pass what the keys hold. The message used to
-    // name the transport key, which the scenario never set.
-    for (protocol, derived) in [
-        ("merp", "transport.initial_rto_us"),
-        ("pfabric", "transport.pfabric_rto_us"),
-        ("rcp", "transport.rcp_init_rtt_us"),
+    // Links of 10^5 s: an RTT of 4·10^5 s, three of which (pFabric's RTO), the RTT itself as
+    // MERP's RTO floor (above the 1 s cap), or the RTT in µs beyond RCP's range pass what the
+    // keys allow. The message used to name the transport key, which the scenario never set.
+    // `at`: the key of the error the default caused.
+    for (protocol, derived, at) in [
+        ("merp", "transport.min_rto_us", "transport.max_rto_us"),
+        (
+            "pfabric",
+            "transport.pfabric_rto_us",
+            "transport.pfabric_rto_us",
+        ),
+        (
+            "rcp",
+            "transport.rcp_init_rtt_us",
+            "transport.rcp_init_rtt_us",
+        ),
     ] {
         let proto = format!("transport.protocol={protocol}");
         assert_refused(
@@ -477,7 +486,7 @@ fn a_transport_default_from_a_long_network_names_the_keys_that_made_it_long() {
             &[
                 "the network's longest round trip, 4.000e5 s",
                 "propagation delays",
-                &format!("makes the default of {derived} out of range: {derived}: "),
+                &format!("makes the default of {derived} out of range: {at}: "),
                 &format!("or set {derived} yourself"),
             ],
         );
@@ -509,8 +518,8 @@ fn a_transport_default_from_a_long_network_names_the_keys_that_made_it_long() {
            topology.link_delay_us",
         ],
     );
-    // MERP's minimum RTO, the RTT, passes its maximum's fixed default: the error of
-    // max_rto_us (unset too) names the derived key.
+    // An initial RTO the scenario sets above the maximum's default is refused as written
+    // (issue 38: it used to be clamped silently), the message naming the default bound.
     assert_refused(
         STAR,
         &[
@@ -519,11 +528,8 @@ fn a_transport_default_from_a_long_network_names_the_keys_that_made_it_long() {
             "transport.initial_rto_us=1e12",
         ],
         &dir,
-        "topology.link_delay_us",
-        &[
-            "makes the default of transport.min_rto_us out of range: transport.max_rto_us: \
-             must be ≥ min_rto_us",
-        ],
+        "transport.initial_rto_us",
+        &["max_rto_us (1e6 µs, its default)", "got 1e12 µs"],
     );
     // A key the scenario sets keeps its own error.
     assert_refused(

@@ -79,6 +79,7 @@ use crate::net::{Network, NodeIdx, PortIdx};
 use crate::protocols::Transport;
 use crate::rng;
 use crate::units::Time;
+use crate::validate::{int_within, micros_or};
 
 pub const PATH_CHOICES: &[(&str, &str)] = &[
     (
@@ -170,23 +171,6 @@ pub const DEFAULT_DRILL_MEMORY: u32 = 1;
 pub const DEFAULT_TR_LONG_BYTES: u64 = 100_000;
 pub const DEFAULT_TR_QUEUE_BITS: u32 = 5;
 
-/// `routing.{key}` in µs (`default` when unset): finite, at least a picosecond, at most the
-/// simulation horizon.
-fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
-    crate::protocols::positive_micros(&format!("routing.{key}"), v.unwrap_or(default))
-}
-
-fn within(key: &str, v: Option<u32>, default: u32, lo: u32, hi: u32) -> ConfigResult<u32> {
-    let v = v.unwrap_or(default);
-    if !(lo..=hi).contains(&v) {
-        return Err(ConfigError::new(
-            format!("routing.{key}"),
-            format!("must be between {lo} and {hi} (got {v})"),
-        ));
-    }
-    Ok(v)
-}
-
 impl LbParams {
     pub fn from_config(cfg: &RoutingConfig) -> ConfigResult<LbParams> {
         let kind = match cfg.lb.as_str() {
@@ -263,33 +247,51 @@ impl LbParams {
         }
         Ok(LbParams {
             kind,
-            flowlet_gap: micros("flowlet_gap_us", cfg.flowlet_gap_us, DEFAULT_FLOWLET_GAP_US)?,
+            flowlet_gap: micros_or(
+                "routing.flowlet_gap_us",
+                cfg.flowlet_gap_us,
+                DEFAULT_FLOWLET_GAP_US,
+            )?,
             flowcell_bytes,
-            reorder_timeout: micros(
-                "reorder_timeout_us",
+            reorder_timeout: micros_or(
+                "routing.reorder_timeout_us",
                 cfg.reorder_timeout_us,
                 DEFAULT_REORDER_TIMEOUT_US,
             )?,
-            conga_tau: micros("conga_tau_us", cfg.conga_tau_us, DEFAULT_CONGA_TAU_US)?,
-            conga_metric_bits: within(
-                "conga_metric_bits",
+            conga_tau: micros_or(
+                "routing.conga_tau_us",
+                cfg.conga_tau_us,
+                DEFAULT_CONGA_TAU_US,
+            )?,
+            conga_metric_bits: int_within(
+                "routing.conga_metric_bits",
                 cfg.conga_metric_bits,
                 DEFAULT_CONGA_METRIC_BITS,
                 1,
                 8,
             )?,
-            conga_aging: micros("conga_aging_us", cfg.conga_aging_us, DEFAULT_CONGA_AGING_US)?,
-            drill_samples: within(
-                "drill_samples",
+            conga_aging: micros_or(
+                "routing.conga_aging_us",
+                cfg.conga_aging_us,
+                DEFAULT_CONGA_AGING_US,
+            )?,
+            drill_samples: int_within(
+                "routing.drill_samples",
                 cfg.drill_samples,
                 DEFAULT_DRILL_SAMPLES,
                 1,
                 16,
             )?,
-            drill_memory: within("drill_memory", cfg.drill_memory, DEFAULT_DRILL_MEMORY, 0, 4)?,
+            drill_memory: int_within(
+                "routing.drill_memory",
+                cfg.drill_memory,
+                DEFAULT_DRILL_MEMORY,
+                0,
+                4,
+            )?,
             tr_long_bytes: cfg.tr_long_bytes.unwrap_or(DEFAULT_TR_LONG_BYTES),
-            tr_queue_bits: within(
-                "tr_queue_bits",
+            tr_queue_bits: int_within(
+                "routing.tr_queue_bits",
                 cfg.tr_queue_bits,
                 DEFAULT_TR_QUEUE_BITS,
                 1,
@@ -297,7 +299,7 @@ impl LbParams {
             )?,
             tr_inactive: cfg
                 .tr_inactive_us
-                .map(|v| micros("tr_inactive_us", Some(v), 0.0))
+                .map(|v| micros_or("routing.tr_inactive_us", Some(v), 0.0))
                 .transpose()?,
             tr_spray_acks: match cfg.tr_ack_path.as_deref() {
                 None | Some("tr") => false,

@@ -24,9 +24,9 @@ pub mod rcp;
 pub(crate) mod segments;
 pub mod tcp;
 
-use crate::error::{AtKey, ConfigError, ConfigResult};
+use crate::error::{ConfigError, ConfigResult};
 use crate::net::packet::Packet;
-use crate::units::{num, RangeError, Time};
+use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
 /// What an endpoint reports to the application and the metrics.
@@ -281,24 +281,6 @@ pub(crate) fn segment_sizes(cfg: &TransportConfig) -> ConfigResult<(u32, u32)> {
         "the headers of a packet on the wire; 40 for IPv4 and TCP",
     )?;
     Ok((mss, header))
-}
-
-/// `transport.{key}` in µs (`default` when unset) as a time, refused unless finite, at
-/// least a picosecond and at most the simulation horizon ([`crate::units`]).
-pub(crate) fn micros(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
-    positive_micros(&format!("transport.{key}"), v.unwrap_or(default))
-}
-
-/// A time in µs at `key` (a full key path), refused unless finite, at least a picosecond and
-/// at most the simulation horizon.
-pub(crate) fn positive_micros(key: &str, us: f64) -> ConfigResult<Time> {
-    match Time::try_from_us_f64(us) {
-        Ok(Time::ZERO) | Err(RangeError::Negative { .. }) => Err(ConfigError::new(
-            key,
-            format!("must be a finite time > 0 µs (got {})", num(us)),
-        )),
-        t => t.at_key(key),
-    }
 }
 
 /// Refuses the first key of `cfg` that is set but not among `used` (the protocol's own keys).

@@ -8,7 +8,8 @@
 //!   wire size at the current rate (`max(now, next_send) + size/rate`), so a paced flow at the
 //!   link rate is exactly back to back. Rate 0 means paused: nothing leaves.
 //! * **Reliability.** Every data packet is ACKed (the TCP receiver, echoing the header). The
-//!   RFC 6298 timer of the TCP sender (`min_rto_us`, `initial_rto_us`, `max_rto_us`) guards
+//!   RFC 6298 timer of the TCP sender (`min_rto_us`, `initial_rto_us`, `max_rto_us`, read by
+//!   the one rule of [`crate::validate#rto-bounds`]) guards
 //!   `snd_una`; on expiry the sender goes back to `snd_una` (go-back-N, at the paced rate).
 //!   Three duplicate ACKs resend `snd_una` once per window of data (no window to cut: the rate
 //!   is the network's). These protocols rarely lose packets; this is only so that they finish

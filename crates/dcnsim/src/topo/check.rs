@@ -184,18 +184,6 @@ pub(super) fn buffer_kb(kb: f64, key: &str) -> ConfigResult<BufferSize> {
     Ok(BufferSize::Bytes(bytes as u64))
 }
 
-/// A count key: at least 1, defaulting to `default`.
-pub(super) fn count(v: Option<usize>, key: &str, default: usize) -> ConfigResult<usize> {
-    let n = v.unwrap_or(default);
-    if n == 0 {
-        return Err(ConfigError::new(
-            format!("topology.{key}"),
-            "must be at least 1",
-        ));
-    }
-    Ok(n)
-}
-
 /// Refuses layouts above [`MAX_NODES`] nodes (or links): the count is the sum of `terms`,
 /// each a product of keys' values (`""` for a constant or a value derived from a key),
 /// computed with overflow checks. The error names the key with the largest value (the one to

@@ -6,9 +6,10 @@
 //! part of the output (port numbering follows it), so it is kept simple and documented here.
 
 use super::builder::{Builder, LinkParams};
-use super::check::{count, rate_or, size};
+use super::check::{rate_or, size};
 use super::TopologyConfig;
 use crate::error::{ConfigError, ConfigResult};
+use crate::validate::at_least_one;
 
 pub(super) type Built = (Builder, String);
 
@@ -21,7 +22,7 @@ fn rack_on(b: &mut Builder, sw: usize, hosts: &[usize], p: LinkParams) {
 }
 
 pub(super) fn star(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> {
-    let n = count(cfg.hosts, "hosts", 8)?;
+    let n = at_least_one("topology.hosts", cfg.hosts, 8)?;
     size(&[&[("hosts", n)], &[("", 1)]])?;
     let mut b = Builder::new();
     let hosts = b.hosts(n);
@@ -31,8 +32,8 @@ pub(super) fn star(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> 
 }
 
 pub(super) fn dumbbell(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> {
-    let s = count(cfg.senders, "senders", 8)?;
-    let r = count(cfg.receivers, "receivers", s)?;
+    let s = at_least_one("topology.senders", cfg.senders, 8)?;
+    let r = at_least_one("topology.receivers", cfg.receivers, s)?;
     size(&[&[("senders", s)], &[("receivers", r)], &[("", 2)]])?;
     let bottleneck = rate_or(cfg.bottleneck_gbps, "topology.bottleneck_gbps", p.rate)?;
     let mut b = Builder::new();
@@ -47,8 +48,8 @@ pub(super) fn dumbbell(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Bui
 }
 
 pub(super) fn tree(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> {
-    let tors = count(cfg.tors, "tors", 3)?;
-    let per = count(cfg.hosts_per_tor, "hosts_per_tor", 3)?;
+    let tors = at_least_one("topology.tors", cfg.tors, 3)?;
+    let per = at_least_one("topology.hosts_per_tor", cfg.hosts_per_tor, 3)?;
     size(&[
         &[("tors", tors), ("hosts_per_tor", per)],
         &[("tors", tors)],
@@ -132,9 +133,9 @@ pub(super) fn fattree(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Buil
 }
 
 pub(super) fn leafspine(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> {
-    let leaves = count(cfg.leaves, "leaves", 2)?;
-    let spines = count(cfg.spines, "spines", 10)?;
-    let per = count(cfg.hosts_per_leaf, "hosts_per_leaf", 10)?;
+    let leaves = at_least_one("topology.leaves", cfg.leaves, 2)?;
+    let spines = at_least_one("topology.spines", cfg.spines, 10)?;
+    let per = at_least_one("topology.hosts_per_leaf", cfg.hosts_per_leaf, 10)?;
     let (l, sp) = (("leaves", leaves), ("spines", spines));
     size(&[&[l, ("hosts_per_leaf", per)], &[l], &[sp]])?;
     // leaves × spines links can be large even when the node count is not.

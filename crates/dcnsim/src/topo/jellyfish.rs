@@ -37,20 +37,21 @@
 //! | `hosts_per_switch` | 4 | servers on every switch, at least 1 |
 
 use super::builder::{Builder, LinkParams};
-use super::check::{count, size};
+use super::check::size;
 use super::generated::Built;
 use super::TopologyConfig;
 use crate::error::{ConfigError, ConfigResult};
 use crate::rng::StreamRng;
+use crate::validate::at_least_one;
 use rand::RngExt;
 
 /// Redraws allowed before a disconnected result refuses the parameters.
 const DRAWS: usize = 100;
 
 pub(super) fn build(cfg: &TopologyConfig, p: &LinkParams, seed: u64) -> ConfigResult<Built> {
-    let n = count(cfg.switches, "switches", 20)?;
-    let ports = count(cfg.ports_per_switch, "ports_per_switch", 8)?;
-    let per = count(cfg.hosts_per_switch, "hosts_per_switch", 4)?;
+    let n = at_least_one("topology.switches", cfg.switches, 20)?;
+    let ports = at_least_one("topology.ports_per_switch", cfg.ports_per_switch, 8)?;
+    let per = at_least_one("topology.hosts_per_switch", cfg.hosts_per_switch, 4)?;
     let sw = ("switches", n);
     size(&[
         &[sw, ("hosts_per_switch", per)],

@@ -51,10 +51,11 @@
 //! Scenario 1's ten flows (a, b, c, d, a, …) need at most three hosts in a group.
 
 use super::builder::{Builder, LinkParams};
-use super::check::{count, rate_or, size};
+use super::check::{rate_or, size};
 use super::generated::Built;
 use super::TopologyConfig;
 use crate::error::{ConfigError, ConfigResult};
+use crate::validate::at_least_one;
 
 /// Link delay of the parking lot when `link_delay_us` is not given (see the module doc).
 pub const DEFAULT_DELAY_US: f64 = 6.25;
@@ -63,15 +64,15 @@ pub const DEFAULT_DELAY_US: f64 = 6.25;
 const MAX_FORWARDERS: usize = 26;
 
 pub(super) fn build(cfg: &TopologyConfig, p: &LinkParams) -> ConfigResult<Built> {
-    let n = count(cfg.forwarders, "forwarders", 5)?;
+    let n = at_least_one("topology.forwarders", cfg.forwarders, 5)?;
     if !(2..=MAX_FORWARDERS).contains(&n) {
         return Err(ConfigError::new(
             "topology.forwarders",
             format!("must be between 2 and {MAX_FORWARDERS} (groups are lettered a..y), got {n}"),
         ));
     }
-    let m = count(cfg.hosts_per_group, "hosts_per_group", 16)?;
-    let r = count(cfg.receivers, "receivers", 16)?;
+    let m = at_least_one("topology.hosts_per_group", cfg.hosts_per_group, 16)?;
+    let r = at_least_one("topology.receivers", cfg.receivers, 16)?;
     // Zero is allowed: scenario 1 has no use for the cross receivers.
     let x = cfg.cross_receivers.unwrap_or(16);
     size(&[

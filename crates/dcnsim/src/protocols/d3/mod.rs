@@ -175,7 +175,7 @@
 //! | key | default | source |
 //! |---|---|---|
 //! | `mss_bytes`, `header_bytes` | 1460, 40 | as TCP; D3 adds [`HEADER_BYTES`] = 22 to every packet |
-//! | `min_rto_us`, `initial_rto_us`, `max_rto_us` | as TCP | the paced core's loss recovery (`crate::protocols::paced`) |
+//! | `min_rto_us`, `initial_rto_us`, `max_rto_us` | as TCP | the paced core's loss recovery (`crate::protocols::paced`); an `initial_rto_us` set outside `[min_rto_us, max_rto_us]` is refused, as under TCP ([`crate::validate#rto-bounds`]) |
 //! | `d3_quench` | true | §6.1.3 flow quenching (Aequitas `d3_flow.cpp` applies it too) |
 //! | `d3_rate_unit_mbps` | 1 (the smallest whole number of Mb/s that holds the fastest link in 16 bits, where 1 does not) | the unit of every rate; a whole number of bit/s from 10⁻⁶ to 10⁶ Mb/s; a link of more than 65 534 units or less than one is refused (packet level) |
 //! | `d3_capacity` | `adjusted` | `adjusted` (§4's adjustment, above) or `link` (the raw link rate) |
@@ -271,9 +271,10 @@ pub use switch::{adjusted_capacity, D3Switch, MAX_CAPACITY_FACTOR};
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::scale::PathScale;
-use crate::protocols::rcp::{number_in, rto_bounds};
+use crate::protocols::tcp::rto_bounds;
 use crate::protocols::TransportConfig;
 use crate::units::{Rate, Time};
+use crate::validate::{micros_or, number_in};
 
 /// Slots of the allocation vector: the longest path (in egress ports) D3 manages in full.
 pub const MAX_HOPS: usize = 8;
@@ -432,10 +433,10 @@ fn capacity(cfg: &TransportConfig) -> ConfigResult<Capacity> {
         return Ok(Capacity::Link);
     }
     Ok(Capacity::Adjusted {
-        alpha: number_in("d3_alpha", cfg.d3_alpha, DEFAULT_ALPHA, 0.0, 10.0)?,
-        beta: number_in("d3_beta", cfg.d3_beta, DEFAULT_BETA, 0.0, 10.0)?,
-        interval: crate::protocols::micros(
-            "d3_interval_us",
+        alpha: number_in("transport.d3_alpha", cfg.d3_alpha, DEFAULT_ALPHA, 0.0, 10.0)?,
+        beta: number_in("transport.d3_beta", cfg.d3_beta, DEFAULT_BETA, 0.0, 10.0)?,
+        interval: micros_or(
+            "transport.d3_interval_us",
             cfg.d3_interval_us,
             FALLBACK_INTERVAL_US,
         )?,
@@ -446,16 +447,16 @@ impl D3Params {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<D3Params> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
         let (mss, header) = crate::protocols::segment_sizes(cfg)?;
-        let (min_rto, initial_rto, max_rto) = rto_bounds(cfg)?;
+        let rto = rto_bounds(cfg)?;
         Ok(D3Params {
             mss,
             header,
             quench: cfg.d3_quench.unwrap_or(true),
             unit_bps: unit_bps(cfg)?,
             capacity: capacity(cfg)?,
-            min_rto,
-            initial_rto,
-            max_rto,
+            min_rto: rto.min,
+            initial_rto: rto.initial,
+            max_rto: rto.max,
         })
     }
 

@@ -169,6 +169,7 @@ use crate::error::{ConfigError, ConfigResult};
 use crate::net::scale::PathScale;
 use crate::protocols::TransportConfig;
 use crate::units::Time;
+use crate::validate::micros_or;
 
 /// Where no network is known (unit tests): 10 µs.
 pub const FALLBACK_RATE_INTERVAL_US: f64 = 10.0;
@@ -241,13 +242,13 @@ impl McpParams {
                 "only for mcp_variant = \"opt\" (the approximation measures no link)",
             ));
         }
-        let rate_interval = crate::protocols::micros(
-            "mcp_rate_interval_us",
+        let rate_interval = micros_or(
+            "transport.mcp_rate_interval_us",
             cfg.mcp_rate_interval_us,
             FALLBACK_RATE_INTERVAL_US,
         )?;
-        let rate_average = crate::protocols::micros(
-            "mcp_rate_average_us",
+        let rate_average = micros_or(
+            "transport.mcp_rate_average_us",
             cfg.mcp_rate_average_us,
             DEFAULT_RATE_AVERAGE_US,
         )?;

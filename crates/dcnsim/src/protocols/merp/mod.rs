@@ -37,8 +37,8 @@
 //! | `merp_entry_timeout_us` | 100 000 | a link forgets a flow that sent nothing across it for this long (below) |
 //! | `merp_handover` | `work_conserving` | who gets α·C when the first flow is held on another link: `work_conserving` (the next flow too, below) or `paper` (no one: Algorithm 3 as written) |
 //! | `mss_bytes`, `header_bytes` | 1460, 40 | §6.1: 1500-byte packets including a 40-byte header |
-//! | `min_rto_us` | the network's RTT | floor of the RTO (see below) |
-//! | `initial_rto_us` | 3 × the network's RTT | RTO before the first RTT sample |
+//! | `min_rto_us` | the network's RTT, or an `initial_rto_us` set below it | floor of the RTO (see below) |
+//! | `initial_rto_us` | 3 × the network's RTT, moved into `[min_rto_us, max_rto_us]` | RTO before the first RTT sample; set outside those bounds it is refused, as under TCP ([`crate::validate#rto-bounds`]) |
 //! | `max_rto_us` | 1 000 000 | as TCP |
 //!
 //! The network-derived values are written into `scenario.json`; keys the scenario sets win.
@@ -230,8 +230,9 @@ pub use switch::MerpSwitch;
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::DEFAULT_MAX_RTO_US;
-use crate::protocols::{micros, TransportConfig};
+use crate::protocols::TransportConfig;
 use crate::units::Time;
+use crate::validate::{micros_or, rto_bounds, RtoDefaults};
 
 pub const DEFAULT_ALPHA: f64 = 0.999;
 pub const DEFAULT_Q: f64 = 0.8;
@@ -320,31 +321,28 @@ impl MerpParams {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<MerpParams> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
         let (mss, header) = crate::protocols::segment_sizes(cfg)?;
-        let rtt = micros("merp_rtt_us", cfg.merp_rtt_us, FALLBACK_RTT_US)?;
-        let min_rto = micros("min_rto_us", cfg.min_rto_us, rtt.as_us_f64())?;
-        let max_rto = micros("max_rto_us", cfg.max_rto_us, DEFAULT_MAX_RTO_US)?;
-        let initial_rto = micros("initial_rto_us", cfg.initial_rto_us, 3.0 * rtt.as_us_f64())?;
-        if max_rto < min_rto {
-            return Err(ConfigError::new(
-                "transport.max_rto_us",
-                "must be ≥ min_rto_us",
-            ));
-        }
+        let rtt = micros_or("transport.merp_rtt_us", cfg.merp_rtt_us, FALLBACK_RTT_US)?;
+        let rto = rto_bounds(
+            cfg.min_rto_us,
+            cfg.initial_rto_us,
+            cfg.max_rto_us,
+            rto_defaults(rtt.as_us_f64(), cfg.initial_rto_us),
+        )?;
         Ok(MerpParams {
             mss,
             header,
             alpha: below_one("merp_alpha", cfg.merp_alpha, DEFAULT_ALPHA)?,
             q: fraction("merp_q", cfg.merp_q, DEFAULT_Q)?,
             rtt,
-            entry_timeout: micros(
-                "merp_entry_timeout_us",
+            entry_timeout: micros_or(
+                "transport.merp_entry_timeout_us",
                 cfg.merp_entry_timeout_us,
                 DEFAULT_ENTRY_TIMEOUT_US,
             )?,
             handover: Handover::from_config(cfg)?,
-            min_rto,
-            initial_rto: initial_rto.clamp(min_rto, max_rto),
-            max_rto,
+            min_rto: rto.min,
+            initial_rto: rto.initial,
+            max_rto: rto.max,
         })
     }
 }
@@ -355,7 +353,31 @@ pub fn network_defaults(cfg: &mut TransportConfig, scale: &PathScale) {
     let rtt = *cfg
         .merp_rtt_us
         .get_or_insert_with(|| scale.rtt.as_us_rounded_to_ns());
-    cfg.min_rto_us.get_or_insert(rtt);
-    cfg.initial_rto_us
-        .get_or_insert_with(|| Time::from_us_f64(3.0 * rtt).as_us_rounded_to_ns());
+    let d = rto_defaults(rtt, cfg.initial_rto_us);
+    let min = *cfg.min_rto_us.get_or_insert(d.min_us);
+    // The initial RTO written is the one that runs: three RTTs moved into the bounds in effect
+    // (a `min_rto_us` set above them raises it), as `rto_bounds` does with an unset key.
+    let max = cfg.max_rto_us.unwrap_or(d.max_us);
+    cfg.initial_rto_us.get_or_insert_with(|| {
+        Time::from_us_f64(d.initial_us)
+            .as_us_rounded_to_ns()
+            .max(min)
+            .min(max)
+    });
+}
+
+/// MERP's RTO defaults on a network of base RTT `rtt_us`: the floor one RTT, the initial RTO
+/// three, the cap TCP's. The floor is derived, not the user's, so it gives way to an
+/// `initial_rto_us` the scenario sets below it (the floor becomes that value) instead of
+/// refusing it ([`crate::validate#rto-bounds`]).
+fn rto_defaults(rtt_us: f64, initial_set: Option<f64>) -> RtoDefaults {
+    let min_us = match initial_set {
+        Some(i) if i > 0.0 && i < rtt_us => i,
+        _ => rtt_us,
+    };
+    RtoDefaults {
+        min_us,
+        initial_us: 3.0 * rtt_us,
+        max_us: DEFAULT_MAX_RTO_US,
+    }
 }

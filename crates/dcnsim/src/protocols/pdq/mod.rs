@@ -273,6 +273,7 @@ use crate::error::{AtKey, ConfigError, ConfigResult};
 use crate::protocols::tcp::DEFAULT_MIN_RTO_US;
 use crate::protocols::TransportConfig;
 use crate::units::Time;
+use crate::validate::micros_or;
 
 pub const DEFAULT_EARLY_START_K: f64 = 2.0;
 pub const DEFAULT_PROBING_X: f64 = 0.2;
@@ -378,7 +379,7 @@ impl PdqParams {
                 n
             }
         };
-        let min_rto = crate::protocols::micros("min_rto_us", cfg.min_rto_us, DEFAULT_MIN_RTO_US)?;
+        let min_rto = micros_or("transport.min_rto_us", cfg.min_rto_us, DEFAULT_MIN_RTO_US)?;
         let k = non_negative(
             "pdq_early_start_k",
             cfg.pdq_early_start_k,
@@ -398,8 +399,8 @@ impl PdqParams {
             "default 10 µs",
         )?;
         let damp = Time::try_from_us_f64(damp).at_key("transport.pdq_dampening_us")?;
-        let entry_timeout = crate::protocols::micros(
-            "pdq_entry_timeout_us",
+        let entry_timeout = micros_or(
+            "transport.pdq_entry_timeout_us",
             cfg.pdq_entry_timeout_us,
             DEFAULT_ENTRY_TIMEOUT_US,
         )?;

@@ -117,6 +117,7 @@ use crate::error::{ConfigError, ConfigResult};
 use crate::net::scale::PathScale;
 use crate::protocols::TransportConfig;
 use crate::units::Time;
+use crate::validate::{at_least_one, micros_or};
 
 pub const DEFAULT_INIT_CWND_PKTS: u32 = 12;
 pub const DEFAULT_RTO_US: f64 = 45.0;
@@ -142,22 +143,16 @@ pub struct PfabricParams {
     pub probe_after: u32,
 }
 
-fn at_least_one(key: &str, v: Option<u32>, default: u32) -> ConfigResult<u32> {
-    match v.unwrap_or(default) {
-        0 => Err(ConfigError::new(
-            format!("transport.{key}"),
-            "must be at least 1",
-        )),
-        v => Ok(v),
-    }
-}
-
 impl PfabricParams {
     pub fn from_config(cfg: &TransportConfig) -> ConfigResult<PfabricParams> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
-        let init = at_least_one("init_cwnd_pkts", cfg.init_cwnd_pkts, DEFAULT_INIT_CWND_PKTS)?;
+        let init = at_least_one(
+            "transport.init_cwnd_pkts",
+            cfg.init_cwnd_pkts,
+            DEFAULT_INIT_CWND_PKTS,
+        )?;
         let max = at_least_one(
-            "pfabric_max_cwnd_pkts",
+            "transport.pfabric_max_cwnd_pkts",
             cfg.pfabric_max_cwnd_pkts,
             twice_less_one(init),
         )?;
@@ -167,13 +162,17 @@ impl PfabricParams {
                 format!("must be ≥ init_cwnd_pkts ({init})"),
             ));
         }
-        let rto = crate::protocols::micros("pfabric_rto_us", cfg.pfabric_rto_us, DEFAULT_RTO_US)
-            .map_err(|e| {
-                ConfigError::new(
-                    e.path,
-                    format!("{}; the paper uses 45 µs ≈ 3 RTT", e.message),
-                )
-            })?;
+        let rto = micros_or(
+            "transport.pfabric_rto_us",
+            cfg.pfabric_rto_us,
+            DEFAULT_RTO_US,
+        )
+        .map_err(|e| {
+            ConfigError::new(
+                e.path,
+                format!("{}; the paper uses 45 µs ≈ 3 RTT", e.message),
+            )
+        })?;
         let (mss, header) = crate::protocols::segment_sizes(cfg)?;
         Ok(PfabricParams {
             mss,
@@ -182,7 +181,7 @@ impl PfabricParams {
             max_cwnd_pkts: max,
             rto,
             probe_after: at_least_one(
-                "pfabric_probe_after",
+                "transport.pfabric_probe_after",
                 cfg.pfabric_probe_after,
                 DEFAULT_PROBE_AFTER,
             )?,

@@ -30,7 +30,7 @@
 //! | `rcp_init_rate` | `ps`: 0.05; `published`: 1 | R(0) as a fraction of C; 0.05 is ns-2's `init_rate_fact_` |
 //! | `rcp_init_rtt_us` | the network's RTT | d0 before the first RTT sample reaches a link: the base RTT of the network's longest path ([`crate::net::scale`]); 10 µs where no network is known |
 //! | `mss_bytes`, `header_bytes` | 1460, 40 | as TCP; RCP adds its own 8 header bytes (R_p, RTT_p, 4 B each) to every packet |
-//! | `min_rto_us`, `initial_rto_us`, `max_rto_us` | as TCP | the paced core's loss recovery (`crate::protocols::paced`) |
+//! | `min_rto_us`, `initial_rto_us`, `max_rto_us` | as TCP | the paced core's loss recovery (`crate::protocols::paced`); an `initial_rto_us` set outside `[min_rto_us, max_rto_us]` is refused, as under TCP ([`crate::validate#rto-bounds`]) |
 //!
 //! A key the scenario sets wins over its variant's default (`rcp_variant = "published"` with
 //! `rcp_beta = 0` is the published start without the queue term). The values used are written
@@ -165,9 +165,10 @@ pub use switch::{rate_law, RcpSwitch};
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::scale::PathScale;
-use crate::protocols::tcp::{DEFAULT_INITIAL_RTO_US, DEFAULT_MAX_RTO_US, DEFAULT_MIN_RTO_US};
+use crate::protocols::tcp::rto_bounds;
 use crate::protocols::TransportConfig;
 use crate::units::Time;
+use crate::validate::number_in;
 
 /// α of the published law and of both variants (the CCR paper's value).
 pub const DEFAULT_ALPHA: f64 = 0.1;
@@ -266,41 +267,6 @@ pub struct RcpParams {
     pub max_rto: Time,
 }
 
-/// A finite number in `[lo, hi]` or the default; the error names the key.
-pub(crate) fn number_in(
-    key: &str,
-    v: Option<f64>,
-    default: f64,
-    lo: f64,
-    hi: f64,
-) -> ConfigResult<f64> {
-    let v = v.unwrap_or(default);
-    if !(v.is_finite() && v >= lo && v <= hi) {
-        return Err(ConfigError::new(
-            format!("transport.{key}"),
-            format!("must be a number in [{lo}, {hi}] (got {v})"),
-        ));
-    }
-    Ok(v)
-}
-
-/// The RTO bounds of the paced core, validated as TCP's.
-pub(crate) fn rto_bounds(cfg: &TransportConfig) -> ConfigResult<(Time, Time, Time)> {
-    let t = |key: &str, v: Option<f64>, d: f64| -> ConfigResult<Time> {
-        crate::protocols::micros(key, v, d)
-    };
-    let min = t("min_rto_us", cfg.min_rto_us, DEFAULT_MIN_RTO_US)?;
-    let max = t("max_rto_us", cfg.max_rto_us, DEFAULT_MAX_RTO_US)?;
-    if max < min {
-        return Err(ConfigError::new(
-            "transport.max_rto_us",
-            "must be ≥ min_rto_us",
-        ));
-    }
-    let initial = t("initial_rto_us", cfg.initial_rto_us, DEFAULT_INITIAL_RTO_US)?;
-    Ok((min, initial.max(min).min(max), max))
-}
-
 /// Fills what the scenario leaves unset from the network's longest path ([`PathScale`]):
 /// d0 before any sample is its base RTT (the papers give no initial value; an RTT the
 /// network can actually have keeps the first control interval about one RTT long, as the law
@@ -325,9 +291,9 @@ impl RcpParams {
         let variant = Variant::from_config(cfg)?;
         let (alpha, beta, init_rate) = variant.gains(FALLBACK_BDP_BYTES);
         let (mss, header) = crate::protocols::segment_sizes(cfg)?;
-        let (min_rto, initial_rto, max_rto) = rto_bounds(cfg)?;
+        let rto = rto_bounds(cfg)?;
         let init_rtt_us = number_in(
-            "rcp_init_rtt_us",
+            "transport.rcp_init_rtt_us",
             cfg.rcp_init_rtt_us,
             DEFAULT_INIT_RTT_US,
             0.001,
@@ -337,13 +303,19 @@ impl RcpParams {
             variant,
             mss,
             header,
-            alpha: number_in("rcp_alpha", cfg.rcp_alpha, alpha, 0.0, 10.0)?,
-            beta: number_in("rcp_beta", cfg.rcp_beta, beta, 0.0, 10.0)?,
-            init_rate: number_in("rcp_init_rate", cfg.rcp_init_rate, init_rate, 1e-6, 1.0)?,
+            alpha: number_in("transport.rcp_alpha", cfg.rcp_alpha, alpha, 0.0, 10.0)?,
+            beta: number_in("transport.rcp_beta", cfg.rcp_beta, beta, 0.0, 10.0)?,
+            init_rate: number_in(
+                "transport.rcp_init_rate",
+                cfg.rcp_init_rate,
+                init_rate,
+                1e-6,
+                1.0,
+            )?,
             init_rtt: Time::from_us_f64(init_rtt_us),
-            min_rto,
-            initial_rto,
-            max_rto,
+            min_rto: rto.min,
+            initial_rto: rto.initial,
+            max_rto: rto.max,
         })
     }
 }

@@ -51,7 +51,8 @@
 //!
 //! Validation: `mss_bytes`, `header_bytes`, `init_cwnd_pkts`, `dupack_threshold` and
 //! `rwnd_pkts` must be ≥ 1; every RTO value must be a finite number > 0 µs; `max_rto_us ≥
-//! min_rto_us`; an explicit `initial_rto_us` must lie in `[min_rto_us, max_rto_us]`;
+//! min_rto_us`; an explicit `initial_rto_us` must lie in `[min_rto_us, max_rto_us]` (refused,
+//! never clamped: the one rule of [`crate::validate#rto-bounds`]);
 //! `0 < dctcp_g ≤ 1`; `0 ≤ dctcp_init_alpha ≤ 1`. With protocol `tcp`, setting `dctcp_g` or
 //! `dctcp_init_alpha` is an error naming the key. (A marking threshold set on the topology is
 //! fine under `tcp`: NewReno's packets are not ECN-capable, so nothing is marked.)
@@ -117,8 +118,9 @@ pub(crate) use rto::RttEstimator;
 pub use sender::TcpSender;
 
 use crate::error::{ConfigError, ConfigResult};
-use crate::protocols::{micros, TransportConfig};
+use crate::protocols::TransportConfig;
 use crate::units::{Rate, Time};
+use crate::validate::{at_least_one, RtoBounds, RtoDefaults};
 
 pub const DEFAULT_MSS_BYTES: u32 = 1460;
 pub const DEFAULT_HEADER_BYTES: u32 = 40;
@@ -210,15 +212,19 @@ pub struct TcpParams {
     pub dctcp_init_alpha: f64,
 }
 
-fn positive(key: &str, v: Option<u32>, default: u32) -> ConfigResult<u32> {
-    let v = v.unwrap_or(default);
-    if v == 0 {
-        return Err(ConfigError::new(
-            format!("transport.{key}"),
-            "must be at least 1",
-        ));
-    }
-    Ok(v)
+/// `min_rto_us`, `initial_rto_us` and `max_rto_us` with TCP's defaults, read by the one rule
+/// of [`crate::validate#rto-bounds`]; the paced core (RCP, D3) reads them so too.
+pub(crate) fn rto_bounds(cfg: &TransportConfig) -> ConfigResult<RtoBounds> {
+    crate::validate::rto_bounds(
+        cfg.min_rto_us,
+        cfg.initial_rto_us,
+        cfg.max_rto_us,
+        RtoDefaults {
+            min_us: DEFAULT_MIN_RTO_US,
+            initial_us: DEFAULT_INITIAL_RTO_US,
+            max_us: DEFAULT_MAX_RTO_US,
+        },
+    )
 }
 
 impl TcpParams {
@@ -304,32 +310,10 @@ impl TcpParams {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
 
         let (mss, header) = crate::protocols::segment_sizes(cfg)?;
-        let min_rto = micros("min_rto_us", cfg.min_rto_us, DEFAULT_MIN_RTO_US)?;
-        let max_rto = micros("max_rto_us", cfg.max_rto_us, DEFAULT_MAX_RTO_US)?;
-        if max_rto < min_rto {
-            return Err(ConfigError::new(
-                "transport.max_rto_us",
-                format!("must be ≥ min_rto_us ({} µs)", min_rto.as_us_f64()),
-            ));
-        }
-        let initial_rto = match cfg.initial_rto_us {
-            None => Time::from_us_f64(DEFAULT_INITIAL_RTO_US)
-                .max(min_rto)
-                .min(max_rto),
-            Some(_) => {
-                let t = micros("initial_rto_us", cfg.initial_rto_us, 0.0)?;
-                if t < min_rto || t > max_rto {
-                    return Err(ConfigError::new(
-                        "transport.initial_rto_us",
-                        "must lie between min_rto_us and max_rto_us",
-                    ));
-                }
-                t
-            }
-        };
+        let rto = rto_bounds(cfg)?;
         let rwnd_pkts = match cfg.rwnd_pkts {
             None => None,
-            Some(w) => Some(positive("rwnd_pkts", Some(w), 1)?),
+            Some(w) => Some(at_least_one("transport.rwnd_pkts", Some(w), 1)?),
         };
         let dctcp_g = cfg.dctcp_g.unwrap_or(DEFAULT_DCTCP_G);
         if !(dctcp_g.is_finite() && dctcp_g > 0.0 && dctcp_g <= 1.0) {
@@ -349,12 +333,16 @@ impl TcpParams {
             variant,
             mss,
             header,
-            init_cwnd_pkts: positive("init_cwnd_pkts", cfg.init_cwnd_pkts, DEFAULT_INIT_CWND_PKTS)?,
-            min_rto,
-            initial_rto,
-            max_rto,
-            dupack_threshold: positive(
-                "dupack_threshold",
+            init_cwnd_pkts: at_least_one(
+                "transport.init_cwnd_pkts",
+                cfg.init_cwnd_pkts,
+                DEFAULT_INIT_CWND_PKTS,
+            )?,
+            min_rto: rto.min,
+            initial_rto: rto.initial,
+            max_rto: rto.max,
+            dupack_threshold: at_least_one(
+                "transport.dupack_threshold",
                 cfg.dupack_threshold,
                 DEFAULT_DUPACK_THRESHOLD,
             )?,
