@@ -3,6 +3,10 @@
 Per figure: what it shows, our plot (embedded as base64 PNG), and a table of the paper's
 numbers against ours with the ratio, the gap and the verdict of each claim; at the top a count
 of verdicts, the tolerance rule, and the paper's figures not implemented yet.
+
+It renders what :mod:`dcnsim.experiments.runner` hands it (the default tolerance included) and
+imports nothing of :mod:`dcnsim.experiments`: the runner imports this module, not the other way
+round (issue 38).
 """
 
 from __future__ import annotations
@@ -12,8 +16,6 @@ import html
 import math
 from pathlib import Path
 from typing import Any
-
-from .experiments.claims import DEFAULT_TOLERANCE
 
 _CSS = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
@@ -82,7 +84,7 @@ def write_html(rep, path: str | Path) -> Path:
         f"<b>{counts['not measured']}</b> not measured.</p>"
         "<p class='note'>Rule: a claim is reproduced when |ours − paper| ≤ tolerance × |paper| "
         "(for a paper value of 0, |ours| ≤ tolerance); the tolerance is given per claim, "
-        f"{DEFAULT_TOLERANCE:g} when none is. “Not measured”: this run has no number for the "
+        f"{rep.default_tolerance:g} when none is. “Not measured”: this run has no number for the "
         + ("claim, mostly because quick mode did not run its point (a load, a size, a network, "
            "a seed); the full run measures them.</p>" if rep.quick else
            "claim: our figure does not produce it.</p>")

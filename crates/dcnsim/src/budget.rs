@@ -1,6 +1,6 @@
 //! # The memory budget: a run that cannot fit is refused before it allocates
 //!
-//! [`crate::engine::prepare_within`] estimates what a run will hold from the scenario it has
+//! [`crate::run::prepare_within`] estimates what a run will hold from the scenario it has
 //! resolved, and refuses it with a [`ConfigError`] when the estimate passes the **budget**:
 //! the error names the key that drives the largest part (`workload.flows`, `topology.k`,
 //! `output.series_interval_us`, …), and gives the estimate, its largest parts and the budget.
@@ -51,7 +51,7 @@
 //! the run: the series never grow past what the budget leaves them (checked before every
 //! sample), and the run's resident memory is compared with the budget at every progress
 //! report (about every 200 ms of wall time). A run that passes it stops with the same kind of
-//! error ([`crate::engine::RunError::Memory`]), and no result directory is written.
+//! error ([`crate::run::RunError::Memory`]), and no result directory is written.
 //!
 //! Calibration (peak RSS of `dcnsim-core`, `/usr/bin/time -v`, against the estimate): the
 //! table in the README ("Memory budget"). On those runs — routing tables of fat-trees,
@@ -911,7 +911,7 @@ pub fn check_before_flows(
     Ok(Some(facts))
 }
 
-/// What [`crate::engine::prepare_within`] found: the budget, the estimate of the prepared run,
+/// What [`crate::run::prepare_within`] found: the budget, the estimate of the prepared run,
 /// and the process's resident memory before it began (for the checks during the run).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemoryPlan {

@@ -18,7 +18,7 @@
 //! The horizon is far below the 2^64 ps that a `Time` holds, so the sums a run makes of
 //! values in range (a start plus a deadline, the time of an event plus a delay or a timeout)
 //! stay exact: a run processes no event after its `stop_s` or, without one, after 60 s past
-//! the last flow's start ([`crate::engine::sim::UNFINISHED_GUARD`]), both within about the
+//! the last flow's start ([`crate::run::UNFINISHED_GUARD`]), both within about the
 //! horizon. As a last guard, `Time` addition and multiplication saturate at [`Time::MAX`]
 //! (a time no run reaches) instead of wrapping around, and so does [`Rate::tx_time`].
 

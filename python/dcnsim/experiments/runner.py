@@ -39,6 +39,8 @@ class Reproduction:
     quick: bool
     out: Path
     figures: list[FigureResult]
+    #: The tolerance of a claim that gives none, for the report's statement of the rule.
+    default_tolerance: float = claims_mod.DEFAULT_TOLERANCE
 
     @property
     def failed_points(self) -> int:

@@ -5,18 +5,18 @@
 //! of all flows present are recomputed at every arrival and completion by the allocation
 //! policy of the transport — the allocation its packet-level mechanism aims at. Same scenario
 //! schema (`engine = "flow"` beside the other top-level keys), same topologies, same flows
-//! ([`crate::workload::generate`], through [`crate::engine::prepare()`], which also refuses what
+//! ([`crate::workload::generate`], through [`crate::run::prepare()`], which also refuses what
 //! this model cannot honour: [`check_scenario`]), same outputs ([`RunOutput`], so `flows.csv`,
 //! `ports.csv` and `summary.json` come from the same writers). The PDQ paper evaluates
 //! PDQ, D3 and RCP with both a packet-level and a flow-level simulator (its scaling figures plot
 //! "Pkt Level" beside "Flow Level" up to 4096 servers); this is our flow level.
 //!
 //! Files: this one (the run: events, settling, rescheduling), `setup` (building the run:
-//! routes, ideal FCTs, pipeline overheads), `policy` (the transport's policy and what the
-//! model refuses), `state` (a flow's state, the cost counters, the heap's event keys),
-//! `link_flows` (subflows × links), `paths` (routes), `allocate` (dispatch to the policies),
-//! `maxmin` and `incremental` (max-min), `d3`, `priority` and `priority_repair` (SRPT, PDQ,
-//! MERP), `series` and `report` (outputs).
+//! routes, ideal FCTs, pipeline overheads), `policy` (the transport's policy; what the model
+//! refuses is checked at set-up, in [`crate::run::flow_checks`]), `state` (a flow's state,
+//! the cost counters, the heap's event keys), `link_flows` (subflows × links), `paths`
+//! (routes), `allocate` (dispatch to the policies), `maxmin` and `incremental` (max-min), `d3`,
+//! `priority` and `priority_repair` (SRPT, PDQ, MERP), `series` and `report` (outputs).
 //!
 //! ## Policies (from `transport.protocol`)
 //!
@@ -187,20 +187,20 @@ mod series;
 mod setup;
 mod state;
 
-use crate::engine::sim::ProgressClock;
-use crate::engine::{Progress, RunError};
 use crate::metrics::RunOutput;
 use crate::net::Network;
 use crate::protocols::Transport;
+use crate::run::{Progress, ProgressClock, RunError, UNFINISHED_GUARD};
 use crate::units::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+pub use crate::run::{check_flow_count, check_scenario, MAX_FLOWS};
 pub use link_flows::LinkFlows;
 pub use maxmin::MaxMin;
-pub use policy::{check_flow_count, check_scenario, Policy};
+pub use policy::Policy;
+pub use state::FlowStats;
 use state::{rate_changed, Event, FlowState, Kind, Status, UNALLOCATED};
-pub use state::{FlowStats, MAX_FLOWS};
 
 /// The flow-level simulation of a prepared scenario; [`FlowSimulation::run`] gives the same
 /// [`RunOutput`] as the packet engine, so the same writers produce `flows.csv`, `ports.csv`
@@ -342,7 +342,7 @@ impl FlowSimulation {
         let guard = self
             .flows
             .last()
-            .map(|f| f.spec.start + crate::engine::sim::UNFINISHED_GUARD)
+            .map(|f| f.spec.start + UNFINISHED_GUARD)
             .unwrap_or(Time::ZERO);
         let horizon = self.stop.unwrap_or(guard);
         let mut batches: u64 = 0;

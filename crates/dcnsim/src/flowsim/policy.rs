@@ -1,8 +1,6 @@
-//! Which allocation policy a transport maps to, and what the fluid model refuses.
+//! Which allocation policy a transport maps to (what the fluid model refuses is checked at
+//! set-up: [`crate::run::flow_checks`]).
 
-use super::MAX_FLOWS;
-use crate::config::Scenario;
-use crate::error::{ConfigError, ConfigResult};
 use crate::protocols::Transport;
 
 /// How the rates of the flows present are shared out, from the transport.
@@ -72,52 +70,4 @@ impl Policy {
             Policy::Merp => "merp",
         }
     }
-}
-
-/// The path choices the fluid model follows: those that keep a (sub)flow on one path.
-const PER_FLOW_PATHS: [&str; 2] = ["ecmp", "bcube_paths"];
-
-/// Refuses what the fluid model cannot honour (called by [`crate::engine::prepare()`] when
-/// `engine = "flow"`): per-packet tracing, link failures and path choices that move a flow
-/// between paths.
-pub fn check_scenario(s: &Scenario) -> ConfigResult<()> {
-    let packet_only = "is packet-level only and is refused under engine = \"flow\"";
-    if !s.output.trace_flow.is_empty() {
-        return Err(ConfigError::new(
-            "output.trace_flow",
-            format!("{packet_only} (the fluid model has no packets to trace)"),
-        ));
-    }
-    if !s.failures.is_empty() {
-        return Err(ConfigError::new(
-            "failures",
-            format!("{packet_only} (the fluid model does not reroute)"),
-        ));
-    }
-    if !PER_FLOW_PATHS.contains(&s.routing.lb.as_str()) {
-        return Err(ConfigError::new(
-            "routing.lb",
-            format!(
-                "'{}' {packet_only}: the fluid model routes each (sub)flow on one path for its \
-                 life (routing.lb = \"ecmp\", or \"bcube_paths\" on a BCube)",
-                s.routing.lb
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Refuses a workload of more flows than the flow-level engine numbers ([`MAX_FLOWS`]; called
-/// by [`crate::engine::prepare()`] when `engine = "flow"`, once the flows are generated).
-pub fn check_flow_count(flows: usize) -> ConfigResult<()> {
-    if flows > MAX_FLOWS {
-        return Err(ConfigError::new(
-            "workload",
-            format!(
-                "{flows} flows; engine = \"flow\" takes at most {MAX_FLOWS} (2^30): split the \
-                 workload into several runs"
-            ),
-        ));
-    }
-    Ok(())
 }

@@ -6,7 +6,7 @@
 //!   them; once nothing is left to simulate, sampling ends even when `stop_s` is later.
 //! * The series never take more memory than the budget leaves them
 //!   ([`crate::budget::MemoryPlan::series_room`]): a sample that would pass it stops the run
-//!   with [`crate::engine::RunError::Memory`].
+//!   with [`crate::run::RunError::Memory`].
 //! * `flow_goodput_bps`: per flow active at the sample or ended since the previous one, the
 //!   wire bits it sent in the interval times its payload share (size over wire bytes: the
 //!   fluid spreads headers evenly over its bytes), over the interval; in flow id order.

@@ -5,11 +5,11 @@ use super::{
     d3, incremental, maxmin, paths, priority, priority_repair, series, FlowSimulation, FlowState,
     FlowStats, LinkFlows, MaxMin, Policy, Status,
 };
-use crate::engine::Prepared;
 use crate::net::ideal::{BestPathsTo, IdealFct};
 use crate::net::queue::Discipline;
 use crate::net::{Network, PortIdx};
 use crate::protocols::Transport;
+use crate::run::Prepared;
 use crate::units::Time;
 use std::collections::BinaryHeap;
 

@@ -1,5 +1,6 @@
 //! A flow's state, the run's cost counters, and the event heap's keys.
 
+use crate::run::MAX_FLOWS;
 use crate::units::Time;
 use crate::workload::FlowSpec;
 
@@ -82,9 +83,6 @@ pub(super) fn rate_changed(old: f64, new: f64) -> bool {
 
 /// The rate of a flow that has just arrived, before its first allocation.
 pub(super) const UNALLOCATED: f64 = -1.0;
-
-/// Flows the flow-level engine takes: a flow id fits the 30 bits an event key has for it.
-pub const MAX_FLOWS: usize = 1 << 30;
 
 /// A heap event as one integer whose order is that of (time, flow, generation, kind): one
 /// comparison per step of the heap instead of a tuple's four.

@@ -17,7 +17,7 @@
 //! samples while the last packets drain. Once nothing is left to simulate the series end,
 //! however far `stop_s` is. They never hold
 //! more memory than the budget leaves them ([`crate::budget`]): the sample that would
-//! pass it stops the run with [`crate::engine::RunError::Memory`].
+//! pass it stops the run with [`crate::run::RunError::Memory`].
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeriesKind {

@@ -14,7 +14,7 @@ use crate::units::Time;
 pub(super) struct TracedFlows(Vec<bool>);
 
 impl TracedFlows {
-    /// `ids` are checked to exist by [`crate::engine::prepare()`]; one that does not is ignored.
+    /// `ids` are checked to exist by [`crate::run::prepare()`]; one that does not is ignored.
     pub(super) fn new(ids: &[u32], n_flows: usize) -> TracedFlows {
         if ids.is_empty() {
             return TracedFlows(Vec::new());

@@ -70,7 +70,7 @@ pub fn prepare_within(
     let mut topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
     if scenario.engine == crate::config::Engine::Flow {
         if let Some(n) = budget::flows_from_keys(&scenario, topo.hosts.len()) {
-            crate::flowsim::check_flow_count(n)?;
+            super::check_flow_count(n)?;
         }
     }
     let facts = budget::check_before_flows(&scenario, &topo, &declared, budget)?;
@@ -105,7 +105,7 @@ pub fn prepare_within(
     lb.check_topology(&scenario.topology.kind)?;
     lb.check_transport(&transport)?;
     if scenario.engine == crate::config::Engine::Flow {
-        crate::flowsim::check_scenario(&scenario)?;
+        super::check_scenario(&scenario)?;
     }
     let host_rate = topo
         .hosts
@@ -136,7 +136,7 @@ pub fn prepare_within(
         workload::poisson_senders(w, &info),
     );
     if scenario.engine == crate::config::Engine::Flow {
-        crate::flowsim::check_flow_count(flows.len())?;
+        super::check_flow_count(flows.len())?;
     }
     if let Transport::Pace(_) = transport {
         crate::protocols::pace::check_weights(&flows)?;
