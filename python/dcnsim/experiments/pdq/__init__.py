@@ -73,39 +73,40 @@ What the paper did, what we run, and why
 * ``--quick``: the smallest network of each topology, 1–4 seeds, fewer loads, subflow counts
   and flow counts; for tests, not for verdicts.
 
-What we get (run of 2026-11-28 at commit e58b4f0, after issue 35's switch changes and
-Dampening's release at commit; 6.5 min with ``-j 1`` while other work shared the machine), and
-our reading of the gaps
+What we get (run of 2026-11-28 at commit 64c5dac, after issue 35's switch changes,
+Dampening's release at commit and the review that capped adopted commits; 6.5–13.5 min with
+``-j 1`` while other work shared the machine), and our reading of the gaps
 -----------------------------------------------------------------------------------------------
 
 12 of the 23 claims of the default figures reproduced (fig8-flow apart, below; 9 before
-issue 35's changes to the packet-level switch, 10 before Dampening's release). Fig. 12 is drawn at flow level as the paper
+issue 35's changes to the packet-level switch, 10 before Dampening's release; the run between
+Dampening's release and the review's cap also had 12, a different mix). Fig. 12 is drawn at flow level as the paper
 did, the RCP claims of Fig. 8 are stated for RCP's processor-sharing variant, and "4 subflows
 reach 97 %" is read as a lower bound (issue 35, item 5). Packet-level PDQ now accounts for
 every flow over its whole path (the core's module doc, "Accounting over the whole path"); Fig.
-8 also draws it with the digest's literal rules (``pdq-literal``), 3–16 % slower. It still
+8 also draws it with the digest's literal rules (``pdq-literal``), 6–34 % slower. It still
 trails its own flow-level model by about 20 % on the k = 4 fat-tree (issue 35's goal: 15 %).
 
 * **fig11a**: M-PDQ is 1.72× faster than PDQ at 1/8 load (paper: 2× under light load,
   shrinking with load — reproduced within the tolerance of 0.25). Hashing lets subflows
   share a path (3 subflows land on 3 distinct paths of 4 with probability 3/8), which keeps
   the average below the paper's 2.
-* **fig11b-c**: mean FCT at 100 % load falls from 1.43 ms (PDQ) to 1.07 ms at 4 subflows
-  (the best, 1.05 ms, at 6–8): 4 subflows reach 98 % of it (the paper: "about 4 subflows to
-  reach 97 %", a lower bound: reproduced). Deadline flows: 96 for PDQ and for every subflow
-  count, so 4 subflows reach 100 % of the best (reproduced). The search's grid steps by 32
-  flows here: the run before Dampening's release had 64 for PDQ and 128 for 7 subflows (75 %),
-  single steps of the grid. The 14.3 ms label is another workload (ours, one flow per server,
+* **fig11b-c**: mean FCT at 100 % load falls from 1.42 ms (PDQ) to 1.08 ms at 4 subflows
+  (the best, 1.03 ms, at 7–8): 4 subflows reach 96 % of it (the paper: "about 4 subflows to
+  reach 97 %", a lower bound: differs by one point; 98 % in the run before the review's cap).
+  Deadline flows: 96 for PDQ, 128 for 3–5 and 7 subflows, 96 for 2, 6 and 8, so 4 subflows
+  reach 100 % of the best (reproduced). The search's grid steps by 32 flows here: the runs
+  before had 64 for PDQ and 128 for 7 subflows, then 96 everywhere, single steps of the grid. The 14.3 ms label is another workload (ours, one flow per server,
   is ~1.4 ms).
 * **fig12**: at flow level, as the paper, aging cuts the worst FCT by 18–68 % for α = 1–10
   (87 → 27 ms; −37 % at α = 2, −51 % at 4) for +2.4 % mean at α = 10 (paper −48 %, +1.7 %: the
   mean reproduced; the worst FCT's cut at our best α is larger than the paper's, which lies
   in our range). Fair sharing (RCP-PS) has the lowest worst FCT (23 ms), D3 28 ms. At packet
-  level the cut is 42 % (130 → 76 ms at α = 6) for +10 % mean, and PDQ's mean is 1.92× its
-  flow-level one (10.1 against 5.25 ms; 2.3× before issue 35), and above D3's at packet level
+  level the cut is 41 % (122 → 73 ms at α = 6) for +11 % mean, and PDQ's mean is 1.90× its
+  flow-level one (9.98 against 5.25 ms; 2.3× before issue 35), and above D3's at packet level
   (8.0 ms): this set-up (1 Gb/s, 128 servers, Poisson permutation traffic) keeps a gap the
-  k = 4 fat-tree of issue 35 does not show, with 3–4 k drops per run that aging multiplies
-  (53–62 k at α = 10). Traced on one seed (α = 0): the smallest flows (< 20 KB) take 5× their
+  k = 4 fat-tree of issue 35 does not show, with 0.4 k drops per run (2.4–3.9 k before the
+  review's cap of adopted commits) that aging multiplies (53–60 k at α = 10). Traced on one seed (α = 0): the smallest flows (< 20 KB) take 5× their
   flow-level FCT, waiting paused through probe rounds of 0.8–0.9 ms, the RTT of their
   handshakes against a base RTT of about 0.1 ms. Early Start lets a flow in while the one
   before still sends for up to K = 2 RTTs; at 1 Gb/s that queue is about 25 KB (200 µs) per
@@ -116,19 +117,19 @@ trails its own flow-level model by about 20 % on the k = 4 fat-tree (issue 35's 
   level is far from its flow level
   here (mean 26 against 4.6 ms, worst 256 against 23 ms, 335–387 k drops); not examined yet
   either.
-* **fig8**: PDQ's mean FCT on the largest network of each kind is 19 % below D3, 22 % below
-  TCP and 24 % below RCP-PS on the 128-server fat-tree (9–15 % before issue 35); 28 % below
-  D3 and 34 % below RCP-PS on the 64-server BCube; 16 % below D3 and 29 % below RCP-PS on
-  the 128-server Jellyfish (paper ~30 %: RCP-PS on all three and D3 on BCube reproduced),
-  and 70–90 % below RCP's published law. With the literal rules PDQ's mean is 3–16 % higher
-  (fat-tree-128: 8.11 against 7.10 ms, D3 8.73; Jellyfish-128: 28.0 against 24.2 ms, D3
+* **fig8**: PDQ's mean FCT on the largest network of each kind is 21 % below D3, 24 % below
+  TCP and 26 % below RCP-PS on the 128-server fat-tree (9–15 % before issue 35); 32 % below
+  D3 and 37 % below RCP-PS on the 64-server BCube; 24 % below D3 and 36 % below RCP-PS on
+  the 128-server Jellyfish (paper ~30 %: all but D3 on the fat-tree reproduced), and 73–90 %
+  below RCP's published law. With the literal rules PDQ's mean is 6–34 % higher
+  (fat-tree-128: 8.03 against 6.93 ms, D3 8.73; Jellyfish-128: 29.2 against 21.9 ms, D3
   28.7). Deadline flows at 99 % application throughput: PDQ and D3 both 384 on the
-  128-server fat-tree (paper 3×); PDQ 2× D3 on the 54-server fat-tree (324 against 162),
-  1.33× on the 64-server BCube (256 against 192) and 1.5× on the 16- and 64-server Jellyfish
-  (96 against 64), equal elsewhere. 83–91 % of flows finish sooner than under RCP-PS (paper
-  85–95 %; BCube and Jellyfish reproduced); the worst flow is 1.8×, 3.0× and 2.7× slower than
-  under RCP-PS on fat-tree, BCube and Jellyfish (paper 2.57; BCube and Jellyfish reproduced
-  within the tolerance of 0.25).
+  128-server fat-tree (paper 3×); PDQ 3× D3 on the 64-server Jellyfish (192 against 64), 2×
+  on the 54-server fat-tree (324 against 162), 1.5× on the 16-server Jellyfish (96 against
+  64) and 1.33× on the 64-server BCube (256 against 192), equal elsewhere. 84–93 % of flows
+  finish sooner than under RCP-PS (paper 85–95 %; BCube and Jellyfish reproduced); the worst
+  flow is 1.6×, 1.4× and 2.3× slower than under RCP-PS on fat-tree, BCube and Jellyfish
+  (paper 2.57; Jellyfish reproduced within the tolerance of 0.25).
 * **fig8-flow** (flow level, :mod:`.scale_flow`; every point, run of 2026-11-27). 5 of its
   13 claims are reproduced:
 
