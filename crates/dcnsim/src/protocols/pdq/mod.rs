@@ -71,7 +71,7 @@
 //!   before its commit still sends; its commit is capped to what is left: rule 2 of
 //!   "Accounting over the whole path" below.) Held for the whole interval, one-packet flows at load 0.1
 //!   on a 4-host star at 10 Gb/s (one per 8 µs per host) queued for admission without bound:
-//!   30 000 of them took 147 ms each on average; now 26 µs (a lone one takes 7.9 µs, DCTCP's
+//!   30 000 of them took 147 ms each on average; now 25 µs (a lone one takes 7.9 µs, DCTCP's
 //!   mean is 8 µs; test `one_packet_flows_are_not_held_back_one_per_dampening_interval`).
 //!   With `pdq_accounting = "literal"` the clock holds for the whole interval. With the
 //!   release and the cap of rule 2 (both from the same review), the k = 4 fat-tree below
