@@ -25,10 +25,10 @@ pub struct SwitchConfig {
     /// A listed flow that sent nothing across the link for this long is forgotten.
     pub entry_timeout: Time,
     /// Accounting over the whole path (`pdq_accounting = "whole_path"`): a link that did not
-    /// pause a flow still caps R_H, a commit lists the flow at a link that had dropped it, and
-    /// Algorithm 2 counts a sending flow this link limits at what it asks; Dampening's clock
-    /// lets go once the accepted flow's commit is back. Off: the digest's Algorithms 1–3 as
-    /// written (`"literal"`).
+    /// pause a flow still caps R_H, a commit lists the flow (within what is left) at a link
+    /// that had dropped it, and Algorithm 2 counts a sending flow this link limits at what it
+    /// asks; Dampening's clock lets go once the accepted flow's commit is back. Off: the
+    /// digest's Algorithms 1–3 as written (`"literal"`).
     pub whole_path: bool,
     /// Bytes on the wire of a full data packet: the rate controller's drain time is at least
     /// two of them at the link's rate.
