@@ -257,12 +257,8 @@ fn unlimited_skips_the_check_and_a_size_is_parsed() {
     assert!(Budget::parse("lots").is_err());
 }
 
-#[test]
-fn under_pdq_mpdq_and_merp_every_flow_counts_as_held_at_once() {
-    // 30 000 flows of 1 KB at load 0.1 on a star: under TCP at most 14 are active at once
-    // (18 MB), but PDQ held 23 553 of them paused at once (peak RSS 61 MB, M-PDQ 63 MB; MERP
-    // held 1 896 of 3 000 on the same star), which the bound of active flows did not count.
-    let star = r#"
+/// 30 000 flows of 1 KB at load 0.1 on a 4-host star: they arrive over about 60 ms.
+const ONE_KB_FLOWS_ON_A_STAR: &str = r#"
 seed = 7
 [topology]
 kind = "star"
@@ -273,6 +269,13 @@ sizes = { dist = "fixed", kb = 1 }
 load = 0.1
 flows = 30000
 "#;
+
+#[test]
+fn under_pdq_mpdq_and_merp_every_flow_counts_as_held_at_once() {
+    // 30 000 flows of 1 KB at load 0.1 on a star: under TCP at most 14 are active at once
+    // (18 MB), but PDQ held 23 553 of them paused at once (peak RSS 61 MB, M-PDQ 63 MB; MERP
+    // held 1 896 of 3 000 on the same star), which the bound of active flows did not count.
+    let star = ONE_KB_FLOWS_ON_A_STAR;
     let total = |protocol: &str| {
         let o = format!("transport.protocol={protocol}");
         let plan = prepare(star, &[&o], Budget::unlimited()).unwrap();
@@ -390,17 +393,7 @@ series_interval_us = 1000
 fn flows_that_start_after_stop_s_are_not_held() {
     // The star above's 30 000 flows arrive over about 60 ms; by stop_s = 6 ms about a tenth
     // have started, and only those are ever held (PDQ, MERP) or active.
-    let star = r#"
-seed = 7
-[topology]
-kind = "star"
-hosts = 4
-[workload]
-kind = "poisson"
-sizes = { dist = "fixed", kb = 1 }
-load = 0.1
-flows = 30000
-"#;
+    let star = ONE_KB_FLOWS_ON_A_STAR;
     for protocol in ["pdq", "merp"] {
         let held = |stop: &str| {
             let o = format!("transport.protocol={protocol}");

@@ -167,18 +167,14 @@ fn host_links_match_a_scan_of_every_link_per_host() {
                     (all.clone(), all)
                 }
             };
-            let sent: u64 = p
-                .flows
-                .iter()
-                .filter(|f| f.src as usize == i)
-                .map(|f| f.size_bytes)
-                .sum();
-            let received: u64 = p
-                .flows
-                .iter()
-                .filter(|f| f.dst as usize == i)
-                .map(|f| f.size_bytes)
-                .sum();
+            let bytes_where = |end: fn(&dcnsim::workload::FlowSpec) -> u32| -> u64 {
+                p.flows
+                    .iter()
+                    .filter(|f| end(f) as usize == i)
+                    .map(|f| f.size_bytes)
+                    .sum()
+            };
+            let (sent, received) = (bytes_where(|f| f.src), bytes_where(|f| f.dst));
             assert_eq!(got.up_name, up_name);
             assert_eq!(got.down_name, down_name);
             assert_eq!(got.up_rate.bits_per_sec(), up, "{up_name}");
