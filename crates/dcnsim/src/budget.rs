@@ -628,8 +628,9 @@ pub fn estimate(
         // A link serves a few flows at a time and holds every other started flow paused,
         // endpoints, probes and table entries, for as long as the protocol's own pace makes
         // it wait: at load 0.1, 30 000 flows of 1 KB on a star had 23 553 of them held at
-        // once (the bound below gives 14). No bound from the flows alone holds, so every
-        // flow counts: a ceiling.
+        // once (the bound below gives 14) before a fault in PDQ's Dampening was fixed (issue
+        // 35; the run now peaks at 19.5 MB against this ceiling's 83.5). No bound from the
+        // flows alone holds, so every flow counts: a ceiling.
         (_, Transport::Pdq(p)) => e.push(
             format!(
                 "flows held at once (all {}: {} pauses flows)",
