@@ -3,39 +3,13 @@
 
 use crate::protocols::Transport;
 
-/// How the rates of the flows present are shared out, from the transport.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Policy {
-    /// Max-min fair (TCP and its variants, RCP).
-    MaxMin,
-    /// D3's greedy first-come first-served allocation of desired rates plus fair share, in
-    /// whole units of `unit_bps` bit/s.
-    D3 { quench: bool, unit_bps: u64 },
-    /// Weighted max-min by `FlowSpec::weight` (PACE).
-    WeightedMaxMin,
-    /// Preemptive shortest remaining size first, per link (pFabric).
-    Srpt,
-    /// Preemptive priority by PDQ's comparator: earliest deadline, then smallest remaining.
-    Pdq { early_termination: bool },
-    /// Preemptive priority by MERP's virtual deadlines (VDG per link, smallest esr of a path).
-    Merp,
-}
+/// How the rates of the flows present are shared out: each transport names its own
+/// ([`crate::protocols::Caps::fluid`]).
+pub use crate::protocols::FluidPolicy as Policy;
 
 impl Policy {
     pub fn of(transport: &Transport) -> Policy {
-        match transport {
-            Transport::Tcp(_) | Transport::Rcp(_) => Policy::MaxMin,
-            Transport::D3(p) => Policy::D3 {
-                quench: p.quench,
-                unit_bps: p.unit_bps,
-            },
-            Transport::Pace(_) => Policy::WeightedMaxMin,
-            Transport::Pfabric(_) => Policy::Srpt,
-            Transport::Pdq(p) => Policy::Pdq {
-                early_termination: p.early_termination,
-            },
-            Transport::Merp(_) => Policy::Merp,
-        }
+        transport.caps().fluid
     }
 
     /// Whether a deadline flow ends once its remaining bytes at its NIC rate no longer fit

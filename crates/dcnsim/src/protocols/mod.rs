@@ -8,12 +8,15 @@
 //! `poll_event` and then reads `poll_timeout`. This is the quinn-proto shape; it makes every
 //! protocol testable alone, on hand-built packet sequences.
 //!
-//! Dispatch is by enum ([`Sender`], [`Receiver`]), not boxed trait objects: it is on the
-//! per-packet path.
+//! The contract is the traits of [`endpoint`] (and [`agent::SwitchHooks`] for a switch half);
+//! a transport is registered by one line in [`registry`], which generates the enums
+//! ([`Sender`], [`Receiver`], [`SwitchAgent`], [`Transport`]) the engine dispatches on by
+//! `match`, not boxed trait objects: it is on the per-packet path.
 
 pub mod agent;
 pub mod d2tcp;
 pub mod d3;
+pub mod endpoint;
 pub mod mcp;
 pub mod merp;
 pub mod pace;
@@ -21,39 +24,19 @@ pub(crate) mod paced;
 pub mod pdq;
 pub mod pfabric;
 pub mod rcp;
+pub mod registry;
 pub(crate) mod segments;
 pub mod tcp;
 
 use crate::error::{ConfigError, ConfigResult};
-use crate::net::packet::Packet;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
-/// What an endpoint reports to the application and the metrics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EndpointEvent {
-    /// Receiver: every byte of the flow has arrived, in order.
-    Completed,
-    /// Sender: every byte has been acknowledged; the sender holds no more timers.
-    SenderDone,
-    /// Either side: the protocol gave up on the flow (D3 and PDQ terminate a flow that can no
-    /// longer meet its deadline). The flow ends now, unfinished, and counts as having missed
-    /// its deadline; the engine frees both endpoints at once, so neither side is called again
-    /// and packets still in flight are absorbed. Report it once, after the packets the
-    /// endpoint still wants sent (e.g. a termination notice) are queued in `poll_transmit`.
-    Terminated,
-}
-
-/// Counters a sender keeps for the per-flow output.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SenderStats {
-    /// Data segments sent again (fast retransmit, partial-ACK retransmit or timeout).
-    pub retransmits: u64,
-    pub timeouts: u64,
-    pub fast_retransmits: u64,
-    /// Data packets (first transmissions and retransmissions) sent.
-    pub data_packets_sent: u64,
-}
+pub use agent::SwitchHooks;
+pub use endpoint::{Endpoint, EndpointEvent, ReceiverEndpoint, SenderEndpoint, SenderStats};
+pub use registry::{
+    Caps, FluidPolicy, NoAgent, Protocol, Receiver, Sender, SwitchAgent, Transport, PROTOCOLS,
+};
 
 /// The `[transport]` table of a scenario. Keys are shared by the protocols that use them; a
 /// protocol refuses keys that are set but mean nothing to it.
@@ -306,255 +289,6 @@ pub(crate) fn refuse_unused_keys(cfg: &TransportConfig, used: &[&str]) -> Config
     Ok(())
 }
 
-/// The protocols this build knows, with one line each (for `dcnsim list`).
-pub const PROTOCOLS: &[(&str, &str)] = &[
-    (
-        "tcp",
-        "TCP NewReno (RFC 5681/6582/6298) over drop-tail queues",
-    ),
-    (
-        "dctcp",
-        "DCTCP (Alizadeh et al., SIGCOMM 2010): ECN marking at K, alpha-proportional cut",
-    ),
-    (
-        "d2tcp",
-        "D2TCP (Vamanan et al., SIGCOMM 2012): DCTCP with the deadline-imminence penalty alpha^d",
-    ),
-    (
-        "mcp",
-        "MCP: window updated once per RTT from the deadline deficit and the path's queue and price (approx: ECN only; opt: exact)",
-    ),
-    (
-        "pfabric",
-        "pFabric (Alizadeh et al., SIGCOMM 2013): remaining-size priorities, tiny buffers, line-rate start",
-    ),
-    (
-        "pdq",
-        "PDQ (Hong et al., SIGCOMM 2012): preemptive flow scheduling by switches (EDF, then SJF)",
-    ),
-    (
-        "mpdq",
-        "Multipath PDQ (Hong et al., SIGCOMM 2012, §6): PDQ subflows on ECMP paths, load shifting",
-    ),
-    (
-        "rcp",
-        "RCP (Dukkipati et al., IWQoS 2005): per-link rate R(t), senders paced at the path minimum",
-    ),
-    (
-        "d3",
-        "D3 (Wilson et al., SIGCOMM 2011): per-RTT rate requests, greedy FCFS allocation in bytes/us",
-    ),
-    (
-        "merp",
-        "MERP (IEEE TPDS 2017): switches order flows for the least maximum expansion ratio (virtual deadlines)",
-    ),
-    (
-        "pace",
-        "PACE (Carvalho et al.): per-period credits cut by forwarders to weighted max-min, lossless",
-    ),
-];
-
-/// A validated transport choice, from which the engine makes endpoints and switch settings.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Transport {
-    Tcp(tcp::TcpParams),
-    Pfabric(pfabric::PfabricParams),
-    Pdq(pdq::PdqParams),
-    Rcp(rcp::RcpParams),
-    D3(d3::D3Params),
-    Merp(merp::MerpParams),
-    Pace(pace::PaceParams),
-}
-
-impl Transport {
-    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<Transport> {
-        if cfg.ecn_k_pkts.is_some() {
-            return Err(ConfigError::new(
-                "transport.ecn_k_pkts",
-                "has moved: the ECN marking threshold belongs to the switch queues, beside the \
-                 buffer; set topology.ecn_k_pkts (every port) or ecn_k_pkts in a \
-                 [[topology.link_overrides]] entry (one link)",
-            ));
-        }
-        match cfg.protocol.as_str() {
-            "tcp" | "dctcp" | "d2tcp" | "mcp" => {
-                Ok(Transport::Tcp(tcp::TcpParams::from_config(cfg)?))
-            }
-            "pfabric" => Ok(Transport::Pfabric(pfabric::PfabricParams::from_config(
-                cfg,
-            )?)),
-            "pdq" | "mpdq" => Ok(Transport::Pdq(pdq::PdqParams::from_config(cfg)?)),
-            "rcp" => Ok(Transport::Rcp(rcp::RcpParams::from_config(cfg)?)),
-            "d3" => Ok(Transport::D3(d3::D3Params::from_config(cfg)?)),
-            "merp" => Ok(Transport::Merp(merp::MerpParams::from_config(cfg)?)),
-            "pace" => Ok(Transport::Pace(pace::PaceParams::from_config(cfg)?)),
-            other => Err(ConfigError::new(
-                "transport.protocol",
-                format!(
-                    "unknown protocol '{other}'; valid: {}",
-                    PROTOCOLS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
-                ),
-            )),
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Transport::Tcp(p) => p.variant.name(),
-            Transport::Pfabric(_) => "pfabric",
-            Transport::Pdq(p) if p.multipath => "mpdq",
-            Transport::Pdq(_) => "pdq",
-            Transport::Rcp(_) => "rcp",
-            Transport::D3(_) => "d3",
-            Transport::Merp(_) => "merp",
-            Transport::Pace(_) => "pace",
-        }
-    }
-
-    /// Bytes on the wire for a flow of `payload` application bytes (data packets only), used
-    /// for the ideal FCT.
-    pub fn data_packet_sizes(&self) -> (u32, u32) {
-        match self {
-            Transport::Tcp(p) => (p.mss, p.header),
-            Transport::Pfabric(p) => (p.mss, p.header),
-            Transport::Pdq(p) => p.data_packet_sizes(),
-            Transport::Rcp(p) => (p.mss, p.header + rcp::HEADER_BYTES),
-            Transport::D3(p) => (p.mss, p.header + d3::HEADER_BYTES),
-            Transport::Merp(p) => (p.mss, p.header),
-            Transport::Pace(p) => (p.mss, p.header + pace::header::WIRE_BYTES),
-        }
-    }
-
-    /// The queue discipline of every port (switches and host NICs).
-    pub fn discipline(&self) -> crate::net::queue::Discipline {
-        match self {
-            Transport::Tcp(_) => crate::net::queue::Discipline::Fifo,
-            Transport::Pfabric(_) => crate::net::queue::Discipline::Pfabric,
-            Transport::Pdq(_) | Transport::Rcp(_) | Transport::D3(_) | Transport::Pace(_) => {
-                crate::net::queue::Discipline::Fifo
-            }
-            // The priority buffer of Table 2: rank = priority class.
-            Transport::Merp(_) => crate::net::queue::Discipline::Rank,
-        }
-    }
-
-    /// Buffer of every port, in packets, when the scenario sets none (`None`: the topology's
-    /// default).
-    pub fn default_buffer_pkts(&self) -> Option<u64> {
-        match self {
-            Transport::Tcp(_) => None,
-            Transport::Pfabric(p) => Some(p.default_buffer_pkts()),
-            Transport::Pdq(_)
-            | Transport::Rcp(_)
-            | Transport::D3(_)
-            | Transport::Merp(_)
-            | Transport::Pace(_) => None,
-        }
-    }
-
-    /// Whether the protocol's switches keep state for each flow (or each request) at the ports
-    /// of its path: D3's allocations, PDQ's and M-PDQ's flow lists, MERP's flow tables, PACE's
-    /// grants and outstanding credits. Such a protocol needs every packet of a (sub)flow on one
-    /// path ([`crate::lb::LbParams::check_transport`]).
-    pub fn keeps_state_along_its_path(&self) -> bool {
-        matches!(
-            self,
-            Transport::D3(_) | Transport::Pdq(_) | Transport::Merp(_) | Transport::Pace(_)
-        )
-    }
-
-    /// Whether some `[transport]` defaults of the protocol are defined relative to the network
-    /// (pFabric's window and RTO, RCP's initial RTT and β, D3's rate unit and capacity
-    /// adjustment): then the network is
-    /// measured before the run ([`crate::net::scale`]) and [`Self::network_defaults`] fills them.
-    pub fn derives_defaults_from_network(&self) -> bool {
-        matches!(
-            self,
-            Transport::Pfabric(_) | Transport::Rcp(_) | Transport::Merp(_) | Transport::D3(_)
-        ) || matches!(self, Transport::Tcp(p) if matches!(p.variant, tcp::Variant::Mcp(m) if m.opt))
-    }
-
-    /// Fills the network-defined keys that `cfg` leaves unset from the scale of the network's
-    /// longest path (measured with [`Self::data_packet_sizes`]: full data packets, header-only
-    /// ACKs; `None` when no two hosts are connected) and, for D3's rate unit, from its fastest
-    /// port. Keys the scenario sets win.
-    pub fn network_defaults(
-        &self,
-        cfg: &mut TransportConfig,
-        scale: Option<&crate::net::scale::PathScale>,
-        net: &crate::net::Network,
-    ) {
-        let (mss, header) = self.data_packet_sizes();
-        if let Transport::D3(_) = self {
-            // The unit comes from the fastest port, connected hosts or not.
-            let fastest = net.ports.iter().map(|p| p.rate).max().unwrap_or_default();
-            return d3::network_defaults(cfg, scale, fastest);
-        }
-        let Some(scale) = scale else {
-            return;
-        };
-        match self {
-            Transport::Pfabric(_) => pfabric::network_defaults(cfg, scale, (mss + header) as u64),
-            Transport::Rcp(_) => rcp::network_defaults(cfg, scale),
-            Transport::Merp(_) => merp::network_defaults(cfg, scale),
-            Transport::Tcp(_) => mcp::network_defaults(cfg, scale),
-            Transport::Pdq(_) | Transport::D3(_) | Transport::Pace(_) => {}
-        }
-    }
-
-    /// Whether the protocol's data packets are ECN-capable (only those are ever marked).
-    pub fn uses_ecn(&self) -> bool {
-        matches!(self, Transport::Tcp(p) if p.variant.uses_ecn())
-    }
-
-    /// The marking threshold, in packets, of a port of this rate whose link sets none: the
-    /// protocol's default (DCTCP's rule), or `None` for a protocol that does not use ECN.
-    pub fn default_ecn_k_pkts(&self, rate: crate::units::Rate) -> Option<u32> {
-        match self {
-            Transport::Tcp(p) => p.default_ecn_k_pkts(rate),
-            Transport::Pfabric(_)
-            | Transport::Pdq(_)
-            | Transport::Rcp(_)
-            | Transport::D3(_)
-            | Transport::Merp(_)
-            | Transport::Pace(_) => None,
-        }
-    }
-
-    /// The sender of `flow`, whose host sends at `nic_rate` (its first port's line rate).
-    pub fn new_sender(&self, flow: &FlowSetup, nic_rate: crate::units::Rate) -> Sender {
-        match self {
-            Transport::Tcp(p) => Sender::Tcp(tcp::TcpSender::new(p, flow)),
-            Transport::Pfabric(p) => Sender::Pfabric(pfabric::PfabricSender::new(p, flow)),
-            Transport::Pdq(p) => Sender::Pdq(pdq::PdqSender::new(p, flow, nic_rate)),
-            Transport::Rcp(p) => Sender::Rcp(rcp::RcpSender::new(p, flow)),
-            Transport::D3(p) => Sender::D3(d3::D3Sender::new(p, flow)),
-            Transport::Merp(p) => Sender::Merp(merp::MerpSender::new(p, flow, nic_rate)),
-            Transport::Pace(p) => Sender::Pace(pace::PaceSender::new(p, flow, nic_rate)),
-        }
-    }
-
-    pub fn new_receiver(&self, flow: &FlowSetup) -> Receiver {
-        match self {
-            Transport::Tcp(p) => Receiver::Tcp(tcp::TcpReceiver::new(p, flow)),
-            Transport::Pfabric(p) => {
-                Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(p.header, flow))
-            }
-            Transport::Pdq(p) => Receiver::Pdq(pdq::PdqReceiver::new(p, flow)),
-            Transport::Rcp(p) => Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(
-                p.header + rcp::HEADER_BYTES,
-                flow,
-            )),
-            Transport::D3(p) => Receiver::Tcp(tcp::TcpReceiver::with_header_bytes(
-                p.header + d3::HEADER_BYTES,
-                flow,
-            )),
-            Transport::Merp(p) => Receiver::Merp(merp::MerpReceiver::new(p, flow)),
-            Transport::Pace(p) => Receiver::Pace(pace::PaceReceiver::new(p, flow)),
-        }
-    }
-}
-
 /// What an endpoint is told about its flow when it is created.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlowSetup {
@@ -604,138 +338,4 @@ pub struct PathFacts {
     /// The smallest ECN marking threshold of the path's queues (the first to mark), if any
     /// marks.
     pub ecn_k_pkts: Option<u32>,
-}
-
-pub enum Sender {
-    Tcp(tcp::TcpSender),
-    Pfabric(pfabric::PfabricSender),
-    Pdq(pdq::PdqSender),
-    Rcp(rcp::RcpSender),
-    D3(d3::D3Sender),
-    Merp(merp::MerpSender),
-    Pace(pace::PaceSender),
-}
-
-pub enum Receiver {
-    Tcp(tcp::TcpReceiver),
-    Pdq(pdq::PdqReceiver),
-    Merp(merp::MerpReceiver),
-    Pace(pace::PaceReceiver),
-}
-
-macro_rules! dispatch_sender {
-    ($self:ident, $e:ident => $body:expr) => {
-        match $self {
-            Self::Tcp($e) => $body,
-            Self::Pfabric($e) => $body,
-            Self::Pdq($e) => $body,
-            Self::Rcp($e) => $body,
-            Self::D3($e) => $body,
-            Self::Merp($e) => $body,
-            Self::Pace($e) => $body,
-        }
-    };
-}
-
-macro_rules! dispatch_receiver {
-    ($self:ident, $e:ident => $body:expr) => {
-        match $self {
-            Self::Tcp($e) => $body,
-            Self::Pdq($e) => $body,
-            Self::Merp($e) => $body,
-            Self::Pace($e) => $body,
-        }
-    };
-}
-
-impl Sender {
-    /// Called once at the flow's start time.
-    pub fn start(&mut self, now: Time) {
-        dispatch_sender!(self, s => s.start(now))
-    }
-    /// The application gives up on the flow (`workload.abort_at_deadline`): a protocol whose
-    /// switches keep state for the flow closes as on its own termination (PDQ's TERM, D3's and
-    /// MERP's FIN), so that they let it go. Returns whether it has such packets to send; the
-    /// others send nothing more (PACE's end comes from its receiver: [`Receiver::abort`]).
-    /// A D3 sender with a request in flight first waits for its reply ([`Self::is_closing`]).
-    pub fn abort(&mut self, now: Time) -> bool {
-        match self {
-            Self::Pdq(s) => s.abort(now),
-            Self::D3(s) => s.abort(now),
-            Self::Merp(s) => s.abort(),
-            _ => false,
-        }
-    }
-    /// After [`Self::abort`], whether the sender still has to hear from the network before it
-    /// can close (D3: the reply to a request in flight carries allocations that its FIN must
-    /// return). The engine keeps both endpoints until then.
-    pub fn is_closing(&self) -> bool {
-        match self {
-            Self::D3(s) => s.is_closing(),
-            _ => false,
-        }
-    }
-    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
-        dispatch_sender!(self, s => s.handle_packet(now, pkt))
-    }
-    pub fn handle_timeout(&mut self, now: Time) {
-        dispatch_sender!(self, s => s.handle_timeout(now))
-    }
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch_sender!(self, s => s.poll_transmit(now))
-    }
-    pub fn poll_timeout(&self) -> Option<Time> {
-        dispatch_sender!(self, s => s.poll_timeout())
-    }
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
-        dispatch_sender!(self, s => s.poll_event())
-    }
-    pub fn stats(&self) -> SenderStats {
-        dispatch_sender!(self, s => s.stats())
-    }
-    /// Congestion window in bytes, for traces (protocols without one report 0).
-    pub fn cwnd_bytes(&self) -> u64 {
-        dispatch_sender!(self, s => s.cwnd())
-    }
-    /// Bytes sent but not yet acknowledged (for conservation checks and series).
-    pub fn bytes_in_flight(&self) -> u64 {
-        dispatch_sender!(self, s => s.bytes_in_flight())
-    }
-    /// The acknowledged prefix: every payload byte below it has been acknowledged, and it
-    /// never decreases. The cumulative ACK (`snd_una`) for the TCP family, pFabric, RCP and D3;
-    /// for PDQ, which acknowledges segments one by one, the start of its first unacknowledged
-    /// segment.
-    pub fn snd_una(&self) -> u64 {
-        dispatch_sender!(self, s => s.snd_una())
-    }
-}
-
-impl Receiver {
-    /// The application gives up on the flow: a protocol whose switches are told of a flow's end
-    /// by its receiver (PACE's TERMINATE) says so now. Returns whether it has that to send.
-    pub fn abort(&mut self, now: Time) -> bool {
-        match self {
-            Self::Pace(r) => r.abort(now),
-            _ => false,
-        }
-    }
-    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
-        dispatch_receiver!(self, r => r.handle_packet(now, pkt))
-    }
-    pub fn handle_timeout(&mut self, now: Time) {
-        dispatch_receiver!(self, r => r.handle_timeout(now))
-    }
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        dispatch_receiver!(self, r => r.poll_transmit(now))
-    }
-    pub fn poll_timeout(&self) -> Option<Time> {
-        dispatch_receiver!(self, r => r.poll_timeout())
-    }
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
-        dispatch_receiver!(self, r => r.poll_event())
-    }
-    /// Payload bytes delivered in order to the application so far.
-    pub fn bytes_delivered(&self) -> u64 {
-        dispatch_receiver!(self, r => r.bytes_delivered())
-    }
 }

@@ -41,7 +41,8 @@ use crate::net::network::InFlight;
 use crate::net::packet::{Ecn, Packet, PacketKind, PacketPool, PacketRef};
 use crate::net::queue::{Discipline, Enqueued};
 use crate::net::{Network, NodeIdx, PortIdx};
-use crate::protocols::agent::{Admission, SwitchAgent};
+use crate::protocols::agent::Admission;
+use crate::protocols::SwitchAgent;
 use crate::protocols::{EndpointEvent, FlowSetup, PathFacts, Receiver, Sender, Transport};
 use crate::run::{Prepared, Progress, ProgressClock, RunError, UNFINISHED_GUARD};
 use crate::topo::HostNic;
@@ -249,7 +250,7 @@ impl Simulation {
             .map(|p| 1 + (net.nodes[p.node as usize].kind == crate::topo::NodeKind::Switch) as u64)
             .sum();
         let lb_params = LbParams::from_config(&scenario.routing).expect("checked in prepare");
-        let agent = SwitchAgent::new(&transport, &net, lb_params.kind);
+        let agent = SwitchAgent::new(&transport, &net, lb_params.kind == crate::lb::LbKind::Memr);
         if agent.is_some() {
             // An agent acts when a packet leaves the queue: no port may fix departures early.
             for p in &mut net.ports {

@@ -369,12 +369,13 @@ mod tests {
     #[test]
     fn only_close_gives_a_late_flow_up() {
         let dctcp = || {
-            let p =
-                crate::protocols::tcp::TcpParams::from_config(&crate::protocols::TransportConfig {
+            let p = <crate::protocols::tcp::TcpParams as crate::protocols::Protocol>::from_config(
+                &crate::protocols::TransportConfig {
                     protocol: "d2tcp".into(),
                     ..Default::default()
-                })
-                .unwrap();
+                },
+            )
+            .unwrap();
             Dctcp::new(&p)
         };
         let deadline = Some(Time::from_us(1000));

@@ -270,9 +270,11 @@ pub use sender::D3Sender;
 pub use switch::{adjusted_capacity, D3Switch, MAX_CAPACITY_FACTOR};
 
 use crate::error::{ConfigError, ConfigResult};
+use crate::net::network::Network;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::rto_bounds;
-use crate::protocols::TransportConfig;
+use crate::protocols::tcp::TcpReceiver;
+use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol, TransportConfig};
 use crate::units::{Rate, Time};
 use crate::validate::{micros_or, number_in};
 
@@ -444,22 +446,6 @@ fn capacity(cfg: &TransportConfig) -> ConfigResult<Capacity> {
 }
 
 impl D3Params {
-    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<D3Params> {
-        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
-        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
-        let rto = rto_bounds(cfg)?;
-        Ok(D3Params {
-            mss,
-            header,
-            quench: cfg.d3_quench.unwrap_or(true),
-            unit_bps: unit_bps(cfg)?,
-            capacity: capacity(cfg)?,
-            min_rto: rto.min,
-            initial_rto: rto.initial,
-            max_rto: rto.max,
-        })
-    }
-
     /// Refuses a network some link of which the unit cannot express: faster than
     /// [`MAX_LINK_UNITS`] units (the 16-bit header fields), or slower than one unit (it could
     /// never allocate anything). `rates`: every port's rate.
@@ -487,6 +473,71 @@ impl D3Params {
             }
         }
         Ok(())
+    }
+}
+
+impl Protocol for D3Params {
+    const NAMES: &'static [(&'static str, &'static str)] = &[(
+        "d3",
+        "D3 (Wilson et al., SIGCOMM 2011): per-RTT rate requests, greedy FCFS allocation in bytes/us",
+    )];
+    type Sender = D3Sender;
+    /// TCP's cumulative-ACK receiver, whose replies carry D3's header.
+    type Receiver = TcpReceiver;
+    type Agent = D3Switch;
+
+    fn from_config(cfg: &TransportConfig) -> ConfigResult<D3Params> {
+        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
+        let rto = rto_bounds(cfg)?;
+        Ok(D3Params {
+            mss,
+            header,
+            quench: cfg.d3_quench.unwrap_or(true),
+            unit_bps: unit_bps(cfg)?,
+            capacity: capacity(cfg)?,
+            min_rto: rto.min,
+            initial_rto: rto.initial,
+            max_rto: rto.max,
+        })
+    }
+
+    fn caps(&self) -> Caps {
+        Caps {
+            keeps_state_along_its_path: true,
+            derives_defaults_from_network: true,
+            ..Caps::plain(
+                self.mss,
+                self.header + HEADER_BYTES,
+                FluidPolicy::D3 {
+                    quench: self.quench,
+                    unit_bps: self.unit_bps,
+                },
+            )
+        }
+    }
+
+    /// The rate unit comes from the fastest port, connected hosts or not.
+    fn network_defaults(
+        &self,
+        cfg: &mut TransportConfig,
+        scale: Option<&PathScale>,
+        net: &Network,
+    ) {
+        let fastest = net.ports.iter().map(|p| p.rate).max().unwrap_or_default();
+        network_defaults(cfg, scale, fastest);
+    }
+
+    fn new_sender(&self, flow: &FlowSetup, _nic_rate: Rate) -> D3Sender {
+        D3Sender::new(self, flow)
+    }
+
+    fn new_receiver(&self, flow: &FlowSetup) -> TcpReceiver {
+        TcpReceiver::with_header_bytes(self.header + HEADER_BYTES, flow)
+    }
+
+    fn new_agent(&self, net: &Network, _memr: bool) -> Option<D3Switch> {
+        Some(D3Switch::new(self, net))
     }
 }
 

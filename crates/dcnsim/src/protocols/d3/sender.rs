@@ -8,6 +8,7 @@ use super::{
 use crate::net::packet::{Header, Packet, PacketKind};
 use crate::protocols::paced::PacedCore;
 use crate::protocols::tcp::RttEstimator;
+use crate::protocols::{Endpoint, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::Time;
 
@@ -60,14 +61,6 @@ impl D3Sender {
         }
     }
 
-    pub fn start(&mut self, now: Time) {
-        if self.state == State::Idle {
-            self.state = State::SynSent;
-            self.syn_pending = true;
-            self.core.rto_at = Some(now + self.core.rtt.rto());
-        }
-    }
-
     /// r = remaining wire bytes / time to the deadline, rounded up to a whole unit (so that
     /// getting what it asks for meets the deadline); 0 for flows without a deadline and for
     /// flows past it. Exact in integers: bits · 10¹² / (ps · unit) in 128 bits (at most
@@ -90,34 +83,6 @@ impl D3Sender {
     /// §6.1.3: a deadline flow whose deadline has passed gives up.
     fn past_deadline(&self, now: Time) -> bool {
         self.quench && self.deadline.is_some_and(|d| now >= d)
-    }
-
-    /// The application gives up: the FIN returns the flow's numbers, as quenching does. With
-    /// a request in flight (the SYN, or one on a data packet) the routers have already taken
-    /// back the allocations the sender holds and handed out new ones that only the reply
-    /// brings: the sender then waits for that reply ([`Self::is_closing`]) and its FIN returns
-    /// those. If the reply does not come within a timeout (a failed link lost it), the FIN
-    /// goes with what the sender holds. Returns whether a FIN is due now.
-    pub fn abort(&mut self, now: Time) -> bool {
-        let reply_due = match self.state {
-            State::Idle | State::Done | State::Aborting => return false,
-            State::SynSent => true,
-            State::Established => !self.request_ready,
-            State::Closing => false,
-        };
-        if reply_due {
-            self.quenched = true;
-            self.state = State::Aborting;
-            self.core.rto_at = Some(now + self.core.rtt.rto());
-            return false;
-        }
-        self.quench_now();
-        true
-    }
-
-    /// Aborted, and waiting for the reply to its last request before the FIN.
-    pub fn is_closing(&self) -> bool {
-        self.state == State::Aborting
     }
 
     fn quench_now(&mut self) {
@@ -151,7 +116,29 @@ impl D3Sender {
         }
     }
 
-    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+    /// A header-only request is due now: paused (base rate) with data left, and the reply to
+    /// the previous request is in. (A flow sending at a rate that spaces its packets more than
+    /// an RTT apart asks with its next data packet; see the module doc.)
+    fn header_only_request_due(&self) -> bool {
+        self.state == State::Established
+            && self.request_ready
+            && self.core.rate.0 == 0
+            && self.core.has_data()
+    }
+
+    /// The rate the sender paces at now.
+    pub fn rate(&self) -> crate::units::Rate {
+        self.core.rate
+    }
+
+    /// Whether the flow was quenched.
+    pub fn is_quenched(&self) -> bool {
+        self.quenched
+    }
+}
+
+impl Endpoint for D3Sender {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
         let Header::D3(h) = pkt.header else {
             return;
         };
@@ -190,7 +177,7 @@ impl D3Sender {
         }
     }
 
-    pub fn handle_timeout(&mut self, now: Time) {
+    fn handle_timeout(&mut self, now: Time) {
         if !self.core.rto_due(now) {
             return;
         }
@@ -222,17 +209,7 @@ impl D3Sender {
         }
     }
 
-    /// A header-only request is due now: paused (base rate) with data left, and the reply to
-    /// the previous request is in. (A flow sending at a rate that spaces its packets more than
-    /// an RTT apart asks with its next data packet; see the module doc.)
-    fn header_only_request_due(&self) -> bool {
-        self.state == State::Established
-            && self.request_ready
-            && self.core.rate.0 == 0
-            && self.core.has_data()
-    }
-
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         if self.state == State::Established && self.request_ready && self.past_deadline(now) {
             self.quench_now();
         }
@@ -289,7 +266,7 @@ impl D3Sender {
         }
     }
 
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         let pace = match self.state {
             State::Established => self.core.next_send_time(),
             _ => None,
@@ -297,35 +274,63 @@ impl D3Sender {
         [self.core.rto_at, pace].into_iter().flatten().min()
     }
 
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
         self.event.take()
     }
 
-    pub fn stats(&self) -> SenderStats {
+    /// The application gives up: the FIN returns the flow's numbers, as quenching does. With
+    /// a request in flight (the SYN, or one on a data packet) the routers have already taken
+    /// back the allocations the sender holds and handed out new ones that only the reply
+    /// brings: the sender then waits for that reply ([`Self::is_closing`]) and its FIN returns
+    /// those. If the reply does not come within a timeout (a failed link lost it), the FIN
+    /// goes with what the sender holds. Returns whether a FIN is due now.
+    fn abort(&mut self, now: Time) -> bool {
+        let reply_due = match self.state {
+            State::Idle | State::Done | State::Aborting => return false,
+            State::SynSent => true,
+            State::Established => !self.request_ready,
+            State::Closing => false,
+        };
+        if reply_due {
+            self.quenched = true;
+            self.state = State::Aborting;
+            self.core.rto_at = Some(now + self.core.rtt.rto());
+            return false;
+        }
+        self.quench_now();
+        true
+    }
+}
+
+impl SenderEndpoint for D3Sender {
+    fn start(&mut self, now: Time) {
+        if self.state == State::Idle {
+            self.state = State::SynSent;
+            self.syn_pending = true;
+            self.core.rto_at = Some(now + self.core.rtt.rto());
+        }
+    }
+
+    fn stats(&self) -> SenderStats {
         self.core.stats
     }
 
     /// No window: 0 in traces.
-    pub fn cwnd(&self) -> u64 {
+    fn cwnd(&self) -> u64 {
         0
     }
 
-    pub fn bytes_in_flight(&self) -> u64 {
+    fn bytes_in_flight(&self) -> u64 {
         self.core.snd_max - self.core.snd_una
     }
 
     /// The cumulative acknowledgement: every byte below it has been acknowledged.
-    pub fn snd_una(&self) -> u64 {
+    fn snd_una(&self) -> u64 {
         self.core.snd_una
     }
 
-    /// The rate the sender paces at now.
-    pub fn rate(&self) -> crate::units::Rate {
-        self.core.rate
-    }
-
-    /// Whether the flow was quenched.
-    pub fn is_quenched(&self) -> bool {
-        self.quenched
+    /// Aborted, and waiting for the reply to its last request before the FIN.
+    fn is_closing(&self) -> bool {
+        self.state == State::Aborting
     }
 }

@@ -8,7 +8,7 @@ use super::{
 use crate::net::network::{Network, Port};
 use crate::net::packet::{Header, Packet, PacketKind};
 use crate::net::PortIdx;
-use crate::protocols::agent::Admission;
+use crate::protocols::agent::{Admission, SwitchHooks};
 use crate::units::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -162,7 +162,7 @@ impl D3Switch {
     /// their allocations back (SYN-ACK, and the ACK echoing a request); everything else passes
     /// untouched. `tx_bytes`: the port's transmit counter (`PortCounters::tx_bytes`), from
     /// which a sleeping port that wakes counts what it sends.
-    pub fn on_enqueue(
+    pub fn serve(
         &mut self,
         now: Time,
         port: PortIdx,
@@ -212,14 +212,20 @@ impl D3Switch {
         h.hop += 1;
         Admission::Protected
     }
+}
+
+impl SwitchHooks for D3Switch {
+    fn on_enqueue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) -> Admission {
+        self.serve(now, port, at.counters.tx_bytes, pkt)
+    }
 
     /// When the next capacity update is due (`adjusted` only).
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         self.wake.peek().map(|Reverse((t, _))| *t)
     }
 
     /// The capacity updates due at `now`.
-    pub fn handle_timeout(&mut self, now: Time, ports: &[Port]) {
+    fn handle_timeout(&mut self, now: Time, ports: &[Port]) {
         let Some((alpha, beta, interval)) = self.gains else {
             return;
         };

@@ -6,7 +6,9 @@
 use super::switch::Counters;
 use super::*;
 use crate::net::packet::{Header, Packet, PacketKind};
-use crate::protocols::agent::{Admission, SwitchAgent};
+use crate::protocols::agent::Admission;
+use crate::protocols::SwitchAgent;
+use crate::protocols::{Endpoint, Protocol, SenderEndpoint, SwitchHooks};
 use crate::protocols::{EndpointEvent, Transport};
 use crate::topo::TopologyConfig;
 
@@ -25,7 +27,7 @@ fn star_switch_with(gbps: f64, cfg: TransportConfig) -> (D3Switch, crate::net::N
         ..cfg
     })
     .unwrap();
-    match SwitchAgent::new(&t, &net, crate::lb::LbKind::Ecmp) {
+    match SwitchAgent::new(&t, &net, false) {
         Some(SwitchAgent::D3(s)) => (s, net),
         _ => panic!("d3 has a switch agent"),
     }
@@ -75,7 +77,7 @@ fn header(p: &Packet) -> D3Header {
 
 /// `s.on_enqueue` at time 0, the port having sent nothing.
 fn enqueue(s: &mut D3Switch, port: u32, p: &mut Packet) -> Admission {
-    s.on_enqueue(Time::ZERO, port, 0, p)
+    s.serve(Time::ZERO, port, 0, p)
 }
 
 /// Serves the request at [`PORT`] and returns the allocation written in slot 0.

@@ -16,6 +16,7 @@ use super::{price, McpParams};
 use crate::net::network::{Network, Port};
 use crate::net::packet::{Header, Packet, PacketKind};
 use crate::net::PortIdx;
+use crate::protocols::agent::{Admission, SwitchHooks};
 use crate::units::Time;
 
 #[derive(Clone, Debug)]
@@ -62,7 +63,7 @@ impl McpSwitch {
 
     /// A packet arrives at `port`'s queue: count it, and add the port's queue and price to a
     /// data packet's field.
-    pub fn on_enqueue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
+    pub fn stamp(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
         let load = &mut self.ports[port as usize];
         let queue = at.queue.len_pkts() as u32;
         if now >= load.start + self.interval {
@@ -96,5 +97,12 @@ impl McpSwitch {
     /// The averaged arrival rate (bytes/s) of `port` (for tests).
     pub fn arrival_rate(&self, port: PortIdx) -> f64 {
         self.ports[port as usize].rate
+    }
+}
+
+impl SwitchHooks for McpSwitch {
+    fn on_enqueue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) -> Admission {
+        self.stamp(now, port, at, pkt);
+        Admission::Normal
     }
 }

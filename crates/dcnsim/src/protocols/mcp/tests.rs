@@ -4,6 +4,7 @@ use super::*;
 use crate::net::packet::Header;
 use crate::protocols::tcp::cc::{Ack, CongestionControl, Conn, Window};
 use crate::protocols::tcp::TcpParams;
+use crate::protocols::Protocol;
 use crate::protocols::{FlowSetup, PathFacts};
 use crate::units::{Rate, Time};
 
@@ -508,7 +509,7 @@ fn the_link_price_follows_the_load_averaged_over_a_millisecond() {
     let mut p = data(1500);
     while t < Time::from_ms(5) {
         p = data(1500);
-        sw.on_enqueue(t, 3, &net.ports[3], &mut p);
+        sw.stamp(t, 3, &net.ports[3], &mut p);
         t += Time::from_ns(2400);
     }
     let y = sw.arrival_rate(3);
@@ -519,7 +520,7 @@ fn the_link_price_follows_the_load_averaged_over_a_millisecond() {
     let (mut sw, net) = opt_switch();
     let mut t = Time::from_ms(10);
     while t < Time::from_ms(10) + Time::from_ns(27_500) {
-        sw.on_enqueue(t, 3, &net.ports[3], &mut data(1500));
+        sw.stamp(t, 3, &net.ports[3], &mut data(1500));
         t += Time::from_ns(1200);
     }
     let y = sw.arrival_rate(3) / c;
@@ -535,7 +536,7 @@ fn the_queue_a_port_reports_is_its_standing_queue() {
     let mut pool = crate::net::packet::PacketPool::default();
     let reported = |sw: &mut McpSwitch, net: &crate::net::Network, t: Time| {
         let mut p = data(1500);
-        sw.on_enqueue(t, 3, &net.ports[3], &mut p);
+        sw.stamp(t, 3, &net.ports[3], &mut p);
         match p.header {
             Header::Mcp(h) => h.queue_pkts,
             _ => panic!(),

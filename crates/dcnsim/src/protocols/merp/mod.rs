@@ -20,7 +20,7 @@
 //!   or α·C if the first will be done within an RTT (early start); the others to (1 − α)C;
 //!   detection capped at Q. The buffer is a priority queue: highest priority out first; when
 //!   full, the lowest-priority packet is dropped, the arriving one included
-//!   ([`Discipline::Rank`](crate::net::queue::Discipline::Rank) with rank = priority).
+//!   ([`Discipline::Rank`] with rank = priority).
 //! * **Sender** (`sender`): SYN; then DATA while the asr its replies bring exceeds Q, DETs
 //!   while it does not, paced at asr; a BOOST starts DATA at once; RTO from the TCP estimator
 //!   (EWMA RTT + 4 × deviation, §4.1).
@@ -228,10 +228,12 @@ pub use sender::MerpSender;
 pub use switch::MerpSwitch;
 
 use crate::error::{ConfigError, ConfigResult};
+use crate::net::network::Network;
+use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::DEFAULT_MAX_RTO_US;
-use crate::protocols::TransportConfig;
-use crate::units::Time;
+use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol, TransportConfig};
+use crate::units::{Rate, Time};
 use crate::validate::{micros_or, rto_bounds, RtoDefaults};
 
 pub const DEFAULT_ALPHA: f64 = 0.999;
@@ -317,8 +319,16 @@ fn below_one(key: &str, v: Option<f64>, default: f64) -> ConfigResult<f64> {
     Ok(v)
 }
 
-impl MerpParams {
-    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<MerpParams> {
+impl Protocol for MerpParams {
+    const NAMES: &'static [(&'static str, &'static str)] = &[(
+        "merp",
+        "MERP (IEEE TPDS 2017): switches order flows for the least maximum expansion ratio (virtual deadlines)",
+    )];
+    type Sender = MerpSender;
+    type Receiver = MerpReceiver;
+    type Agent = MerpSwitch;
+
+    fn from_config(cfg: &TransportConfig) -> ConfigResult<MerpParams> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
         let (mss, header) = crate::protocols::segment_sizes(cfg)?;
         let rtt = micros_or("transport.merp_rtt_us", cfg.merp_rtt_us, FALLBACK_RTT_US)?;
@@ -344,6 +354,39 @@ impl MerpParams {
             initial_rto: rto.initial,
             max_rto: rto.max,
         })
+    }
+
+    fn caps(&self) -> Caps {
+        Caps {
+            // The priority buffer of Table 2: rank = priority class.
+            discipline: Discipline::Rank,
+            keeps_state_along_its_path: true,
+            derives_defaults_from_network: true,
+            ..Caps::plain(self.mss, self.header, FluidPolicy::Merp)
+        }
+    }
+
+    fn network_defaults(
+        &self,
+        cfg: &mut TransportConfig,
+        scale: Option<&PathScale>,
+        _net: &Network,
+    ) {
+        if let Some(scale) = scale {
+            network_defaults(cfg, scale);
+        }
+    }
+
+    fn new_sender(&self, flow: &FlowSetup, nic_rate: Rate) -> MerpSender {
+        MerpSender::new(self, flow, nic_rate)
+    }
+
+    fn new_receiver(&self, flow: &FlowSetup) -> MerpReceiver {
+        MerpReceiver::new(self, flow)
+    }
+
+    fn new_agent(&self, net: &Network, memr: bool) -> Option<MerpSwitch> {
+        Some(MerpSwitch::new(self, net, memr))
     }
 }
 

@@ -6,6 +6,7 @@ use super::header::{MerpHeader, MerpKind};
 use super::MerpParams;
 use crate::net::packet::Packet;
 use crate::protocols::segments::Segments;
+use crate::protocols::{Endpoint, ReceiverEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup};
 use crate::units::Time;
 
@@ -22,8 +23,10 @@ impl MerpReceiver {
             segments: Segments::new(p.mss, f.size, segments),
         }
     }
+}
 
-    pub fn handle_packet(&mut self, _now: Time, pkt: &Packet) {
+impl Endpoint for MerpReceiver {
+    fn handle_packet(&mut self, _now: Time, pkt: &Packet) {
         let Some(h) = MerpHeader::read(pkt) else {
             return;
         };
@@ -57,21 +60,23 @@ impl MerpReceiver {
         self.segments.answer(ack);
     }
 
-    pub fn handle_timeout(&mut self, _now: Time) {}
+    fn handle_timeout(&mut self, _now: Time) {}
 
-    pub fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
+    fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
         self.segments.poll_transmit()
     }
 
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         None
     }
 
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
         self.segments.poll_event()
     }
+}
 
-    pub fn bytes_delivered(&self) -> u64 {
+impl ReceiverEndpoint for MerpReceiver {
+    fn bytes_delivered(&self) -> u64 {
         self.segments.bytes_delivered()
     }
 }

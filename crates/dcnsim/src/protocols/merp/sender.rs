@@ -10,6 +10,7 @@ use super::MerpParams;
 use crate::net::packet::Packet;
 use crate::protocols::paced::PacedCore;
 use crate::protocols::tcp::RttEstimator;
+use crate::protocols::{Endpoint, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::{Rate, Time};
 
@@ -65,14 +66,6 @@ impl MerpSender {
         }
     }
 
-    pub fn start(&mut self, now: Time) {
-        if self.state == State::Idle {
-            self.state = State::SynSent;
-            self.control_pending = Some(MerpKind::Syn);
-            self.core.rto_at = Some(now + self.core.rtt.rto());
-        }
-    }
-
     /// Takes the asr and esr a reply brings back and chooses DATA or detection (§4.1).
     fn take_rates(&mut self, h: &MerpHeader) {
         self.esr_echo = h.esr;
@@ -87,7 +80,44 @@ impl MerpSender {
         self.sending_data = data;
     }
 
-    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+    fn header(&self, kind: MerpKind) -> MerpHeader {
+        MerpHeader {
+            kind,
+            size: self.wire_size,
+            asr_kbps: self.nic_kbps,
+            esr: self.esr_echo,
+            q_kbps: self.q_kbps,
+        }
+    }
+
+    fn control(&self, now: Time, kind: MerpKind) -> Packet {
+        let mut p = self
+            .core
+            .packet(now, kind.packet_kind(), self.core.snd_una, 0);
+        self.header(kind).write(&mut p);
+        p
+    }
+
+    /// When the next DET may leave while detecting: at once for the first, then one DET's
+    /// size at the latest asr after the previous one.
+    fn next_det(&self) -> Option<Time> {
+        if self.asr.0 == 0 {
+            return None;
+        }
+        Some(match self.last_det {
+            None => Time::ZERO,
+            Some(t) => t + self.asr.tx_time(self.det_bytes as u64),
+        })
+    }
+
+    /// Whether the sender is sending DATA now (rather than detecting).
+    pub fn sending_data(&self) -> bool {
+        self.sending_data
+    }
+}
+
+impl Endpoint for MerpSender {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
         let Some(h) = MerpHeader::read(pkt) else {
             return;
         };
@@ -123,7 +153,7 @@ impl MerpSender {
         }
     }
 
-    pub fn handle_timeout(&mut self, now: Time) {
+    fn handle_timeout(&mut self, now: Time) {
         if !self.core.rto_due(now) {
             return;
         }
@@ -141,37 +171,7 @@ impl MerpSender {
         }
     }
 
-    /// The application gives up: one FIN, so that the links of the path drop the flow.
-    pub fn abort(&mut self) -> bool {
-        if matches!(self.state, State::Idle | State::Done) {
-            return false;
-        }
-        self.state = State::Done;
-        self.control_pending = Some(MerpKind::Fin);
-        self.core.rto_at = None;
-        self.event = Some(EndpointEvent::Terminated);
-        true
-    }
-
-    fn header(&self, kind: MerpKind) -> MerpHeader {
-        MerpHeader {
-            kind,
-            size: self.wire_size,
-            asr_kbps: self.nic_kbps,
-            esr: self.esr_echo,
-            q_kbps: self.q_kbps,
-        }
-    }
-
-    fn control(&self, now: Time, kind: MerpKind) -> Packet {
-        let mut p = self
-            .core
-            .packet(now, kind.packet_kind(), self.core.snd_una, 0);
-        self.header(kind).write(&mut p);
-        p
-    }
-
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         if let Some(kind) = self.control_pending.take() {
             return Some(self.control(now, kind));
         }
@@ -193,19 +193,7 @@ impl MerpSender {
         None
     }
 
-    /// When the next DET may leave while detecting: at once for the first, then one DET's
-    /// size at the latest asr after the previous one.
-    fn next_det(&self) -> Option<Time> {
-        if self.asr.0 == 0 {
-            return None;
-        }
-        Some(match self.last_det {
-            None => Time::ZERO,
-            Some(t) => t + self.asr.tx_time(self.det_bytes as u64),
-        })
-    }
-
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         let pacing = match self.state {
             State::Open if self.sending_data => self.core.next_send_time(),
             State::Open => self.next_det(),
@@ -217,29 +205,46 @@ impl MerpSender {
         }
     }
 
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
         self.event.take()
     }
 
-    pub fn stats(&self) -> SenderStats {
+    /// The application gives up: one FIN, so that the links of the path drop the flow.
+    fn abort(&mut self, _now: Time) -> bool {
+        if matches!(self.state, State::Idle | State::Done) {
+            return false;
+        }
+        self.state = State::Done;
+        self.control_pending = Some(MerpKind::Fin);
+        self.core.rto_at = None;
+        self.event = Some(EndpointEvent::Terminated);
+        true
+    }
+}
+
+impl SenderEndpoint for MerpSender {
+    fn start(&mut self, now: Time) {
+        if self.state == State::Idle {
+            self.state = State::SynSent;
+            self.control_pending = Some(MerpKind::Syn);
+            self.core.rto_at = Some(now + self.core.rtt.rto());
+        }
+    }
+
+    fn stats(&self) -> SenderStats {
         self.core.stats
     }
 
-    pub fn cwnd(&self) -> u64 {
+    fn cwnd(&self) -> u64 {
         0
     }
 
-    pub fn bytes_in_flight(&self) -> u64 {
+    fn bytes_in_flight(&self) -> u64 {
         self.core.snd_max - self.core.snd_una
     }
 
     /// The cumulative acknowledgement: every byte below it has been acknowledged.
-    pub fn snd_una(&self) -> u64 {
+    fn snd_una(&self) -> u64 {
         self.core.snd_una
-    }
-
-    /// Whether the sender is sending DATA now (rather than detecting).
-    pub fn sending_data(&self) -> bool {
-        self.sending_data
     }
 }

@@ -6,10 +6,10 @@ use super::header::{kbps, MerpHeader, MerpKind};
 use super::route::Memr;
 use super::schedule::{vdg, FlowEntry};
 use super::{Handover, MerpParams};
-use crate::net::network::Network;
+use crate::net::network::{Network, Port};
 use crate::net::packet::Packet;
 use crate::net::{NodeIdx, PortIdx};
-use crate::protocols::agent::SilenceSweep;
+use crate::protocols::agent::{Admission, SilenceSweep, SwitchHooks};
 use crate::units::Time;
 
 /// The rate of the ACKs (of flows going the other way) that leave a link, measured over
@@ -189,7 +189,7 @@ impl MerpSwitch {
 
     /// MEMR's next hop for `pkt` at `node` (see [`super::route`]); `None` without route
     /// control, or for packets it leaves to ECMP.
-    pub fn route(
+    pub fn memr_route(
         &mut self,
         now: Time,
         node: NodeIdx,
@@ -201,8 +201,8 @@ impl MerpSwitch {
     }
 
     /// Algorithm 1 (DRC), lines 1–11, when a packet arrives at `port`'s queue. Rate
-    /// adjustment (line 12) waits until the packet leaves ([`Self::on_dequeue`], as §4.3 says).
-    pub fn on_enqueue(&mut self, now: Time, port: PortIdx, pkt: &mut Packet) {
+    /// adjustment (line 12) waits until the packet leaves ([`Self::packet_leaves`], as §4.3 says).
+    pub fn packet_arrives(&mut self, now: Time, port: PortIdx, pkt: &mut Packet) {
         let Some(mut h) = MerpHeader::read(pkt) else {
             return;
         };
@@ -296,7 +296,7 @@ impl MerpSwitch {
     /// C for DATA is what the ACKs leaving this link leave of it ("Room for the ACKs"), and
     /// the work-conserving hand-over passes the full grant on past a first flow held elsewhere
     /// ("The hand-over"; both in the module doc). ACKs are measured here.
-    pub fn on_dequeue(&mut self, now: Time, port: PortIdx, pkt: &mut Packet) {
+    pub fn packet_leaves(&mut self, now: Time, port: PortIdx, pkt: &mut Packet) {
         let Some(mut h) = MerpHeader::read(pkt) else {
             return;
         };
@@ -369,4 +369,26 @@ fn remaining_after(wire_size: u64, pkt: &Packet) -> u64 {
 fn held_elsewhere(f: &FlowEntry, rtt: Time) -> bool {
     f.last_det > f.last_data
         && (f.held_upstream || (f.granted_at != Time::MAX && f.last_det > f.granted_at + rtt))
+}
+
+impl SwitchHooks for MerpSwitch {
+    fn on_enqueue(&mut self, now: Time, port: PortIdx, _at: &Port, pkt: &mut Packet) -> Admission {
+        self.packet_arrives(now, port, pkt);
+        Admission::Normal
+    }
+
+    fn route(
+        &mut self,
+        now: Time,
+        node: NodeIdx,
+        pkt: &Packet,
+        candidates: &[PortIdx],
+        _ports: &[Port],
+    ) -> Option<PortIdx> {
+        self.memr_route(now, node, pkt, candidates)
+    }
+
+    fn on_dequeue(&mut self, now: Time, port: PortIdx, _at: &Port, pkt: &mut Packet) {
+        self.packet_leaves(now, port, pkt);
+    }
 }

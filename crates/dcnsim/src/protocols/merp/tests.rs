@@ -3,6 +3,7 @@
 use super::header::{MerpHeader, MerpKind};
 use super::*;
 use crate::net::packet::{Packet, PacketKind};
+use crate::protocols::{Endpoint, Protocol, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup};
 use crate::topo::TopologyConfig;
 use crate::units::{Rate, Time};
@@ -58,8 +59,8 @@ fn asr_at(s: &mut MerpSwitch, now: Time, port: u32, flow: u32, kind: MerpKind, s
     let wire = if kind == MerpKind::Data { 1500 } else { 40 };
     let mut p = packet(flow, kind, size, wire);
     p.ts = now;
-    s.on_enqueue(now, port, &mut p);
-    s.on_dequeue(now, port, &mut p);
+    s.packet_arrives(now, port, &mut p);
+    s.packet_leaves(now, port, &mut p);
     MerpHeader::read(&p).unwrap().asr_kbps
 }
 
@@ -72,8 +73,8 @@ fn data_through(s: &mut MerpSwitch, now: Time, flow: u32, size: u32, seq: u64) -
     let mut p = packet(flow, MerpKind::Data, size, 1500);
     p.ts = now;
     p.seq = seq;
-    s.on_enqueue(now, PORT, &mut p);
-    s.on_dequeue(now, PORT, &mut p);
+    s.packet_arrives(now, PORT, &mut p);
+    s.packet_leaves(now, PORT, &mut p);
     MerpHeader::read(&p).unwrap().asr_kbps
 }
 
@@ -97,7 +98,7 @@ fn links_of_a_path_order_flows_alike() {
     let syn = |s: &mut MerpSwitch, port: u32, flow: u32, sent: Time, at: Time| {
         let mut p = packet(flow, MerpKind::Syn, 90_000, 40);
         p.ts = sent;
-        s.on_enqueue(at, port, &mut p);
+        s.packet_arrives(at, port, &mut p);
     };
     // X sent at 100 µs, Y at 105 µs; the first link 10 µs on, the second 22 µs after that,
     // X's SYN 12 µs later still.
@@ -112,8 +113,8 @@ fn links_of_a_path_order_flows_alike() {
             h.esr = 10e6;
         }
         p.ts = us(300);
-        s.on_enqueue(us(300), port, &mut p);
-        s.on_dequeue(us(300), port, &mut p);
+        s.packet_arrives(us(300), port, &mut p);
+        s.packet_leaves(us(300), port, &mut p);
         MerpHeader::read(&p).unwrap().asr_kbps
     };
     for port in [first, second] {
@@ -157,7 +158,7 @@ fn rate_adjustment_first_second_and_others() {
     assert_eq!(asr_through(&mut s, t, 0, MerpKind::Det, 90_000), 1_000);
     // The FIN removes the first flow: the second is first now.
     let mut fin = packet(1, MerpKind::Fin, 30_000, 40);
-    s.on_enqueue(t, PORT, &mut fin);
+    s.packet_arrives(t, PORT, &mut fin);
     assert_eq!(s.links[PORT as usize].table.len(), 2);
     assert_eq!(asr_through(&mut s, t, 2, MerpKind::Det, 60_000), 999_000);
     // A DET of the finished flow that the FIN overtook does not bring it back.
@@ -179,13 +180,13 @@ fn esr_is_the_smaller_of_packet_and_table_both_ways() {
     if let crate::net::packet::Header::Merp(h) = &mut p.header {
         h.esr = 62.5e6;
     }
-    s.on_enqueue(t, PORT, &mut p);
+    s.packet_arrives(t, PORT, &mut p);
     let f = s.links[PORT as usize].table[0];
     assert_eq!(f.esr, 62.5e6);
     assert_eq!(f.vdl, t + Time::from_ms(2));
     // A packet with a larger esr takes the table's.
     let mut p = packet(0, MerpKind::Data, 125_000, 1500);
-    s.on_enqueue(t, PORT, &mut p);
+    s.packet_arrives(t, PORT, &mut p);
     assert_eq!(MerpHeader::read(&p).unwrap().esr, 62.5e6);
 }
 
@@ -214,7 +215,7 @@ fn rs_counts_each_byte_once() {
     assert_eq!(rs_of(&s, 1), 580);
     let mut last = packet(1, MerpKind::Data, 2_080, 580);
     last.seq = 1_460;
-    s.on_enqueue(t, PORT, &mut last);
+    s.packet_arrives(t, PORT, &mut last);
     assert_eq!(rs_of(&s, 1), 0);
 }
 
@@ -229,7 +230,7 @@ fn the_full_grant_leaves_room_for_acks() {
     assert_eq!(data_through(&mut s, us(2), 0, 1_000_000, 0), 999_000);
     let reply = |s: &mut MerpSwitch, at: Time, kind: MerpKind| {
         let mut ack = packet(9, kind, 0, 40);
-        s.on_dequeue(at, PORT, &mut ack);
+        s.packet_leaves(at, PORT, &mut ack);
     };
     // 40-byte DATAACKs of another flow, one every 12 µs, leave the same port from 64 µs on
     // (40 B / 12 µs = 26.67 Mb/s), with a BOOST, a SYNACK and a DETACK beside each. The
@@ -248,8 +249,8 @@ fn the_full_grant_leaves_room_for_acks() {
     // In [128, 192) µs the last complete window's rate is 6 × 40 B / 64 µs = 30 Mb/s.
     let mut p = packet(0, MerpKind::Data, 1_000_000, 1500);
     p.seq = 1_460;
-    s.on_enqueue(us(130), PORT, &mut p);
-    s.on_dequeue(us(130), PORT, &mut p);
+    s.packet_arrives(us(130), PORT, &mut p);
+    s.packet_leaves(us(130), PORT, &mut p);
     let h = MerpHeader::read(&p).unwrap();
     assert_eq!(h.asr_kbps, (0.999f64 * (1e9 - 30e6) / 1e3) as u32);
     assert_eq!(h.q_kbps, 800_000);
@@ -264,8 +265,8 @@ fn the_full_grant_leaves_room_for_acks() {
     }
     let mut p = packet(0, MerpKind::Data, 1_000_000, 1500);
     p.seq = 4_380;
-    s.on_enqueue(us(520), PORT, &mut p);
-    s.on_dequeue(us(520), PORT, &mut p);
+    s.packet_arrives(us(520), PORT, &mut p);
+    s.packet_leaves(us(520), PORT, &mut p);
     let h = MerpHeader::read(&p).unwrap();
     assert_eq!((h.asr_kbps, h.q_kbps), (800_001, 800_000));
 }
@@ -347,8 +348,8 @@ fn a_flow_held_upstream_passes_its_grant_on_at_once() {
     if let crate::net::packet::Header::Merp(h) = &mut det.header {
         h.asr_kbps = 1_000;
     }
-    s.on_enqueue(us(20), PORT, &mut det);
-    s.on_dequeue(us(20), PORT, &mut det);
+    s.packet_arrives(us(20), PORT, &mut det);
+    s.packet_leaves(us(20), PORT, &mut det);
     assert_eq!(
         asr_through(&mut s, us(21), 1, MerpKind::Det, 60_000),
         999_000

@@ -19,7 +19,7 @@ use super::header::{
 use crate::net::network::{Network, Port};
 use crate::net::packet::{Header, Packet};
 use crate::net::{NodeIdx, PortIdx};
-use crate::protocols::agent::Admission;
+use crate::protocols::agent::{Admission, SwitchHooks};
 use crate::units::{Rate, Time};
 
 /// Egress ports of a flow's path that PACE manages (a fat-tree path has 6, NIC included);
@@ -144,67 +144,8 @@ impl PaceForwarder {
         (hop.slot != NO_SLOT).then(|| self.ports[port as usize].slots[hop.slot as usize].grants)
     }
 
-    pub fn on_enqueue(
-        &mut self,
-        now: Time,
-        port: PortIdx,
-        at: &Port,
-        pkt: &mut Packet,
-    ) -> Admission {
-        let Header::Pace(mut h) = pkt.header else {
-            return Admission::Normal;
-        };
-        // Q_u mirror: exact at every packet offered to or leaving the port (a data packet
-        // the queue then drops counts until the next one; PACE's data is not dropped).
-        self.ports[port as usize].queue_bytes = at.queue.len_bytes() + pkt.size as u64;
-        let flow = pkt.flow as usize;
-        match (pkt.kind.is_reverse(), h.msg) {
-            (false, MSG_REQUEST) => {
-                self.record_hop(flow, port, at);
-                Admission::Protected
-            }
-            (false, MSG_DATA) => {
-                if let Some(i) = self.paths.get(flow).and_then(|p| p.find(port)) {
-                    let slot = self.paths[flow].hops[i].slot;
-                    if slot != NO_SLOT {
-                        let st = &mut self.ports[port as usize];
-                        if h.has(FLAG_FEEDBACK) {
-                            st.trim(slot, h.epoch, bytes_of(h.alloc));
-                        }
-                        if pkt.payload > 0 {
-                            st.charge(slot, pkt.size as u64);
-                        }
-                    }
-                }
-                if pkt.payload == 0 {
-                    Admission::Protected // feedback without data: a control message
-                } else {
-                    Admission::Normal // data is kept from overflowing by credits alone
-                }
-            }
-            (true, MSG_ALLOCATION) => {
-                if let Some(i) = self.paths.get(flow).and_then(|p| p.find(at.reverse)) {
-                    self.serve(now, flow, i, at.reverse, &mut h);
-                    pkt.header = Header::Pace(h);
-                }
-                Admission::Protected
-            }
-            (true, MSG_TERMINATE) => {
-                if let Some(i) = self.paths.get(flow).and_then(|p| p.find(at.reverse)) {
-                    let hop = &mut self.paths[flow].hops[i];
-                    if hop.slot != NO_SLOT {
-                        self.ports[at.reverse as usize].release(hop.slot);
-                        hop.slot = NO_SLOT;
-                    }
-                }
-                Admission::Protected
-            }
-            _ => Admission::Protected,
-        }
-    }
-
     /// The packet left `port`'s queue: the queue mirror is exact again.
-    pub fn on_dequeue(&mut self, port: PortIdx, at: &Port) {
+    pub fn mirror_queue(&mut self, port: PortIdx, at: &Port) {
         self.ports[port as usize].queue_bytes = at.queue.len_bytes();
     }
 
@@ -286,6 +227,77 @@ impl PaceForwarder {
         h.demand = credits_up(d_out); // a demand passed on is an upper bound
         h.potential = credits(dp_out);
         h.alloc = credits(a_out);
+    }
+}
+
+impl SwitchHooks for PaceForwarder {
+    /// PACE's credits and replies retrace their request's path.
+    fn route(
+        &mut self,
+        _now: Time,
+        node: NodeIdx,
+        pkt: &Packet,
+        _candidates: &[PortIdx],
+        _ports: &[Port],
+    ) -> Option<PortIdx> {
+        self.reverse_route(node, pkt)
+    }
+
+    fn on_dequeue(&mut self, _now: Time, port: PortIdx, at: &Port, _pkt: &mut Packet) {
+        self.mirror_queue(port, at);
+    }
+
+    fn on_enqueue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) -> Admission {
+        let Header::Pace(mut h) = pkt.header else {
+            return Admission::Normal;
+        };
+        // Q_u mirror: exact at every packet offered to or leaving the port (a data packet
+        // the queue then drops counts until the next one; PACE's data is not dropped).
+        self.ports[port as usize].queue_bytes = at.queue.len_bytes() + pkt.size as u64;
+        let flow = pkt.flow as usize;
+        match (pkt.kind.is_reverse(), h.msg) {
+            (false, MSG_REQUEST) => {
+                self.record_hop(flow, port, at);
+                Admission::Protected
+            }
+            (false, MSG_DATA) => {
+                if let Some(i) = self.paths.get(flow).and_then(|p| p.find(port)) {
+                    let slot = self.paths[flow].hops[i].slot;
+                    if slot != NO_SLOT {
+                        let st = &mut self.ports[port as usize];
+                        if h.has(FLAG_FEEDBACK) {
+                            st.trim(slot, h.epoch, bytes_of(h.alloc));
+                        }
+                        if pkt.payload > 0 {
+                            st.charge(slot, pkt.size as u64);
+                        }
+                    }
+                }
+                if pkt.payload == 0 {
+                    Admission::Protected // feedback without data: a control message
+                } else {
+                    Admission::Normal // data is kept from overflowing by credits alone
+                }
+            }
+            (true, MSG_ALLOCATION) => {
+                if let Some(i) = self.paths.get(flow).and_then(|p| p.find(at.reverse)) {
+                    self.serve(now, flow, i, at.reverse, &mut h);
+                    pkt.header = Header::Pace(h);
+                }
+                Admission::Protected
+            }
+            (true, MSG_TERMINATE) => {
+                if let Some(i) = self.paths.get(flow).and_then(|p| p.find(at.reverse)) {
+                    let hop = &mut self.paths[flow].hops[i];
+                    if hop.slot != NO_SLOT {
+                        self.ports[at.reverse as usize].release(hop.slot);
+                        hop.slot = NO_SLOT;
+                    }
+                }
+                Admission::Protected
+            }
+            _ => Admission::Protected,
+        }
     }
 }
 

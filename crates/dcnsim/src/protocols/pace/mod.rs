@@ -136,7 +136,9 @@ pub use receiver::PaceReceiver;
 pub use sender::PaceSender;
 
 use crate::error::{ConfigError, ConfigResult};
-use crate::protocols::TransportConfig;
+use crate::net::network::Network;
+use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol, TransportConfig};
+use crate::units::Rate;
 use crate::workload::FlowSpec;
 
 /// The initial period of §IV, µs.
@@ -154,7 +156,22 @@ pub struct PaceParams {
 }
 
 impl PaceParams {
-    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<PaceParams> {
+    /// Wire bytes of a full data packet.
+    pub fn full_packet(&self) -> u64 {
+        (self.mss + self.header + header::WIRE_BYTES) as u64
+    }
+}
+
+impl Protocol for PaceParams {
+    const NAMES: &'static [(&'static str, &'static str)] = &[(
+        "pace",
+        "PACE (Carvalho et al.): per-period credits cut by forwarders to weighted max-min, lossless",
+    )];
+    type Sender = PaceSender;
+    type Receiver = PaceReceiver;
+    type Agent = PaceForwarder;
+
+    fn from_config(cfg: &TransportConfig) -> ConfigResult<PaceParams> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
         let (mss, header) = crate::protocols::segment_sizes(cfg)?;
         let us = cfg.pace_period_us.unwrap_or(DEFAULT_PERIOD_US);
@@ -177,9 +194,31 @@ impl PaceParams {
         })
     }
 
-    /// Wire bytes of a full data packet.
-    pub fn full_packet(&self) -> u64 {
-        (self.mss + self.header + header::WIRE_BYTES) as u64
+    fn caps(&self) -> Caps {
+        Caps {
+            keeps_state_along_its_path: true,
+            ..Caps::plain(
+                self.mss,
+                self.header + header::WIRE_BYTES,
+                FluidPolicy::WeightedMaxMin,
+            )
+        }
+    }
+
+    fn new_sender(&self, flow: &FlowSetup, nic_rate: Rate) -> PaceSender {
+        PaceSender::new(self, flow, nic_rate)
+    }
+
+    fn new_receiver(&self, flow: &FlowSetup) -> PaceReceiver {
+        PaceReceiver::new(self, flow)
+    }
+
+    fn new_agent(&self, net: &Network, _memr: bool) -> Option<PaceForwarder> {
+        Some(PaceForwarder::new(
+            self.period_units,
+            self.full_packet(),
+            net,
+        ))
     }
 }
 

@@ -8,6 +8,7 @@ use super::header::{
 };
 use super::PaceParams;
 use crate::net::packet::{FlowId, Header, HostId, Packet, PacketKind};
+use crate::protocols::{Endpoint, ReceiverEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -126,7 +127,26 @@ impl PaceReceiver {
         self.out.push_back(p);
     }
 
-    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+    /// The flow's end: no more allocations, and TERMINATE for the forwarders of the path.
+    fn terminate(&mut self, now: Time) {
+        self.completed = true;
+        self.next_alloc = None;
+        let t = PaceHeader {
+            msg: MSG_TERMINATE,
+            ..Default::default()
+        };
+        let p = self.control(now, t);
+        self.push(p);
+    }
+
+    /// The allocations issued so far (the logical clock; wraps at 256).
+    pub fn epoch(&self) -> u8 {
+        self.epoch
+    }
+}
+
+impl Endpoint for PaceReceiver {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
         let Header::Pace(h) = pkt.header else {
             return;
         };
@@ -172,30 +192,7 @@ impl PaceReceiver {
         }
     }
 
-    /// The application gives up on the flow: TERMINATE, as at completion, so that the
-    /// forwarders of the path let the flow go; nothing else is sent.
-    pub fn abort(&mut self, now: Time) -> bool {
-        if self.completed {
-            return false;
-        }
-        self.out.clear();
-        self.terminate(now);
-        true
-    }
-
-    /// The flow's end: no more allocations, and TERMINATE for the forwarders of the path.
-    fn terminate(&mut self, now: Time) {
-        self.completed = true;
-        self.next_alloc = None;
-        let t = PaceHeader {
-            msg: MSG_TERMINATE,
-            ..Default::default()
-        };
-        let p = self.control(now, t);
-        self.push(p);
-    }
-
-    pub fn handle_timeout(&mut self, now: Time) {
+    fn handle_timeout(&mut self, now: Time) {
         if self.next_alloc.is_some_and(|t| now >= t) {
             let a = self.allocation(now);
             self.push(a);
@@ -203,24 +200,32 @@ impl PaceReceiver {
         }
     }
 
-    pub fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
+    fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
         self.out.pop_front()
     }
 
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         self.next_alloc
     }
 
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
         self.event.take()
     }
 
-    pub fn bytes_delivered(&self) -> u64 {
-        self.delivered.min(self.size)
+    /// The application gives up on the flow: TERMINATE, as at completion, so that the
+    /// forwarders of the path let the flow go; nothing else is sent.
+    fn abort(&mut self, now: Time) -> bool {
+        if self.completed {
+            return false;
+        }
+        self.out.clear();
+        self.terminate(now);
+        true
     }
+}
 
-    /// The allocations issued so far (the logical clock; wraps at 256).
-    pub fn epoch(&self) -> u8 {
-        self.epoch
+impl ReceiverEndpoint for PaceReceiver {
+    fn bytes_delivered(&self) -> u64 {
+        self.delivered.min(self.size)
     }
 }

@@ -8,6 +8,7 @@ use super::header::{
 };
 use super::PaceParams;
 use crate::net::packet::{FlowId, Header, HostId, Packet, PacketKind};
+use crate::protocols::{Endpoint, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::{Rate, Time};
 
@@ -100,13 +101,6 @@ impl PaceSender {
             feedback: None,
             stats: SenderStats::default(),
             event: None,
-        }
-    }
-
-    pub fn start(&mut self, _now: Time) {
-        if self.state == State::Idle {
-            self.state = State::Requesting;
-            self.request_pending = true;
         }
     }
 
@@ -219,7 +213,32 @@ impl PaceSender {
         });
     }
 
-    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+    /// Spread over the period: a packet's share of it at the granted rate.
+    fn pace_gap(&self, wire: u64) -> Time {
+        Time((wire as u128 * self.pace_period.ps() as u128 / self.pace_bytes.max(1) as u128) as u64)
+    }
+
+    /// Takes `bytes` of credits, the oldest first.
+    fn spend(&mut self, mut bytes: u64) {
+        for c in self.credits.iter_mut().filter(|c| c.live) {
+            let take = c.bytes.min(bytes);
+            c.bytes -= take;
+            bytes -= take;
+        }
+        debug_assert_eq!(bytes, 0, "sent beyond the credits");
+    }
+
+    /// Bytes per second the sender paces at now (latest granted credits over their period).
+    pub fn pacing_rate_bps(&self) -> f64 {
+        if self.pace_bytes == 0 {
+            return 0.0;
+        }
+        self.pace_bytes as f64 * 8.0 / self.pace_period.as_secs_f64()
+    }
+}
+
+impl Endpoint for PaceSender {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
         let Header::Pace(h) = pkt.header else {
             return;
         };
@@ -238,7 +257,7 @@ impl PaceSender {
         }
     }
 
-    pub fn handle_timeout(&mut self, now: Time) {
+    fn handle_timeout(&mut self, now: Time) {
         if self.state == State::Requesting && self.request_at.is_some_and(|t| now >= t) {
             self.stats.timeouts += 1;
             self.request_pending = true;
@@ -246,22 +265,7 @@ impl PaceSender {
         }
     }
 
-    /// Spread over the period: a packet's share of it at the granted rate.
-    fn pace_gap(&self, wire: u64) -> Time {
-        Time((wire as u128 * self.pace_period.ps() as u128 / self.pace_bytes.max(1) as u128) as u64)
-    }
-
-    /// Takes `bytes` of credits, the oldest first.
-    fn spend(&mut self, mut bytes: u64) {
-        for c in self.credits.iter_mut().filter(|c| c.live) {
-            let take = c.bytes.min(bytes);
-            c.bytes -= take;
-            bytes -= take;
-        }
-        debug_assert_eq!(bytes, 0, "sent beyond the credits");
-    }
-
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         match self.state {
             State::Requesting if self.request_pending => {
                 self.request_pending = false;
@@ -310,7 +314,7 @@ impl PaceSender {
         }
     }
 
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         match self.state {
             State::Requesting => self.request_at,
             State::Active => self.next_payload().map(|_| self.next_send),
@@ -318,34 +322,35 @@ impl PaceSender {
         }
     }
 
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
         self.event.take()
     }
+}
 
-    pub fn stats(&self) -> SenderStats {
+impl SenderEndpoint for PaceSender {
+    fn start(&mut self, _now: Time) {
+        if self.state == State::Idle {
+            self.state = State::Requesting;
+            self.request_pending = true;
+        }
+    }
+
+    fn stats(&self) -> SenderStats {
         self.stats
     }
 
     /// No window: 0 in traces.
-    pub fn cwnd(&self) -> u64 {
+    fn cwnd(&self) -> u64 {
         0
+    }
+
+    fn bytes_in_flight(&self) -> u64 {
+        self.snd_nxt.saturating_sub(self.acked)
     }
 
     /// The receiver's first missing byte as last reported: every later question about drops
     /// (retransmissions, go-back) is at or above it, and it never decreases.
-    pub fn snd_una(&self) -> u64 {
+    fn snd_una(&self) -> u64 {
         self.acked
-    }
-
-    pub fn bytes_in_flight(&self) -> u64 {
-        self.snd_nxt.saturating_sub(self.acked)
-    }
-
-    /// Bytes per second the sender paces at now (latest granted credits over their period).
-    pub fn pacing_rate_bps(&self) -> f64 {
-        if self.pace_bytes == 0 {
-            return 0.0;
-        }
-        self.pace_bytes as f64 * 8.0 / self.pace_period.as_secs_f64()
     }
 }

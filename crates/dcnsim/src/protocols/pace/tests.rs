@@ -6,7 +6,9 @@ use super::header::*;
 use super::*;
 use crate::net::packet::{Header, Packet, PacketKind};
 use crate::net::Network;
-use crate::protocols::agent::{Admission, SwitchAgent};
+use crate::protocols::agent::Admission;
+use crate::protocols::SwitchAgent;
+use crate::protocols::{Endpoint, Protocol, ReceiverEndpoint, SenderEndpoint, SwitchHooks};
 use crate::protocols::{EndpointEvent, FlowSetup, Transport, TransportConfig};
 use crate::topo::TopologyConfig;
 use crate::units::{Rate, Time};
@@ -29,7 +31,7 @@ fn star(hosts: u32) -> (Network, PaceForwarder) {
     let topo = crate::topo::build(&cfg, std::path::Path::new("."), 1).unwrap();
     let net = Network::build(&topo, crate::net::queue::Discipline::Fifo, &|_| None);
     let t = Transport::Pace(params());
-    match SwitchAgent::new(&t, &net, crate::lb::LbKind::Ecmp) {
+    match SwitchAgent::new(&t, &net, false) {
         Some(SwitchAgent::Pace(f)) => (net, f),
         _ => panic!("pace has a switch agent"),
     }
@@ -100,7 +102,7 @@ fn offer(net: &Network, f: &mut PaceForwarder, t_us: u64, port: u32, mut pkt: Pa
 fn open(net: &Network, f: &mut PaceForwarder, flow: u32, src: u32, dst: u32) {
     for port in [2 * src, 2 * dst + 1] {
         offer(net, f, 0, port, request(flow));
-        f.on_dequeue(port, &net.ports[port as usize]); // the request moves on
+        f.mirror_queue(port, &net.ports[port as usize]); // the request moves on
     }
 }
 
@@ -180,7 +182,7 @@ fn eqs_5_to_7_by_hand_with_outstanding_credits_and_queue() {
     offer(&net, &mut f, 30, 5, data(0, 1514));
     assert_eq!(f.ports[5].outstanding, 50_000 - 1514);
     assert_eq!(f.ports[5].queue_bytes, 1514);
-    f.on_dequeue(5, &net.ports[5]);
+    f.mirror_queue(5, &net.ports[5]);
     assert_eq!(f.ports[5].queue_bytes, 0);
     // A period later A asks again: the offline part now sees three flows wanting all of it:
     // fair = 25 000 / 3 = 8333 B (eq. 5, rounded up to credits in the field: 1042);

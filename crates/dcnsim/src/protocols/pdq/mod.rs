@@ -270,9 +270,10 @@ pub use sender::PdqSender;
 pub use switch::{PdqAgent, SwitchConfig};
 
 use crate::error::{AtKey, ConfigError, ConfigResult};
+use crate::net::network::Network;
 use crate::protocols::tcp::DEFAULT_MIN_RTO_US;
-use crate::protocols::TransportConfig;
-use crate::units::Time;
+use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol, TransportConfig};
+use crate::units::{Rate, Time};
 use crate::validate::micros_or;
 
 pub const DEFAULT_EARLY_START_K: f64 = 2.0;
@@ -355,7 +356,28 @@ impl PdqParams {
         self.subflows.min(segments_of(size, self.mss))
     }
 
-    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<PdqParams> {
+    /// Bytes on the wire per data packet: (payload, headers including the scheduling header).
+    pub fn data_packet_sizes(&self) -> (u32, u32) {
+        (self.mss, self.header + header::WIRE_BYTES)
+    }
+}
+
+impl Protocol for PdqParams {
+    const NAMES: &'static [(&'static str, &'static str)] = &[
+        (
+            "pdq",
+            "PDQ (Hong et al., SIGCOMM 2012): preemptive flow scheduling by switches (EDF, then SJF)",
+        ),
+        (
+            "mpdq",
+            "Multipath PDQ (Hong et al., SIGCOMM 2012, §6): PDQ subflows on ECMP paths, load shifting",
+        ),
+    ];
+    type Sender = PdqSender;
+    type Receiver = PdqReceiver;
+    type Agent = PdqAgent;
+
+    fn from_config(cfg: &TransportConfig) -> ConfigResult<PdqParams> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
         let multipath = cfg.protocol == "mpdq";
         let subflows = match (multipath, cfg.subflows) {
@@ -445,9 +467,38 @@ impl PdqParams {
         })
     }
 
-    /// Bytes on the wire per data packet: (payload, headers including the scheduling header).
-    pub fn data_packet_sizes(&self) -> (u32, u32) {
-        (self.mss, self.header + header::WIRE_BYTES)
+    fn name(&self) -> &'static str {
+        if self.multipath {
+            "mpdq"
+        } else {
+            "pdq"
+        }
+    }
+
+    fn caps(&self) -> Caps {
+        let (mss, header) = self.data_packet_sizes();
+        Caps {
+            keeps_state_along_its_path: true,
+            ..Caps::plain(
+                mss,
+                header,
+                FluidPolicy::Pdq {
+                    early_termination: self.early_termination,
+                },
+            )
+        }
+    }
+
+    fn new_sender(&self, flow: &FlowSetup, nic_rate: Rate) -> PdqSender {
+        PdqSender::new(self, flow, nic_rate)
+    }
+
+    fn new_receiver(&self, flow: &FlowSetup) -> PdqReceiver {
+        PdqReceiver::new(self, flow)
+    }
+
+    fn new_agent(&self, net: &Network, _memr: bool) -> Option<PdqAgent> {
+        Some(PdqAgent::new(self.switch, self.subflows, net))
     }
 }
 

@@ -7,6 +7,7 @@ use super::sender::PROBE_SEQ;
 use super::PdqParams;
 use crate::net::packet::{Packet, PacketKind};
 use crate::protocols::segments::Segments;
+use crate::protocols::{Endpoint, ReceiverEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup};
 use crate::units::Time;
 
@@ -23,8 +24,10 @@ impl PdqReceiver {
             segments: Segments::new(p.mss, f.size, segments),
         }
     }
+}
 
-    pub fn handle_packet(&mut self, _now: Time, pkt: &Packet) {
+impl Endpoint for PdqReceiver {
+    fn handle_packet(&mut self, _now: Time, pkt: &Packet) {
         let Some(mut h) = PdqHeader::read(pkt) else {
             return;
         };
@@ -64,21 +67,23 @@ impl PdqReceiver {
         self.segments.answer(ack);
     }
 
-    pub fn handle_timeout(&mut self, _now: Time) {}
+    fn handle_timeout(&mut self, _now: Time) {}
 
-    pub fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
+    fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
         self.segments.poll_transmit()
     }
 
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         None
     }
 
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
         self.segments.poll_event()
     }
+}
 
-    pub fn bytes_delivered(&self) -> u64 {
+impl ReceiverEndpoint for PdqReceiver {
+    fn bytes_delivered(&self) -> u64 {
         self.segments.bytes_delivered()
     }
 }

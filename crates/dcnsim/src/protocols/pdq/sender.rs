@@ -4,6 +4,7 @@
 use super::header::{deadline_field, ns_field, rate_to_kbps, PdqHeader, WIRE_BYTES};
 use super::PdqParams;
 use crate::net::packet::{Packet, PacketKind};
+use crate::protocols::{Endpoint, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
@@ -233,15 +234,110 @@ impl PdqSender {
             .map_or(self.p.min_rto, |r| (r * 4).max(self.p.min_rto))
     }
 
-    pub fn start(&mut self, now: Time) {
-        self.last_call = now;
-        for s in &mut self.subs {
-            s.paused_since = Some(now);
+    /// After an ACK or a timer: completion, Early Termination, M-PDQ load shifting, idle
+    /// subflows closing.
+    fn after_progress(&mut self, now: Time) {
+        if self.acked_count == self.segments {
+            self.finish(now, EndpointEvent::SenderDone);
+            return;
         }
-        self.check_termination(now);
+        if self.check_termination(now) {
+            return;
+        }
+        if self.subs.len() > 1 && now >= self.next_shift {
+            self.shift_load(now);
+        }
     }
 
-    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+    /// Early Termination (§3.1), for deadline flows: the deadline has passed, the remaining
+    /// bytes cannot make it even at the NIC rate, or the flow is paused with less than an RTT
+    /// left.
+    fn check_termination(&mut self, now: Time) -> bool {
+        let Some(d) = self.deadline.filter(|_| self.p.early_termination) else {
+            return false;
+        };
+        let remaining = self.nic.tx_time(self.unacked_bytes());
+        let paused = self.subs.iter().all(|s| !s.sending());
+        let rtt = self.subs.iter().filter_map(|s| s.rtt).min();
+        let hopeless =
+            now >= d || now + remaining > d || (paused && rtt.is_some_and(|r| now + r > d));
+        if hopeless {
+            self.finish(now, EndpointEvent::Terminated);
+        }
+        hopeless
+    }
+
+    /// Ends the flow: a TERM on every subflow still open, then `event`.
+    fn finish(&mut self, now: Time, event: EndpointEvent) {
+        for k in 0..self.subs.len() {
+            self.close(k, now);
+        }
+        self.finished = true;
+        self.events.push_back(event);
+    }
+
+    fn close(&mut self, k: usize, now: Time) {
+        if self.subs[k].phase != Phase::Closed {
+            let s = &self.subs[k];
+            let term = self.packet(s, now, PacketKind::Fin, 0, 0);
+            self.terms.push_back(term);
+            self.subs[k].phase = Phase::Closed;
+            self.subs[k].rate_bps = 0;
+        }
+    }
+
+    /// M-PDQ (§6): once per RTT, moves unsent load of every paused subflow to the sending
+    /// subflow with the least remaining load, half the difference between the two; closes
+    /// subflows left with nothing to do.
+    fn shift_load(&mut self, now: Time) {
+        let rtt = self.subs.iter().filter_map(|s| s.rtt).min();
+        self.next_shift = now + rtt.unwrap_or(Time::ZERO);
+        for k in 0..self.subs.len() {
+            let s = &self.subs[k];
+            if s.phase != Phase::Open || s.rate_bps > 0 || s.pending.is_empty() {
+                continue;
+            }
+            let target = (0..self.subs.len())
+                .filter(|&j| self.subs[j].sending())
+                .min_by_key(|&j| (self.subs[j].remaining_segments(), j));
+            if let Some(j) = target {
+                // Enough to even the two out (from the paused subflow's tail): repeated every
+                // RTT this spreads a paused subflow's load over the sending ones without ever
+                // leaving the receiving subflow with more than the paused one had.
+                let gap = self.subs[k].remaining_segments() as isize
+                    - self.subs[j].remaining_segments() as isize;
+                let pending = &mut self.subs[k].pending;
+                let n = (gap.max(0) as usize).div_ceil(2).min(pending.len());
+                let moved: Vec<u32> = pending.drain(pending.len() - n..).collect();
+                let bytes: u64 = moved.iter().map(|&g| self.seg_bytes(g) as u64).sum();
+                self.subs[k].pending_bytes -= bytes;
+                self.subs[j].pending_bytes += bytes;
+                self.subs[j].pending.extend(moved);
+            }
+        }
+        for k in 0..self.subs.len() {
+            let s = &self.subs[k];
+            if s.phase == Phase::Open && s.remaining_segments() == 0 {
+                self.close(k, now);
+            }
+        }
+    }
+
+    /// Each subflow's unsent bytes as kept, and as a walk over its segments finds them.
+    #[cfg(test)]
+    pub(super) fn pending_bytes_kept_and_walked(&self) -> Vec<(u64, u64)> {
+        self.subs
+            .iter()
+            .map(|s| {
+                let walked = s.pending.iter().map(|&g| self.seg_bytes(g) as u64).sum();
+                (s.pending_bytes, walked)
+            })
+            .collect()
+    }
+}
+
+impl Endpoint for PdqSender {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
         self.last_call = now;
         if self.finished {
             return;
@@ -312,7 +408,7 @@ impl PdqSender {
         self.after_progress(now);
     }
 
-    pub fn handle_timeout(&mut self, now: Time) {
+    fn handle_timeout(&mut self, now: Time) {
         self.last_call = now;
         if self.finished {
             return;
@@ -342,105 +438,7 @@ impl PdqSender {
         self.after_progress(now);
     }
 
-    /// After an ACK or a timer: completion, Early Termination, M-PDQ load shifting, idle
-    /// subflows closing.
-    fn after_progress(&mut self, now: Time) {
-        if self.acked_count == self.segments {
-            self.finish(now, EndpointEvent::SenderDone);
-            return;
-        }
-        if self.check_termination(now) {
-            return;
-        }
-        if self.subs.len() > 1 && now >= self.next_shift {
-            self.shift_load(now);
-        }
-    }
-
-    /// Early Termination (§3.1), for deadline flows: the deadline has passed, the remaining
-    /// bytes cannot make it even at the NIC rate, or the flow is paused with less than an RTT
-    /// left.
-    fn check_termination(&mut self, now: Time) -> bool {
-        let Some(d) = self.deadline.filter(|_| self.p.early_termination) else {
-            return false;
-        };
-        let remaining = self.nic.tx_time(self.unacked_bytes());
-        let paused = self.subs.iter().all(|s| !s.sending());
-        let rtt = self.subs.iter().filter_map(|s| s.rtt).min();
-        let hopeless =
-            now >= d || now + remaining > d || (paused && rtt.is_some_and(|r| now + r > d));
-        if hopeless {
-            self.finish(now, EndpointEvent::Terminated);
-        }
-        hopeless
-    }
-
-    /// The application gives up: TERM on every open subflow, as Early Termination does.
-    pub fn abort(&mut self, now: Time) -> bool {
-        if self.finished {
-            return false;
-        }
-        self.finish(now, EndpointEvent::Terminated);
-        true
-    }
-
-    /// Ends the flow: a TERM on every subflow still open, then `event`.
-    fn finish(&mut self, now: Time, event: EndpointEvent) {
-        for k in 0..self.subs.len() {
-            self.close(k, now);
-        }
-        self.finished = true;
-        self.events.push_back(event);
-    }
-
-    fn close(&mut self, k: usize, now: Time) {
-        if self.subs[k].phase != Phase::Closed {
-            let s = &self.subs[k];
-            let term = self.packet(s, now, PacketKind::Fin, 0, 0);
-            self.terms.push_back(term);
-            self.subs[k].phase = Phase::Closed;
-            self.subs[k].rate_bps = 0;
-        }
-    }
-
-    /// M-PDQ (§6): once per RTT, moves unsent load of every paused subflow to the sending
-    /// subflow with the least remaining load, half the difference between the two; closes
-    /// subflows left with nothing to do.
-    fn shift_load(&mut self, now: Time) {
-        let rtt = self.subs.iter().filter_map(|s| s.rtt).min();
-        self.next_shift = now + rtt.unwrap_or(Time::ZERO);
-        for k in 0..self.subs.len() {
-            let s = &self.subs[k];
-            if s.phase != Phase::Open || s.rate_bps > 0 || s.pending.is_empty() {
-                continue;
-            }
-            let target = (0..self.subs.len())
-                .filter(|&j| self.subs[j].sending())
-                .min_by_key(|&j| (self.subs[j].remaining_segments(), j));
-            if let Some(j) = target {
-                // Enough to even the two out (from the paused subflow's tail): repeated every
-                // RTT this spreads a paused subflow's load over the sending ones without ever
-                // leaving the receiving subflow with more than the paused one had.
-                let gap = self.subs[k].remaining_segments() as isize
-                    - self.subs[j].remaining_segments() as isize;
-                let pending = &mut self.subs[k].pending;
-                let n = (gap.max(0) as usize).div_ceil(2).min(pending.len());
-                let moved: Vec<u32> = pending.drain(pending.len() - n..).collect();
-                let bytes: u64 = moved.iter().map(|&g| self.seg_bytes(g) as u64).sum();
-                self.subs[k].pending_bytes -= bytes;
-                self.subs[j].pending_bytes += bytes;
-                self.subs[j].pending.extend(moved);
-            }
-        }
-        for k in 0..self.subs.len() {
-            let s = &self.subs[k];
-            if s.phase == Phase::Open && s.remaining_segments() == 0 {
-                self.close(k, now);
-            }
-        }
-    }
-
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         if let Some(t) = self.terms.pop_front() {
             return Some(t);
         }
@@ -486,7 +484,7 @@ impl PdqSender {
         None
     }
 
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         if self.finished {
             return None;
         }
@@ -522,41 +520,48 @@ impl PdqSender {
         (due != Time::MAX).then_some(due)
     }
 
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
         self.events.pop_front()
     }
 
-    pub fn stats(&self) -> SenderStats {
+    /// The application gives up: TERM on every open subflow, as Early Termination does.
+    fn abort(&mut self, now: Time) -> bool {
+        if self.finished {
+            return false;
+        }
+        self.finish(now, EndpointEvent::Terminated);
+        true
+    }
+}
+
+impl SenderEndpoint for PdqSender {
+    fn start(&mut self, now: Time) {
+        self.last_call = now;
+        for s in &mut self.subs {
+            s.paused_since = Some(now);
+        }
+        self.check_termination(now);
+    }
+
+    fn stats(&self) -> SenderStats {
         self.stats
     }
 
-    pub fn cwnd(&self) -> u64 {
+    fn cwnd(&self) -> u64 {
         0
     }
 
-    /// The acknowledged prefix of the flow's bytes (PDQ acknowledges each segment alone):
-    /// the first byte of the first segment not yet acknowledged, or the size when all are.
-    pub fn snd_una(&self) -> u64 {
-        (self.acked_prefix as u64 * self.p.mss as u64).min(self.size)
-    }
-
-    /// Each subflow's unsent bytes as kept, and as a walk over its segments finds them.
-    #[cfg(test)]
-    pub(super) fn pending_bytes_kept_and_walked(&self) -> Vec<(u64, u64)> {
-        self.subs
-            .iter()
-            .map(|s| {
-                let walked = s.pending.iter().map(|&g| self.seg_bytes(g) as u64).sum();
-                (s.pending_bytes, walked)
-            })
-            .collect()
-    }
-
-    pub fn bytes_in_flight(&self) -> u64 {
+    fn bytes_in_flight(&self) -> u64 {
         self.subs
             .iter()
             .flat_map(|s| s.outstanding.iter())
             .map(|&(g, _)| self.seg_bytes(g) as u64)
             .sum()
+    }
+
+    /// The acknowledged prefix of the flow's bytes (PDQ acknowledges each segment alone):
+    /// the first byte of the first segment not yet acknowledged, or the size when all are.
+    fn snd_una(&self) -> u64 {
+        (self.acked_prefix as u64 * self.p.mss as u64).min(self.size)
     }
 }

@@ -6,7 +6,7 @@ use super::header::{kbps_to_bps, link_id, PdqHeader};
 use crate::net::network::{Network, Port};
 use crate::net::packet::{Packet, PacketKind};
 use crate::net::{NodeIdx, PortIdx};
-use crate::protocols::agent::{Admission, SilenceSweep};
+use crate::protocols::agent::{Admission, SilenceSweep, SwitchHooks};
 use crate::units::Time;
 
 /// The switch-side knobs (each optimisation can be turned off).
@@ -454,13 +454,36 @@ impl PdqAgent {
         &mut self.paths[i]
     }
 
-    pub fn on_enqueue(
+    /// The port a reverse packet (ACK) leaves `node` by: back over the link its flow's data
+    /// came in on, so that Algorithm 3 runs on the links Algorithm 1 ran on.
+    pub fn reverse_route(&self, node: NodeIdx, pkt: &Packet) -> Option<PortIdx> {
+        if !pkt.kind.is_reverse() {
+            return None;
+        }
+        let h = PdqHeader::read(pkt)?;
+        let i = pkt.flow as usize * self.subflows as usize + h.subflow as usize;
+        self.paths
+            .get(i)?
+            .iter()
+            .find(|(n, _)| *n == node)
+            .map(|&(_, p)| p)
+    }
+}
+
+impl SwitchHooks for PdqAgent {
+    /// PDQ's ACKs retrace their data's path, whatever the candidates.
+    fn route(
         &mut self,
-        now: Time,
-        port: PortIdx,
-        at: &Port,
-        pkt: &mut Packet,
-    ) -> Admission {
+        _now: Time,
+        node: NodeIdx,
+        pkt: &Packet,
+        _candidates: &[PortIdx],
+        _ports: &[Port],
+    ) -> Option<PortIdx> {
+        self.reverse_route(node, pkt)
+    }
+
+    fn on_enqueue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) -> Admission {
         let Some(mut h) = PdqHeader::read(pkt) else {
             return Admission::Normal;
         };
@@ -503,21 +526,6 @@ impl PdqAgent {
         } else {
             Admission::Normal
         }
-    }
-
-    /// The port a reverse packet (ACK) leaves `node` by: back over the link its flow's data
-    /// came in on, so that Algorithm 3 runs on the links Algorithm 1 ran on.
-    pub fn reverse_route(&self, node: NodeIdx, pkt: &Packet) -> Option<PortIdx> {
-        if !pkt.kind.is_reverse() {
-            return None;
-        }
-        let h = PdqHeader::read(pkt)?;
-        let i = pkt.flow as usize * self.subflows as usize + h.subflow as usize;
-        self.paths
-            .get(i)?
-            .iter()
-            .find(|(n, _)| *n == node)
-            .map(|&(_, p)| p)
     }
 }
 

@@ -5,6 +5,7 @@ use super::header::{PdqHeader, NO_DEADLINE};
 use super::sender::PROBE_SEQ;
 use super::*;
 use crate::net::packet::{Packet, PacketKind};
+use crate::protocols::{Endpoint, Protocol, ReceiverEndpoint, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, TransportConfig};
 use crate::units::Rate;
 

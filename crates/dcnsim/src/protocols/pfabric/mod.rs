@@ -8,7 +8,7 @@
 //!   flow size − `snd_una` when the packet is sent (remaining *unacknowledged* bytes, as YAPS
 //!   `get_priority` computes it; without SACK nothing else is known to be delivered). ACKs
 //!   carry rank 0, the top priority.
-//! * **Switches** (§4.1) run [`Discipline::Pfabric`](crate::net::queue::Discipline::Pfabric) on
+//! * **Switches** (§4.1) run [`Discipline::Pfabric`] on
 //!   every port, host NICs included (the ns-2 script puts priority queues on NICs too): send the
 //!   oldest packet of the flow that has the best-ranked packet; when the buffer is full drop the
 //!   worst-ranked packet in the queue, the arriving one included. No switch agent: the rank is
@@ -114,9 +114,12 @@ mod tests;
 pub use sender::PfabricSender;
 
 use crate::error::{ConfigError, ConfigResult};
+use crate::net::network::Network;
+use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
-use crate::protocols::TransportConfig;
-use crate::units::Time;
+use crate::protocols::tcp::TcpReceiver;
+use crate::protocols::{Caps, FlowSetup, FluidPolicy, NoAgent, Protocol, TransportConfig};
+use crate::units::{Rate, Time};
 use crate::validate::{at_least_one, micros_or};
 
 pub const DEFAULT_INIT_CWND_PKTS: u32 = 12;
@@ -144,7 +147,23 @@ pub struct PfabricParams {
 }
 
 impl PfabricParams {
-    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<PfabricParams> {
+    /// Buffer of every port when the scenario sets none: 2 BDP = 2 initial windows.
+    pub fn default_buffer_pkts(&self) -> u64 {
+        2 * self.init_cwnd_pkts as u64
+    }
+}
+
+impl Protocol for PfabricParams {
+    const NAMES: &'static [(&'static str, &'static str)] = &[(
+        "pfabric",
+        "pFabric (Alizadeh et al., SIGCOMM 2013): remaining-size priorities, tiny buffers, line-rate start",
+    )];
+    type Sender = PfabricSender;
+    /// TCP's cumulative-ACK receiver.
+    type Receiver = TcpReceiver;
+    type Agent = NoAgent;
+
+    fn from_config(cfg: &TransportConfig) -> ConfigResult<PfabricParams> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
         let init = at_least_one(
             "transport.init_cwnd_pkts",
@@ -188,9 +207,32 @@ impl PfabricParams {
         })
     }
 
-    /// Buffer of every port when the scenario sets none: 2 BDP = 2 initial windows.
-    pub fn default_buffer_pkts(&self) -> u64 {
-        2 * self.init_cwnd_pkts as u64
+    fn caps(&self) -> Caps {
+        Caps {
+            discipline: Discipline::Pfabric,
+            default_buffer_pkts: Some(self.default_buffer_pkts()),
+            derives_defaults_from_network: true,
+            ..Caps::plain(self.mss, self.header, FluidPolicy::Srpt)
+        }
+    }
+
+    fn network_defaults(
+        &self,
+        cfg: &mut TransportConfig,
+        scale: Option<&PathScale>,
+        _net: &Network,
+    ) {
+        if let Some(scale) = scale {
+            network_defaults(cfg, scale, (self.mss + self.header) as u64);
+        }
+    }
+
+    fn new_sender(&self, flow: &FlowSetup, _nic_rate: Rate) -> PfabricSender {
+        PfabricSender::new(self, flow)
+    }
+
+    fn new_receiver(&self, flow: &FlowSetup) -> TcpReceiver {
+        TcpReceiver::with_header_bytes(self.header, flow)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::PfabricParams;
 use crate::net::packet::{FlowId, HostId, Packet, PacketKind};
+use crate::protocols::{Endpoint, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::Time;
 
@@ -65,15 +66,37 @@ impl PfabricSender {
         }
     }
 
-    /// No handshake: the first window leaves at once.
-    pub fn start(&mut self, _now: Time) {
-        self.started = true;
-        if self.size == 0 {
-            self.finish();
-        }
+    pub fn is_probing(&self) -> bool {
+        self.probing
     }
 
-    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+    fn finish(&mut self) {
+        self.done = true;
+        self.deadline = None;
+        self.event = Some(EndpointEvent::SenderDone);
+    }
+
+    fn packet(&self, now: Time, seq: u64, payload: u32, retransmit: bool) -> Packet {
+        Packet {
+            flow: self.flow,
+            src: self.src,
+            dst: self.dst,
+            path_key: self.path_key,
+            kind: PacketKind::Data,
+            seq,
+            payload,
+            size: payload + self.header,
+            retransmit,
+            ts: now,
+            // §4.1: priority = remaining flow size (here: bytes not yet acknowledged).
+            rank: self.size - self.snd_una,
+            ..Default::default()
+        }
+    }
+}
+
+impl Endpoint for PfabricSender {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
         if self.done || pkt.kind != PacketKind::Ack || pkt.ack > self.snd_max {
             return;
         }
@@ -104,7 +127,7 @@ impl PfabricSender {
         self.deadline = (self.snd_max > self.snd_una).then(|| now + self.rto);
     }
 
-    pub fn handle_timeout(&mut self, now: Time) {
+    fn handle_timeout(&mut self, now: Time) {
         match self.deadline {
             Some(d) if now >= d && !self.done => {}
             _ => return,
@@ -121,7 +144,7 @@ impl PfabricSender {
         self.deadline = Some(now + self.rto);
     }
 
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         if !self.started || self.done {
             return None;
         }
@@ -152,56 +175,38 @@ impl PfabricSender {
         Some(self.packet(now, seq, payload as u32, retransmit))
     }
 
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         self.deadline
     }
 
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
         self.event.take()
     }
+}
 
-    pub fn stats(&self) -> SenderStats {
+impl SenderEndpoint for PfabricSender {
+    /// No handshake: the first window leaves at once.
+    fn start(&mut self, _now: Time) {
+        self.started = true;
+        if self.size == 0 {
+            self.finish();
+        }
+    }
+
+    fn stats(&self) -> SenderStats {
         self.stats
     }
 
-    pub fn cwnd(&self) -> u64 {
+    fn cwnd(&self) -> u64 {
         self.cwnd
     }
 
-    pub fn bytes_in_flight(&self) -> u64 {
+    fn bytes_in_flight(&self) -> u64 {
         self.snd_max - self.snd_una
     }
 
     /// The cumulative acknowledgement: every byte below it has been acknowledged.
-    pub fn snd_una(&self) -> u64 {
+    fn snd_una(&self) -> u64 {
         self.snd_una
-    }
-
-    pub fn is_probing(&self) -> bool {
-        self.probing
-    }
-
-    fn finish(&mut self) {
-        self.done = true;
-        self.deadline = None;
-        self.event = Some(EndpointEvent::SenderDone);
-    }
-
-    fn packet(&self, now: Time, seq: u64, payload: u32, retransmit: bool) -> Packet {
-        Packet {
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            path_key: self.path_key,
-            kind: PacketKind::Data,
-            seq,
-            payload,
-            size: payload + self.header,
-            retransmit,
-            ts: now,
-            // §4.1: priority = remaining flow size (here: bytes not yet acknowledged).
-            rank: self.size - self.snd_una,
-            ..Default::default()
-        }
     }
 }

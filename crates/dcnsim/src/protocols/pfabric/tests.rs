@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::net::packet::{Packet, PacketKind};
+use crate::protocols::{Endpoint, Protocol, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup};
 
 const MSS: u64 = 1460;

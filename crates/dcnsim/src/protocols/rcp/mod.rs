@@ -164,10 +164,12 @@ pub use sender::RcpSender;
 pub use switch::{rate_law, RcpSwitch};
 
 use crate::error::{ConfigError, ConfigResult};
+use crate::net::network::Network;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::rto_bounds;
-use crate::protocols::TransportConfig;
-use crate::units::Time;
+use crate::protocols::tcp::TcpReceiver;
+use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol, TransportConfig};
+use crate::units::{Rate, Time};
 use crate::validate::number_in;
 
 /// α of the published law and of both variants (the CCR paper's value).
@@ -285,8 +287,17 @@ pub fn network_defaults(cfg: &mut TransportConfig, scale: &PathScale) {
     cfg.rcp_init_rate.get_or_insert(init_rate);
 }
 
-impl RcpParams {
-    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<RcpParams> {
+impl Protocol for RcpParams {
+    const NAMES: &'static [(&'static str, &'static str)] = &[(
+        "rcp",
+        "RCP (Dukkipati et al., IWQoS 2005): per-link rate R(t), senders paced at the path minimum",
+    )];
+    type Sender = RcpSender;
+    /// TCP's cumulative-ACK receiver, whose replies carry RCP's header.
+    type Receiver = TcpReceiver;
+    type Agent = RcpSwitch;
+
+    fn from_config(cfg: &TransportConfig) -> ConfigResult<RcpParams> {
         crate::protocols::refuse_unused_keys(cfg, KEYS)?;
         let variant = Variant::from_config(cfg)?;
         let (alpha, beta, init_rate) = variant.gains(FALLBACK_BDP_BYTES);
@@ -317,5 +328,35 @@ impl RcpParams {
             initial_rto: rto.initial,
             max_rto: rto.max,
         })
+    }
+
+    fn caps(&self) -> Caps {
+        Caps {
+            derives_defaults_from_network: true,
+            ..Caps::plain(self.mss, self.header + HEADER_BYTES, FluidPolicy::MaxMin)
+        }
+    }
+
+    fn network_defaults(
+        &self,
+        cfg: &mut TransportConfig,
+        scale: Option<&PathScale>,
+        _net: &Network,
+    ) {
+        if let Some(scale) = scale {
+            network_defaults(cfg, scale);
+        }
+    }
+
+    fn new_sender(&self, flow: &FlowSetup, _nic_rate: Rate) -> RcpSender {
+        RcpSender::new(self, flow)
+    }
+
+    fn new_receiver(&self, flow: &FlowSetup) -> TcpReceiver {
+        TcpReceiver::with_header_bytes(self.header + HEADER_BYTES, flow)
+    }
+
+    fn new_agent(&self, net: &Network, _memr: bool) -> Option<RcpSwitch> {
+        Some(RcpSwitch::new(self, net))
     }
 }

@@ -4,6 +4,7 @@ use super::{RcpHeader, RcpParams, HEADER_BYTES, RATE_UNSET};
 use crate::net::packet::{Header, Packet, PacketKind};
 use crate::protocols::paced::PacedCore;
 use crate::protocols::tcp::RttEstimator;
+use crate::protocols::{Endpoint, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::{Rate, Time};
 
@@ -36,58 +37,12 @@ impl RcpSender {
         }
     }
 
-    pub fn start(&mut self, now: Time) {
-        if self.state == State::Idle {
-            self.state = State::SynSent;
-            self.syn_pending = true;
-            self.core.rto_at = Some(now + self.core.rtt.rto());
-        }
-    }
-
     /// The rate the network names in a reply; an unstamped header keeps the current rate.
     fn take_rate(&mut self, pkt: &Packet) {
         if let Header::Rcp(h) = pkt.header {
             if h.rate_kbps != RATE_UNSET {
                 self.core.rate = Rate(h.rate_kbps as u64 * 1000);
             }
-        }
-    }
-
-    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
-        match (self.state, pkt.kind) {
-            (State::SynSent, PacketKind::SynAck) => {
-                self.core.rtt.on_sample(now.saturating_sub(pkt.ts_echo));
-                self.take_rate(pkt);
-                self.state = State::Established;
-                self.syn_pending = false;
-                self.core.rto_at = None;
-                if self.core.all_acked() {
-                    self.finish();
-                }
-            }
-            (State::Established, PacketKind::Ack) => {
-                let refresh = matches!(pkt.header, Header::Rcp(h) if h.refresh);
-                self.core.on_ack(now, pkt, !refresh);
-                self.take_rate(pkt);
-                if self.core.all_acked() {
-                    self.finish();
-                }
-            }
-            _ => {}
-        }
-    }
-
-    pub fn handle_timeout(&mut self, now: Time) {
-        if !self.core.rto_due(now) {
-            return;
-        }
-        match self.state {
-            State::SynSent => {
-                self.syn_pending = true;
-                self.core.on_syn_timeout(now);
-            }
-            State::Established if self.core.snd_max > self.core.snd_una => self.core.on_rto(now),
-            _ => self.core.rto_at = None,
         }
     }
 
@@ -117,7 +72,57 @@ impl RcpSender {
         }
     }
 
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+    pub fn rate(&self) -> Rate {
+        self.core.rate
+    }
+
+    fn finish(&mut self) {
+        self.state = State::Done;
+        self.core.rto_at = None;
+        self.event = Some(EndpointEvent::SenderDone);
+    }
+}
+
+impl Endpoint for RcpSender {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+        match (self.state, pkt.kind) {
+            (State::SynSent, PacketKind::SynAck) => {
+                self.core.rtt.on_sample(now.saturating_sub(pkt.ts_echo));
+                self.take_rate(pkt);
+                self.state = State::Established;
+                self.syn_pending = false;
+                self.core.rto_at = None;
+                if self.core.all_acked() {
+                    self.finish();
+                }
+            }
+            (State::Established, PacketKind::Ack) => {
+                let refresh = matches!(pkt.header, Header::Rcp(h) if h.refresh);
+                self.core.on_ack(now, pkt, !refresh);
+                self.take_rate(pkt);
+                if self.core.all_acked() {
+                    self.finish();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        if !self.core.rto_due(now) {
+            return;
+        }
+        match self.state {
+            State::SynSent => {
+                self.syn_pending = true;
+                self.core.on_syn_timeout(now);
+            }
+            State::Established if self.core.snd_max > self.core.snd_una => self.core.on_rto(now),
+            _ => self.core.rto_at = None,
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         match self.state {
             State::SynSent if self.syn_pending => {
                 self.syn_pending = false;
@@ -147,7 +152,7 @@ impl RcpSender {
         }
     }
 
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&self) -> Option<Time> {
         let pace = match self.state {
             State::Established => self.core.next_send_time(),
             _ => None,
@@ -158,35 +163,35 @@ impl RcpSender {
             .min()
     }
 
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
         self.event.take()
     }
+}
 
-    pub fn stats(&self) -> SenderStats {
+impl SenderEndpoint for RcpSender {
+    fn start(&mut self, now: Time) {
+        if self.state == State::Idle {
+            self.state = State::SynSent;
+            self.syn_pending = true;
+            self.core.rto_at = Some(now + self.core.rtt.rto());
+        }
+    }
+
+    fn stats(&self) -> SenderStats {
         self.core.stats
     }
 
     /// No window: 0 in traces (the rate is [`RcpSender::rate`]).
-    pub fn cwnd(&self) -> u64 {
+    fn cwnd(&self) -> u64 {
         0
     }
 
-    pub fn bytes_in_flight(&self) -> u64 {
+    fn bytes_in_flight(&self) -> u64 {
         self.core.snd_max - self.core.snd_una
     }
 
     /// The cumulative acknowledgement: every byte below it has been acknowledged.
-    pub fn snd_una(&self) -> u64 {
+    fn snd_una(&self) -> u64 {
         self.core.snd_una
-    }
-
-    pub fn rate(&self) -> Rate {
-        self.core.rate
-    }
-
-    fn finish(&mut self) {
-        self.state = State::Done;
-        self.core.rto_at = None;
-        self.event = Some(EndpointEvent::SenderDone);
     }
 }

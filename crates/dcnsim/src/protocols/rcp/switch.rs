@@ -4,7 +4,7 @@ use super::{RcpParams, RATE_UNSET};
 use crate::net::network::{Network, Port};
 use crate::net::packet::{Header, Packet};
 use crate::net::PortIdx;
-use crate::protocols::agent::Admission;
+use crate::protocols::agent::{Admission, SwitchHooks};
 use crate::units::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -76,7 +76,9 @@ impl RcpSwitch {
         self.links[port as usize].d0_s
     }
 
-    pub fn on_enqueue(&mut self, now: Time, port: PortIdx, pkt: &mut Packet) -> Admission {
+    /// Counts the packet into the port's arrivals and stamps the port's rate into its header
+    /// (the path minimum).
+    pub fn stamp(&mut self, now: Time, port: PortIdx, pkt: &mut Packet) -> Admission {
         let link = &mut self.links[port as usize];
         link.arrived_bytes += pkt.size as u64;
         if link.next_update.is_none() {
@@ -101,23 +103,6 @@ impl RcpSwitch {
         Admission::Normal
     }
 
-    pub fn poll_timeout(&self) -> Option<Time> {
-        self.wake.peek().map(|Reverse((t, _))| *t)
-    }
-
-    pub fn handle_timeout(&mut self, now: Time, ports: &[Port]) {
-        while let Some(&Reverse((due, port))) = self.wake.peek() {
-            if due > now {
-                break;
-            }
-            self.wake.pop();
-            let q = ports[port as usize].queue.len_bytes();
-            if let Some(next) = self.update(port, now, q) {
-                self.wake.push(Reverse((next, port)));
-            }
-        }
-    }
-
     /// The rate law for one link; returns its next update time, or `None` if it sleeps.
     fn update(&mut self, port: PortIdx, now: Time, queue_bytes: u64) -> Option<Time> {
         let (alpha, beta) = (self.alpha, self.beta);
@@ -139,6 +124,29 @@ impl RcpSwitch {
         link.last_update = now;
         link.next_update = (!idle).then(|| now + interval(link.d0_s));
         link.next_update
+    }
+}
+
+impl SwitchHooks for RcpSwitch {
+    fn on_enqueue(&mut self, now: Time, port: PortIdx, _at: &Port, pkt: &mut Packet) -> Admission {
+        self.stamp(now, port, pkt)
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        self.wake.peek().map(|Reverse((t, _))| *t)
+    }
+
+    fn handle_timeout(&mut self, now: Time, ports: &[Port]) {
+        while let Some(&Reverse((due, port))) = self.wake.peek() {
+            if due > now {
+                break;
+            }
+            self.wake.pop();
+            let q = ports[port as usize].queue.len_bytes();
+            if let Some(next) = self.update(port, now, q) {
+                self.wake.push(Reverse((next, port)));
+            }
+        }
     }
 }
 

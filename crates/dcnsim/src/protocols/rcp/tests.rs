@@ -4,8 +4,9 @@
 use super::*;
 use crate::net::packet::{Header, Packet, PacketKind};
 use crate::net::scale::PathScale;
-use crate::protocols::agent::SwitchAgent;
+use crate::protocols::SwitchAgent;
 use crate::protocols::Transport;
+use crate::protocols::{Protocol, SwitchHooks};
 use crate::topo::TopologyConfig;
 
 /// A two-host star at 10 Gb/s: ports 0 (h0→sw), 1 (sw→h0), 2 (h1→sw), 3 (sw→h1), under
@@ -23,7 +24,7 @@ fn star_switch(variant: &str) -> (RcpSwitch, crate::net::Network) {
         ..Default::default()
     })
     .unwrap();
-    match SwitchAgent::new(&t, &net, crate::lb::LbKind::Ecmp) {
+    match SwitchAgent::new(&t, &net, false) {
         Some(SwitchAgent::Rcp(s)) => (s, net),
         _ => panic!("rcp has a switch agent"),
     }
@@ -53,14 +54,14 @@ fn stamped(p: &Packet) -> u32 {
 fn forward_packets_carry_the_path_minimum_and_acks_are_untouched() {
     let (mut s, _net) = star_switch("published");
     let mut p = data(RATE_UNSET, 0, 1508);
-    s.on_enqueue(Time::ZERO, 3, &mut p);
+    s.stamp(Time::ZERO, 3, &mut p);
     assert_eq!(stamped(&p), 10_000_000, "an idle link offers C (R(0) = C)");
     let (mut ps, _net) = star_switch("ps");
     let mut p = data(RATE_UNSET, 0, 1508);
-    ps.on_enqueue(Time::ZERO, 3, &mut p);
+    ps.stamp(Time::ZERO, 3, &mut p);
     assert_eq!(stamped(&p), 500_000, "the ps variant starts at 0.05·C");
     let mut slower = data(2_000_000, 0, 1508);
-    s.on_enqueue(Time::ZERO, 3, &mut slower);
+    s.stamp(Time::ZERO, 3, &mut slower);
     assert_eq!(
         stamped(&slower),
         2_000_000,
@@ -68,7 +69,7 @@ fn forward_packets_carry_the_path_minimum_and_acks_are_untouched() {
     );
     let mut ack = data(1234, 0, 48);
     ack.kind = PacketKind::Ack;
-    s.on_enqueue(Time::ZERO, 3, &mut ack);
+    s.stamp(Time::ZERO, 3, &mut ack);
     assert_eq!(stamped(&ack), 1234);
 }
 
@@ -78,7 +79,7 @@ fn rate_law_hand_computed() {
     // First arrival at t = 0 wakes port 3; d0 = 10 µs (initial), so the update is at 10 µs.
     // 25 000 B arrive in the interval: y = 20 Gb/s = 2C. Queue empty.
     for _ in 0..25 {
-        s.on_enqueue(Time::ZERO, 3, &mut data(RATE_UNSET, 20_000, 1000));
+        s.stamp(Time::ZERO, 3, &mut data(RATE_UNSET, 20_000, 1000));
     }
     assert_eq!(s.poll_timeout(), Some(Time::from_us(10)));
     s.handle_timeout(Time::from_us(10), &net.ports);
@@ -94,7 +95,7 @@ fn rate_law_hand_computed() {
     assert_eq!(s.rate_bps(3), 10e9);
     // At C, idle and empty: the link sleeps until its next packet.
     assert_eq!(s.poll_timeout(), None);
-    s.on_enqueue(Time::from_us(70), 3, &mut data(RATE_UNSET, 0, 100));
+    s.stamp(Time::from_us(70), 3, &mut data(RATE_UNSET, 0, 100));
     assert_eq!(s.poll_timeout(), Some(Time::from_us(90)));
 }
 

@@ -118,7 +118,9 @@ pub(crate) use rto::RttEstimator;
 pub use sender::TcpSender;
 
 use crate::error::{ConfigError, ConfigResult};
-use crate::protocols::TransportConfig;
+use crate::net::network::Network;
+use crate::net::scale::PathScale;
+use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol, TransportConfig};
 use crate::units::{Rate, Time};
 use crate::validate::{at_least_one, RtoBounds, RtoDefaults};
 
@@ -227,8 +229,31 @@ pub(crate) fn rto_bounds(cfg: &TransportConfig) -> ConfigResult<RtoBounds> {
     )
 }
 
-impl TcpParams {
-    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<TcpParams> {
+impl Protocol for TcpParams {
+    const NAMES: &'static [(&'static str, &'static str)] = &[
+        (
+            "tcp",
+            "TCP NewReno (RFC 5681/6582/6298) over drop-tail queues",
+        ),
+        (
+            "dctcp",
+            "DCTCP (Alizadeh et al., SIGCOMM 2010): ECN marking at K, alpha-proportional cut",
+        ),
+        (
+            "d2tcp",
+            "D2TCP (Vamanan et al., SIGCOMM 2012): DCTCP with the deadline-imminence penalty alpha^d",
+        ),
+        (
+            "mcp",
+            "MCP: window updated once per RTT from the deadline deficit and the path's queue and price (approx: ECN only; opt: exact)",
+        ),
+    ];
+    type Sender = TcpSender;
+    type Receiver = TcpReceiver;
+    /// MCP-Opt's ports sum the path's queues and prices; the rest of the family has none.
+    type Agent = crate::protocols::mcp::McpSwitch;
+
+    fn from_config(cfg: &TransportConfig) -> ConfigResult<TcpParams> {
         let protocol = cfg.protocol.as_str();
         if !matches!(protocol, "tcp" | "dctcp" | "d2tcp" | "mcp") {
             return Err(ConfigError::new(
@@ -353,10 +378,49 @@ impl TcpParams {
         })
     }
 
+    fn name(&self) -> &'static str {
+        self.variant.name()
+    }
+
+    fn caps(&self) -> Caps {
+        let mcp_opt = matches!(&self.variant, Variant::Mcp(m) if m.opt);
+        Caps {
+            uses_ecn: self.variant.uses_ecn(),
+            derives_defaults_from_network: mcp_opt,
+            ..Caps::plain(self.mss, self.header, FluidPolicy::MaxMin)
+        }
+    }
+
+    fn network_defaults(
+        &self,
+        cfg: &mut TransportConfig,
+        scale: Option<&PathScale>,
+        _net: &Network,
+    ) {
+        if let Some(scale) = scale {
+            crate::protocols::mcp::network_defaults(cfg, scale);
+        }
+    }
+
+    fn new_sender(&self, flow: &FlowSetup, _nic_rate: Rate) -> TcpSender {
+        TcpSender::new(self, flow)
+    }
+
+    fn new_receiver(&self, flow: &FlowSetup) -> TcpReceiver {
+        TcpReceiver::new(self, flow)
+    }
+
+    fn new_agent(&self, net: &Network, _memr: bool) -> Option<Self::Agent> {
+        match &self.variant {
+            Variant::Mcp(m) if m.opt => Some(crate::protocols::mcp::McpSwitch::new(m, net)),
+            _ => None,
+        }
+    }
+
     /// DCTCP's default marking threshold K (packets, instantaneous queue) for a port of this
     /// rate whose link sets none; `None` for plain TCP, which sends nothing ECN-capable. See
     /// the parameter table for the rule.
-    pub fn default_ecn_k_pkts(&self, rate: Rate) -> Option<u32> {
+    fn default_ecn_k_pkts(&self, rate: Rate) -> Option<u32> {
         if !self.variant.uses_ecn() {
             return None;
         }

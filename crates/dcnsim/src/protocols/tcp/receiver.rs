@@ -8,6 +8,7 @@
 
 use super::TcpParams;
 use crate::net::packet::{Ecn, FlowId, HostId, Packet, PacketKind};
+use crate::protocols::{Endpoint, ReceiverEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -55,46 +56,6 @@ impl TcpReceiver {
             completed: false,
             event: None,
         }
-    }
-
-    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
-        match pkt.kind {
-            // Every SYN is answered, duplicates included: the sender retransmits its SYN when
-            // the SYN *or* the SYN-ACK was lost, and only a fresh SYN-ACK can end its wait.
-            PacketKind::Syn => {
-                self.reply(now, PacketKind::SynAck, pkt);
-                // A zero-byte flow is complete as soon as it is open (never made by the
-                // workload; handled so that it cannot hang or panic).
-                self.check_complete();
-            }
-            PacketKind::Data => {
-                let end = pkt.seq + pkt.payload as u64;
-                self.absorb(pkt.seq, end);
-                self.reply(now, PacketKind::Ack, pkt);
-                self.check_complete();
-            }
-            // ACKs and SYN-ACKs travel the other way; FIN is not used.
-            _ => {}
-        }
-    }
-
-    /// No timers: without delayed ACKs the receiver only ever reacts to packets.
-    pub fn handle_timeout(&mut self, _now: Time) {}
-
-    pub fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
-        self.out.pop_front()
-    }
-
-    pub fn poll_timeout(&self) -> Option<Time> {
-        None
-    }
-
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
-        self.event.take()
-    }
-
-    pub fn bytes_delivered(&self) -> u64 {
-        self.rcv_nxt.min(self.size)
     }
 
     /// Records the byte range `[seq, end)` as received.
@@ -160,10 +121,54 @@ impl TcpReceiver {
     }
 }
 
+impl Endpoint for TcpReceiver {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+        match pkt.kind {
+            // Every SYN is answered, duplicates included: the sender retransmits its SYN when
+            // the SYN *or* the SYN-ACK was lost, and only a fresh SYN-ACK can end its wait.
+            PacketKind::Syn => {
+                self.reply(now, PacketKind::SynAck, pkt);
+                // A zero-byte flow is complete as soon as it is open (never made by the
+                // workload; handled so that it cannot hang or panic).
+                self.check_complete();
+            }
+            PacketKind::Data => {
+                let end = pkt.seq + pkt.payload as u64;
+                self.absorb(pkt.seq, end);
+                self.reply(now, PacketKind::Ack, pkt);
+                self.check_complete();
+            }
+            // ACKs and SYN-ACKs travel the other way; FIN is not used.
+            _ => {}
+        }
+    }
+
+    /// No timers: without delayed ACKs the receiver only ever reacts to packets.
+    fn handle_timeout(&mut self, _now: Time) {}
+
+    fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
+        self.out.pop_front()
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        None
+    }
+
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
+        self.event.take()
+    }
+}
+
+impl ReceiverEndpoint for TcpReceiver {
+    fn bytes_delivered(&self) -> u64 {
+        self.rcv_nxt.min(self.size)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::TransportConfig;
+    use crate::protocols::{Protocol, TransportConfig};
 
     const MSS: u64 = 1460;
 

@@ -13,6 +13,7 @@ use super::cc::{Ack, CongestionControl, Conn, Controller, Window};
 use super::rto::RttEstimator;
 use super::TcpParams;
 use crate::net::packet::{Ecn, FlowId, HostId, Packet, PacketKind};
+use crate::protocols::{Endpoint, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::Time;
 
@@ -122,129 +123,9 @@ impl TcpSender {
         }
     }
 
-    /// Opens the connection: queues the SYN and arms the timer that retransmits it.
-    pub fn start(&mut self, now: Time) {
-        if self.state != State::Idle {
-            return;
-        }
-        self.state = State::SynSent;
-        self.syn_pending = true;
-        self.deadline = Some(now + self.rtt.rto());
-    }
-
-    pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
-        match (self.state, pkt.kind) {
-            (State::SynSent, PacketKind::SynAck) => {
-                // The echo names the SYN transmission that was answered, so the sample is
-                // valid even after a SYN retransmission.
-                self.rtt.on_sample(now.saturating_sub(pkt.ts_echo));
-                self.state = State::Established;
-                self.syn_pending = false;
-                self.deadline = None;
-                let c = self.conn(now);
-                self.cc.on_established(&c, &mut self.win);
-                if self.snd_una >= self.size {
-                    self.finish();
-                }
-            }
-            (State::Established, PacketKind::Ack) => self.on_ack(now, pkt),
-            // Duplicate SYN-ACKs, stray ACKs, anything after Done.
-            _ => {}
-        }
-        self.abort_if_asked(now);
-    }
-
-    pub fn handle_timeout(&mut self, now: Time) {
-        // Timers are cancelled lazily by the engine: an early or stale call is ignored.
-        match self.deadline {
-            Some(d) if now >= d => {}
-            _ => return,
-        }
-        match self.state {
-            State::SynSent => {
-                self.stats.timeouts += 1;
-                self.syn_pending = true;
-                self.rtt.back_off();
-                self.deadline = Some(now + self.rtt.rto());
-            }
-            State::Established if self.snd_max > self.snd_una => self.on_rto(now),
-            _ => self.deadline = None,
-        }
-        self.abort_if_asked(now);
-    }
-
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        match self.state {
-            State::SynSent if self.syn_pending => {
-                self.syn_pending = false;
-                Some(self.packet(now, PacketKind::Syn, 0, 0, Ecn::NotEct, false))
-            }
-            State::Established => {
-                // A fast or partial-ACK retransmission goes out at once, outside the window
-                // check (RFC 5681 §3.2 step 4; RFC 6582 §3.2 step 4).
-                if let Some(seq) = self.retx_pending.take() {
-                    if seq >= self.snd_una && seq < self.snd_max {
-                        return Some(self.data(now, seq, true));
-                    }
-                }
-                if self.snd_nxt >= self.size {
-                    return None;
-                }
-                let payload = self.mss.min(self.size - self.snd_nxt);
-                let window = self.win.cwnd.min(self.rwnd);
-                let flight_after = self.snd_nxt - self.snd_una + payload;
-                if flight_after > window {
-                    // RFC 3042: on the first dupACKs one new segment each, while FlightSize
-                    // stays ≤ cwnd + (dupACKs)·SMSS, within the receiver's window.
-                    let extra = self.limited_transmit_allowance();
-                    if flight_after > self.win.cwnd + extra || flight_after > self.rwnd {
-                        self.note_window_use(flight_after > self.win.cwnd);
-                        return None;
-                    }
-                    self.limited_bytes += payload;
-                }
-                let seq = self.snd_nxt;
-                // Below snd_max only after a go-back-N restart: then it is a resend.
-                let retransmit = seq < self.snd_max;
-                self.snd_nxt += payload;
-                self.snd_max = self.snd_max.max(self.snd_nxt);
-                self.note_window_use(false);
-                Some(self.data(now, seq, retransmit))
-            }
-            _ => None,
-        }
-    }
-
-    pub fn poll_timeout(&self) -> Option<Time> {
-        self.deadline
-    }
-
-    pub fn poll_event(&mut self) -> Option<EndpointEvent> {
-        self.event.take()
-    }
-
-    pub fn stats(&self) -> SenderStats {
-        self.stats
-    }
-
-    /// Bytes sent and not yet cumulatively acknowledged (`snd_max − snd_una`). After a
-    /// timeout this still counts the old copies that may be in the network.
-    pub fn bytes_in_flight(&self) -> u64 {
-        self.snd_max - self.snd_una
-    }
-
-    /// Congestion window in bytes (for time series).
-    pub fn cwnd(&self) -> u64 {
-        self.win.cwnd
-    }
-
     /// Slow-start threshold in bytes (`u64::MAX` until the first reduction).
     pub fn ssthresh(&self) -> u64 {
         self.win.ssthresh
-    }
-
-    pub fn snd_una(&self) -> u64 {
-        self.snd_una
     }
 
     pub fn in_recovery(&self) -> bool {
@@ -512,5 +393,129 @@ impl TcpSender {
             ts: now,
             ..Default::default()
         }
+    }
+}
+
+impl Endpoint for TcpSender {
+    fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+        match (self.state, pkt.kind) {
+            (State::SynSent, PacketKind::SynAck) => {
+                // The echo names the SYN transmission that was answered, so the sample is
+                // valid even after a SYN retransmission.
+                self.rtt.on_sample(now.saturating_sub(pkt.ts_echo));
+                self.state = State::Established;
+                self.syn_pending = false;
+                self.deadline = None;
+                let c = self.conn(now);
+                self.cc.on_established(&c, &mut self.win);
+                if self.snd_una >= self.size {
+                    self.finish();
+                }
+            }
+            (State::Established, PacketKind::Ack) => self.on_ack(now, pkt),
+            // Duplicate SYN-ACKs, stray ACKs, anything after Done.
+            _ => {}
+        }
+        self.abort_if_asked(now);
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        // Timers are cancelled lazily by the engine: an early or stale call is ignored.
+        match self.deadline {
+            Some(d) if now >= d => {}
+            _ => return,
+        }
+        match self.state {
+            State::SynSent => {
+                self.stats.timeouts += 1;
+                self.syn_pending = true;
+                self.rtt.back_off();
+                self.deadline = Some(now + self.rtt.rto());
+            }
+            State::Established if self.snd_max > self.snd_una => self.on_rto(now),
+            _ => self.deadline = None,
+        }
+        self.abort_if_asked(now);
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        match self.state {
+            State::SynSent if self.syn_pending => {
+                self.syn_pending = false;
+                Some(self.packet(now, PacketKind::Syn, 0, 0, Ecn::NotEct, false))
+            }
+            State::Established => {
+                // A fast or partial-ACK retransmission goes out at once, outside the window
+                // check (RFC 5681 §3.2 step 4; RFC 6582 §3.2 step 4).
+                if let Some(seq) = self.retx_pending.take() {
+                    if seq >= self.snd_una && seq < self.snd_max {
+                        return Some(self.data(now, seq, true));
+                    }
+                }
+                if self.snd_nxt >= self.size {
+                    return None;
+                }
+                let payload = self.mss.min(self.size - self.snd_nxt);
+                let window = self.win.cwnd.min(self.rwnd);
+                let flight_after = self.snd_nxt - self.snd_una + payload;
+                if flight_after > window {
+                    // RFC 3042: on the first dupACKs one new segment each, while FlightSize
+                    // stays ≤ cwnd + (dupACKs)·SMSS, within the receiver's window.
+                    let extra = self.limited_transmit_allowance();
+                    if flight_after > self.win.cwnd + extra || flight_after > self.rwnd {
+                        self.note_window_use(flight_after > self.win.cwnd);
+                        return None;
+                    }
+                    self.limited_bytes += payload;
+                }
+                let seq = self.snd_nxt;
+                // Below snd_max only after a go-back-N restart: then it is a resend.
+                let retransmit = seq < self.snd_max;
+                self.snd_nxt += payload;
+                self.snd_max = self.snd_max.max(self.snd_nxt);
+                self.note_window_use(false);
+                Some(self.data(now, seq, retransmit))
+            }
+            _ => None,
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        self.deadline
+    }
+
+    fn poll_event(&mut self) -> Option<EndpointEvent> {
+        self.event.take()
+    }
+}
+
+impl SenderEndpoint for TcpSender {
+    /// Opens the connection: queues the SYN and arms the timer that retransmits it.
+    fn start(&mut self, now: Time) {
+        if self.state != State::Idle {
+            return;
+        }
+        self.state = State::SynSent;
+        self.syn_pending = true;
+        self.deadline = Some(now + self.rtt.rto());
+    }
+
+    fn stats(&self) -> SenderStats {
+        self.stats
+    }
+
+    /// Congestion window in bytes (for time series).
+    fn cwnd(&self) -> u64 {
+        self.win.cwnd
+    }
+
+    /// Bytes sent and not yet cumulatively acknowledged (`snd_max − snd_una`). After a
+    /// timeout this still counts the old copies that may be in the network.
+    fn bytes_in_flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    fn snd_una(&self) -> u64 {
+        self.snd_una
     }
 }

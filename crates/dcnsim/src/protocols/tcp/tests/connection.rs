@@ -1,6 +1,7 @@
 //! Handshake, slow start, packet sizes, flow-control and SYN loss.
 
 use super::*;
+use crate::protocols::{Endpoint, SenderEndpoint};
 
 #[test]
 fn handshake_then_first_flight_is_exactly_init_cwnd() {

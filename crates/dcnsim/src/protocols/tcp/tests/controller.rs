@@ -5,6 +5,7 @@
 use super::*;
 use crate::protocols::tcp::cc::probe::{Calls, Probe};
 use crate::protocols::tcp::cc::Controller;
+use crate::protocols::{Endpoint, SenderEndpoint};
 
 fn probe_pair(probe: Probe, size: u64) -> Pair {
     let p = params("tcp", |_| {});

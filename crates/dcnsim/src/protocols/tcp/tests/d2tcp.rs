@@ -2,6 +2,7 @@
 //! running after its deadline does under each `d2tcp_late`.
 
 use super::*;
+use crate::protocols::Endpoint;
 
 /// Runs a 100-segment flow whose every data packet is marked (D2TCP with `late`) and returns
 /// the sender's state around its first window cut. The first ACK (1 MSS, at 40 µs: handshake

@@ -1,6 +1,7 @@
 //! DCTCP: ECT data, the α estimator, the once-per-window cut.
 
 use super::*;
+use crate::protocols::{Endpoint, SenderEndpoint};
 
 /// Snaps at which an α update happened (the ACK that closed a window).
 fn window_closes(pair: &Pair) -> Vec<Snap> {

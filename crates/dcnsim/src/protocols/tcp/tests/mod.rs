@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::net::packet::{Ecn, Packet, PacketKind};
+use crate::protocols::{Endpoint, Protocol, ReceiverEndpoint, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup};
 use std::collections::{HashMap, VecDeque};
 

@@ -1,6 +1,7 @@
 //! NewReno loss recovery (RFC 5681 §3.2, RFC 6582 §3.2) and window growth.
 
 use super::*;
+use crate::protocols::{Endpoint, SenderEndpoint};
 
 #[test]
 fn one_drop_one_fast_retransmit_one_halving_no_timeout() {

@@ -1,0 +1,420 @@
+//! The one list of transports, and what each must tell the engine.
+//!
+//! A transport is a parameter type that implements [`Protocol`]: its names, how it reads
+//! `[transport]`, what it needs of the network ([`Caps`]), and its sender, receiver and switch
+//! agent. The macro `transports!` takes one line per transport and generates the enums the engine
+//! holds ([`Transport`], [`Sender`], [`Receiver`], [`SwitchAgent`]), the catalogue
+//! [`PROTOCOLS`] and the `match` dispatch between them. Dispatch stays by enum, not by trait
+//! object: it is on the per-packet path and inlines.
+
+use super::agent::SwitchHooks;
+use super::endpoint::{Endpoint, EndpointEvent, ReceiverEndpoint, SenderEndpoint, SenderStats};
+use super::{FlowSetup, TransportConfig};
+use crate::error::{ConfigError, ConfigResult};
+use crate::net::network::{Network, Port};
+use crate::net::packet::Packet;
+use crate::net::queue::Discipline;
+use crate::net::scale::PathScale;
+use crate::net::{NodeIdx, PortIdx};
+use crate::units::{Rate, Time};
+
+/// A transport: a validated parameter set that makes the endpoints of each flow and the
+/// switch agent of the network.
+pub trait Protocol: Sized {
+    /// The `transport.protocol` names this transport reads, each with its `dcnsim list` line.
+    const NAMES: &'static [(&'static str, &'static str)];
+    type Sender: SenderEndpoint;
+    type Receiver: ReceiverEndpoint;
+    /// The switch half ([`NoAgent`] for a transport without one).
+    type Agent: SwitchHooks;
+
+    /// Reads `[transport]`, whose `protocol` is one of [`Self::NAMES`].
+    fn from_config(cfg: &TransportConfig) -> ConfigResult<Self>;
+
+    /// The name of this parameter set, one of [`Self::NAMES`].
+    fn name(&self) -> &'static str {
+        Self::NAMES[0].0
+    }
+
+    fn caps(&self) -> Caps;
+
+    /// The marking threshold, in packets, of a port of this rate whose link sets none (for a
+    /// transport that uses ECN).
+    fn default_ecn_k_pkts(&self, rate: Rate) -> Option<u32> {
+        let _ = rate;
+        None
+    }
+
+    /// Fills the `[transport]` keys left unset that are defined relative to the network
+    /// ([`Caps::derives_defaults_from_network`]), from the scale of its longest path (`None`
+    /// when no two hosts are connected) and its ports.
+    fn network_defaults(
+        &self,
+        cfg: &mut TransportConfig,
+        scale: Option<&PathScale>,
+        net: &Network,
+    ) {
+        let _ = (cfg, scale, net);
+    }
+
+    /// The sender of `flow`, whose host sends at `nic_rate` (its first port's line rate).
+    fn new_sender(&self, flow: &FlowSetup, nic_rate: Rate) -> Self::Sender;
+
+    fn new_receiver(&self, flow: &FlowSetup) -> Self::Receiver;
+
+    /// The switch agent of this network, if the transport has switch logic. `memr`: the path
+    /// choice is MERP's route control, which MERP's agent carries out.
+    fn new_agent(&self, net: &Network, memr: bool) -> Option<Self::Agent> {
+        let _ = (net, memr);
+        None
+    }
+}
+
+/// What a transport needs of the network and the engines.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Caps {
+    /// Payload and header bytes of a full data packet on the wire (for the ideal FCT).
+    pub data_packet_sizes: (u32, u32),
+    /// The queue discipline of every port (switches and host NICs).
+    pub discipline: Discipline,
+    /// Buffer of every port, in packets, when the scenario sets none (`None`: the topology's
+    /// default).
+    pub default_buffer_pkts: Option<u64>,
+    /// Whether the data packets are ECN-capable (only those are ever marked).
+    pub uses_ecn: bool,
+    /// Whether the switches keep state for each flow (or request) at the ports of its path,
+    /// so that every packet of a (sub)flow must take one path.
+    pub keeps_state_along_its_path: bool,
+    /// Whether some defaults are defined relative to the network
+    /// ([`Protocol::network_defaults`]): then the network is measured before the run.
+    pub derives_defaults_from_network: bool,
+    /// How the flow-level model shares rates among this transport's flows.
+    pub fluid: FluidPolicy,
+}
+
+impl Caps {
+    /// A FIFO transport without ECN, per-flow switch state or network-derived defaults,
+    /// whose full data packets are `mss` + `header` bytes: change what differs.
+    pub fn plain(mss: u32, header: u32, fluid: FluidPolicy) -> Caps {
+        Caps {
+            data_packet_sizes: (mss, header),
+            discipline: Discipline::Fifo,
+            default_buffer_pkts: None,
+            uses_ecn: false,
+            keeps_state_along_its_path: false,
+            derives_defaults_from_network: false,
+            fluid,
+        }
+    }
+}
+
+/// How the rates of the flows present are shared out in the flow-level model
+/// ([`crate::flowsim`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FluidPolicy {
+    /// Max-min fair (TCP and its variants, RCP).
+    MaxMin,
+    /// D3's greedy first-come first-served allocation of desired rates plus fair share, in
+    /// whole units of `unit_bps` bit/s.
+    D3 { quench: bool, unit_bps: u64 },
+    /// Weighted max-min by `FlowSpec::weight` (PACE).
+    WeightedMaxMin,
+    /// Preemptive shortest remaining size first, per link (pFabric).
+    Srpt,
+    /// Preemptive priority by PDQ's comparator: earliest deadline, then smallest remaining.
+    Pdq { early_termination: bool },
+    /// Preemptive priority by MERP's virtual deadlines (VDG per link, smallest esr of a path).
+    Merp,
+}
+
+/// The switch agent of a transport without switch logic: it is never made.
+pub enum NoAgent {}
+
+impl SwitchHooks for NoAgent {}
+
+/// Generates, from one `Variant => ParamType` line per transport, the enums [`Transport`],
+/// [`Sender`], [`Receiver`] and [`SwitchAgent`], the catalogue [`PROTOCOLS`] and their
+/// dispatch.
+macro_rules! transports {
+    ($($variant:ident => $params:ty),+ $(,)?) => {
+        /// A validated transport choice, from which the engine makes endpoints and switch
+        /// settings.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Transport {
+            $($variant($params)),+
+        }
+
+        /// A flow's sender, of its transport.
+        pub enum Sender {
+            $($variant(<$params as Protocol>::Sender)),+
+        }
+
+        /// A flow's receiver, of its transport.
+        pub enum Receiver {
+            $($variant(<$params as Protocol>::Receiver)),+
+        }
+
+        /// The switch half of the transport, holding the state of every port
+        /// ([`crate::protocols::agent`]).
+        pub enum SwitchAgent {
+            $($variant(<$params as Protocol>::Agent)),+
+        }
+
+        /// The protocols this build knows, with one line each (for `dcnsim list`), in the
+        /// order of the registry.
+        pub const PROTOCOLS: &[(&str, &str)] = &{
+            const N: usize = 0 $(+ <$params as Protocol>::NAMES.len())+;
+            let mut all = [("", ""); N];
+            let mut i = 0;
+            $(
+                let names = <$params as Protocol>::NAMES;
+                let mut j = 0;
+                while j < names.len() {
+                    all[i] = names[j];
+                    i += 1;
+                    j += 1;
+                }
+            )+
+            all
+        };
+
+        impl Transport {
+            pub fn from_config(cfg: &TransportConfig) -> ConfigResult<Transport> {
+                refuse_moved_keys(cfg)?;
+                $(
+                    if <$params as Protocol>::NAMES.iter().any(|(n, _)| *n == cfg.protocol) {
+                        return Ok(Transport::$variant(<$params as Protocol>::from_config(cfg)?));
+                    }
+                )+
+                Err(ConfigError::new(
+                    "transport.protocol",
+                    format!(
+                        "unknown protocol '{}'; valid: {}",
+                        cfg.protocol,
+                        PROTOCOLS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+                    ),
+                ))
+            }
+
+            pub fn name(&self) -> &'static str {
+                match self { $(Transport::$variant(p) => p.name()),+ }
+            }
+
+            pub fn caps(&self) -> Caps {
+                match self { $(Transport::$variant(p) => p.caps()),+ }
+            }
+
+            pub fn default_ecn_k_pkts(&self, rate: Rate) -> Option<u32> {
+                match self { $(Transport::$variant(p) => p.default_ecn_k_pkts(rate)),+ }
+            }
+
+            /// Fills the network-defined keys that `cfg` leaves unset (see
+            /// [`Protocol::network_defaults`]). Keys the scenario sets win.
+            pub fn network_defaults(
+                &self,
+                cfg: &mut TransportConfig,
+                scale: Option<&PathScale>,
+                net: &Network,
+            ) {
+                match self { $(Transport::$variant(p) => p.network_defaults(cfg, scale, net)),+ }
+            }
+
+            pub fn new_sender(&self, flow: &FlowSetup, nic_rate: Rate) -> Sender {
+                match self {
+                    $(Transport::$variant(p) => Sender::$variant(p.new_sender(flow, nic_rate))),+
+                }
+            }
+
+            pub fn new_receiver(&self, flow: &FlowSetup) -> Receiver {
+                match self {
+                    $(Transport::$variant(p) => Receiver::$variant(p.new_receiver(flow))),+
+                }
+            }
+        }
+
+        impl SwitchAgent {
+            /// The agent of `transport` for this network, if the protocol has switch logic.
+            /// `memr`: the path choice is MERP's route control.
+            pub fn new(transport: &Transport, net: &Network, memr: bool) -> Option<SwitchAgent> {
+                match transport {
+                    $(Transport::$variant(p) => p.new_agent(net, memr).map(SwitchAgent::$variant)),+
+                }
+            }
+
+            /// A packet is offered to `port`'s queue (see the module doc of `agent`).
+            pub fn on_enqueue(
+                &mut self,
+                now: Time,
+                port: PortIdx,
+                at: &Port,
+                pkt: &mut Packet,
+            ) -> Admission {
+                match self { $(SwitchAgent::$variant(a) => a.on_enqueue(now, port, at, pkt)),+ }
+            }
+
+            /// The egress port `pkt` takes at `node` when the agent decides its route, or
+            /// `None` for the path choice among `candidates`.
+            #[inline]
+            pub fn route(
+                &mut self,
+                now: Time,
+                node: NodeIdx,
+                pkt: &Packet,
+                candidates: &[PortIdx],
+                ports: &[Port],
+            ) -> Option<PortIdx> {
+                match self {
+                    $(SwitchAgent::$variant(a) => a.route(now, node, pkt, candidates, ports)),+
+                }
+            }
+
+            /// A packet leaves `port`'s queue and starts serialising.
+            pub fn on_dequeue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) {
+                match self { $(SwitchAgent::$variant(a) => a.on_dequeue(now, port, at, pkt)),+ }
+            }
+
+            /// When the agent next wants [`handle_timeout`](Self::handle_timeout).
+            pub fn poll_timeout(&self) -> Option<Time> {
+                match self { $(SwitchAgent::$variant(a) => a.poll_timeout()),+ }
+            }
+
+            /// Periodic work due at `now`; `ports` is every port of the network, by index.
+            pub fn handle_timeout(&mut self, now: Time, ports: &[Port]) {
+                match self { $(SwitchAgent::$variant(a) => a.handle_timeout(now, ports)),+ }
+            }
+        }
+
+        impl Sender {
+            /// Called once at the flow's start time.
+            pub fn start(&mut self, now: Time) {
+                match self { $(Sender::$variant(s) => s.start(now)),+ }
+            }
+            /// See [`Endpoint::abort`].
+            pub fn abort(&mut self, now: Time) -> bool {
+                match self { $(Sender::$variant(s) => s.abort(now)),+ }
+            }
+            /// See [`SenderEndpoint::is_closing`].
+            pub fn is_closing(&self) -> bool {
+                match self { $(Sender::$variant(s) => s.is_closing()),+ }
+            }
+            pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+                match self { $(Sender::$variant(s) => s.handle_packet(now, pkt)),+ }
+            }
+            pub fn handle_timeout(&mut self, now: Time) {
+                match self { $(Sender::$variant(s) => s.handle_timeout(now)),+ }
+            }
+            pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+                match self { $(Sender::$variant(s) => s.poll_transmit(now)),+ }
+            }
+            pub fn poll_timeout(&self) -> Option<Time> {
+                match self { $(Sender::$variant(s) => s.poll_timeout()),+ }
+            }
+            pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+                match self { $(Sender::$variant(s) => s.poll_event()),+ }
+            }
+            pub fn stats(&self) -> SenderStats {
+                match self { $(Sender::$variant(s) => s.stats()),+ }
+            }
+            /// Congestion window in bytes, for traces (protocols without one report 0).
+            pub fn cwnd_bytes(&self) -> u64 {
+                match self { $(Sender::$variant(s) => s.cwnd()),+ }
+            }
+            /// See [`SenderEndpoint::bytes_in_flight`].
+            pub fn bytes_in_flight(&self) -> u64 {
+                match self { $(Sender::$variant(s) => s.bytes_in_flight()),+ }
+            }
+            /// See [`SenderEndpoint::snd_una`].
+            pub fn snd_una(&self) -> u64 {
+                match self { $(Sender::$variant(s) => s.snd_una()),+ }
+            }
+        }
+
+        impl Receiver {
+            /// See [`Endpoint::abort`].
+            pub fn abort(&mut self, now: Time) -> bool {
+                match self { $(Receiver::$variant(r) => r.abort(now)),+ }
+            }
+            pub fn handle_packet(&mut self, now: Time, pkt: &Packet) {
+                match self { $(Receiver::$variant(r) => r.handle_packet(now, pkt)),+ }
+            }
+            pub fn handle_timeout(&mut self, now: Time) {
+                match self { $(Receiver::$variant(r) => r.handle_timeout(now)),+ }
+            }
+            pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+                match self { $(Receiver::$variant(r) => r.poll_transmit(now)),+ }
+            }
+            pub fn poll_timeout(&self) -> Option<Time> {
+                match self { $(Receiver::$variant(r) => r.poll_timeout()),+ }
+            }
+            pub fn poll_event(&mut self) -> Option<EndpointEvent> {
+                match self { $(Receiver::$variant(r) => r.poll_event()),+ }
+            }
+            /// Payload bytes delivered in order to the application so far.
+            pub fn bytes_delivered(&self) -> u64 {
+                match self { $(Receiver::$variant(r) => r.bytes_delivered()),+ }
+            }
+        }
+    };
+}
+
+use super::agent::Admission;
+use super::{d3, merp, pace, pdq, pfabric, rcp, tcp};
+
+// The registry: one line per transport, in the order `dcnsim list` shows them.
+transports! {
+    Tcp => tcp::TcpParams,
+    Pfabric => pfabric::PfabricParams,
+    Pdq => pdq::PdqParams,
+    Rcp => rcp::RcpParams,
+    D3 => d3::D3Params,
+    Merp => merp::MerpParams,
+    Pace => pace::PaceParams,
+}
+
+/// Keys that have moved out of `[transport]`, refused with where they went.
+fn refuse_moved_keys(cfg: &TransportConfig) -> ConfigResult<()> {
+    if cfg.ecn_k_pkts.is_some() {
+        return Err(ConfigError::new(
+            "transport.ecn_k_pkts",
+            "has moved: the ECN marking threshold belongs to the switch queues, beside the \
+             buffer; set topology.ecn_k_pkts (every port) or ecn_k_pkts in a \
+             [[topology.link_overrides]] entry (one link)",
+        ));
+    }
+    Ok(())
+}
+
+impl Transport {
+    /// Payload and header bytes of a full data packet ([`Caps::data_packet_sizes`]).
+    pub fn data_packet_sizes(&self) -> (u32, u32) {
+        self.caps().data_packet_sizes
+    }
+
+    /// The queue discipline of every port ([`Caps::discipline`]).
+    pub fn discipline(&self) -> Discipline {
+        self.caps().discipline
+    }
+
+    /// [`Caps::default_buffer_pkts`].
+    pub fn default_buffer_pkts(&self) -> Option<u64> {
+        self.caps().default_buffer_pkts
+    }
+
+    /// [`Caps::keeps_state_along_its_path`]: D3's allocations, PDQ's and M-PDQ's flow lists,
+    /// MERP's flow tables, PACE's grants and outstanding credits. Such a protocol needs every
+    /// packet of a (sub)flow on one path.
+    pub fn keeps_state_along_its_path(&self) -> bool {
+        self.caps().keeps_state_along_its_path
+    }
+
+    /// [`Caps::derives_defaults_from_network`]: pFabric's window and RTO, RCP's initial RTT
+    /// and β, D3's rate unit and capacity adjustment, MERP's RTT, MCP-Opt's intervals.
+    pub fn derives_defaults_from_network(&self) -> bool {
+        self.caps().derives_defaults_from_network
+    }
+
+    /// [`Caps::uses_ecn`].
+    pub fn uses_ecn(&self) -> bool {
+        self.caps().uses_ecn
+    }
+}
