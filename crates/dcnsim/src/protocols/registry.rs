@@ -70,7 +70,9 @@ pub trait Protocol: Sized {
     }
 }
 
-/// What a transport needs of the network and the engines.
+/// What a transport needs of the network and the engines. Every transport states each field
+/// (there is no default to forget: RPS would spray the packets of a protocol that keeps
+/// per-flow state at switches if `keeps_state_along_its_path` were left out).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Caps {
     /// Payload and header bytes of a full data packet on the wire (for the ideal FCT).
@@ -90,22 +92,6 @@ pub struct Caps {
     pub derives_defaults_from_network: bool,
     /// How the flow-level model shares rates among this transport's flows.
     pub fluid: FluidPolicy,
-}
-
-impl Caps {
-    /// A FIFO transport without ECN, per-flow switch state or network-derived defaults,
-    /// whose full data packets are `mss` + `header` bytes: change what differs.
-    pub fn plain(mss: u32, header: u32, fluid: FluidPolicy) -> Caps {
-        Caps {
-            data_packet_sizes: (mss, header),
-            discipline: Discipline::Fifo,
-            default_buffer_pkts: None,
-            uses_ecn: false,
-            keeps_state_along_its_path: false,
-            derives_defaults_from_network: false,
-            fluid,
-        }
-    }
 }
 
 /// How the rates of the flows present are shared out in the flow-level model

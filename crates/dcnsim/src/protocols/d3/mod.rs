@@ -271,6 +271,7 @@ pub use switch::{adjusted_capacity, D3Switch, MAX_CAPACITY_FACTOR};
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::network::Network;
+use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::rto_bounds;
 use crate::protocols::tcp::TcpReceiver;
@@ -504,16 +505,16 @@ impl Protocol for D3Params {
 
     fn caps(&self) -> Caps {
         Caps {
+            data_packet_sizes: (self.mss, self.header + HEADER_BYTES),
+            discipline: Discipline::Fifo,
+            default_buffer_pkts: None,
+            uses_ecn: false,
             keeps_state_along_its_path: true,
             derives_defaults_from_network: true,
-            ..Caps::plain(
-                self.mss,
-                self.header + HEADER_BYTES,
-                FluidPolicy::D3 {
-                    quench: self.quench,
-                    unit_bps: self.unit_bps,
-                },
-            )
+            fluid: FluidPolicy::D3 {
+                quench: self.quench,
+                unit_bps: self.unit_bps,
+            },
         }
     }
 

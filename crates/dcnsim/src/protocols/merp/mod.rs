@@ -358,11 +358,14 @@ impl Protocol for MerpParams {
 
     fn caps(&self) -> Caps {
         Caps {
+            data_packet_sizes: (self.mss, self.header),
             // The priority buffer of Table 2: rank = priority class.
             discipline: Discipline::Rank,
+            default_buffer_pkts: None,
+            uses_ecn: false,
             keeps_state_along_its_path: true,
             derives_defaults_from_network: true,
-            ..Caps::plain(self.mss, self.header, FluidPolicy::Merp)
+            fluid: FluidPolicy::Merp,
         }
     }
 

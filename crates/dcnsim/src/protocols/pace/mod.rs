@@ -137,6 +137,7 @@ pub use sender::PaceSender;
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::network::Network;
+use crate::net::queue::Discipline;
 use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol, TransportConfig};
 use crate::units::Rate;
 use crate::workload::FlowSpec;
@@ -196,12 +197,13 @@ impl Protocol for PaceParams {
 
     fn caps(&self) -> Caps {
         Caps {
+            data_packet_sizes: (self.mss, self.header + header::WIRE_BYTES),
+            discipline: Discipline::Fifo,
+            default_buffer_pkts: None,
+            uses_ecn: false,
             keeps_state_along_its_path: true,
-            ..Caps::plain(
-                self.mss,
-                self.header + header::WIRE_BYTES,
-                FluidPolicy::WeightedMaxMin,
-            )
+            derives_defaults_from_network: false,
+            fluid: FluidPolicy::WeightedMaxMin,
         }
     }
 

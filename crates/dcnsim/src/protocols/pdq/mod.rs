@@ -271,6 +271,7 @@ pub use switch::{PdqAgent, SwitchConfig};
 
 use crate::error::{AtKey, ConfigError, ConfigResult};
 use crate::net::network::Network;
+use crate::net::queue::Discipline;
 use crate::protocols::tcp::DEFAULT_MIN_RTO_US;
 use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol, TransportConfig};
 use crate::units::{Rate, Time};
@@ -476,16 +477,16 @@ impl Protocol for PdqParams {
     }
 
     fn caps(&self) -> Caps {
-        let (mss, header) = self.data_packet_sizes();
         Caps {
+            data_packet_sizes: self.data_packet_sizes(),
+            discipline: Discipline::Fifo,
+            default_buffer_pkts: None,
+            uses_ecn: false,
             keeps_state_along_its_path: true,
-            ..Caps::plain(
-                mss,
-                header,
-                FluidPolicy::Pdq {
-                    early_termination: self.early_termination,
-                },
-            )
+            derives_defaults_from_network: false,
+            fluid: FluidPolicy::Pdq {
+                early_termination: self.early_termination,
+            },
         }
     }
 

@@ -209,10 +209,13 @@ impl Protocol for PfabricParams {
 
     fn caps(&self) -> Caps {
         Caps {
+            data_packet_sizes: (self.mss, self.header),
             discipline: Discipline::Pfabric,
             default_buffer_pkts: Some(self.default_buffer_pkts()),
+            uses_ecn: false,
+            keeps_state_along_its_path: false,
             derives_defaults_from_network: true,
-            ..Caps::plain(self.mss, self.header, FluidPolicy::Srpt)
+            fluid: FluidPolicy::Srpt,
         }
     }
 

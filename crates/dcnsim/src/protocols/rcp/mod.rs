@@ -165,6 +165,7 @@ pub use switch::{rate_law, RcpSwitch};
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::network::Network;
+use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::rto_bounds;
 use crate::protocols::tcp::TcpReceiver;
@@ -332,8 +333,13 @@ impl Protocol for RcpParams {
 
     fn caps(&self) -> Caps {
         Caps {
+            data_packet_sizes: (self.mss, self.header + HEADER_BYTES),
+            discipline: Discipline::Fifo,
+            default_buffer_pkts: None,
+            uses_ecn: false,
+            keeps_state_along_its_path: false,
             derives_defaults_from_network: true,
-            ..Caps::plain(self.mss, self.header + HEADER_BYTES, FluidPolicy::MaxMin)
+            fluid: FluidPolicy::MaxMin,
         }
     }
 

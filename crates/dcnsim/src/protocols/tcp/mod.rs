@@ -119,6 +119,7 @@ pub use sender::TcpSender;
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::network::Network;
+use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol, TransportConfig};
 use crate::units::{Rate, Time};
@@ -385,9 +386,13 @@ impl Protocol for TcpParams {
     fn caps(&self) -> Caps {
         let mcp_opt = matches!(&self.variant, Variant::Mcp(m) if m.opt);
         Caps {
+            data_packet_sizes: (self.mss, self.header),
+            discipline: Discipline::Fifo,
+            default_buffer_pkts: None,
             uses_ecn: self.variant.uses_ecn(),
+            keeps_state_along_its_path: false,
             derives_defaults_from_network: mcp_opt,
-            ..Caps::plain(self.mss, self.header, FluidPolicy::MaxMin)
+            fluid: FluidPolicy::MaxMin,
         }
     }
 
