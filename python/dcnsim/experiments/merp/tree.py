@@ -266,10 +266,11 @@ def plot_fig8_9(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path
         styles = {lab: (f"C{i}", "os^D"[i % 4]) for i, lab in enumerate(labels)}
         _curve(ax, means, "fct_p999_ms", labels, names, styles)
         o = ours[ours["protocol"] == f"merp-{part}"].set_index("metric")["value"]
+        # both spreads are measured for every part that ran
+        light, most = (o["tail_spread_light"], o["tail_spread_max"]) if len(o) else (float("nan"),) * 2
         ax.set_title(f"Fig. {8 if part == 'alpha' else 9}: impact of {what[part]}, mean 150 KB\n"
                      f"(largest − smallest)/smallest across {what[part]}: "
-                     f"{o.get('tail_spread_light', float('nan')):.2g} at the lightest load, "
-                     f"{o.get('tail_spread_max', float('nan')):.2g} at most", fontsize=9)
+                     f"{light:.2g} at the lightest load, {most:.2g} at most", fontsize=9)
         ax.set_ylabel("99.9th percentile FCT (ms)")
         if part == "alpha":
             _curve(axes[2], means, "drops", labels, names, styles)
