@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Union
 
 from .progress import progress_bar
+from .toml_values import NoTomlValue, toml_value
 
 if TYPE_CHECKING:
     from .results import Results
@@ -158,13 +159,11 @@ def _override_list(overrides: Overrides) -> list[str]:
     if isinstance(overrides, Mapping):
         # Each value written as the TOML value a `--set` reads, its Python type kept ("0.5"
         # stays text, 0.5 a number); NaN reaches the core as TOML's nan, refused naming its key.
-        from .sweep import SweepError, toml_value  # sweep imports this module
-
         out = []
         for key, value in overrides.items():
             try:
                 out.append(f"{key}={toml_value(value)}")
-            except SweepError as e:
+            except NoTomlValue as e:
                 raise _error(f"{key}: {e}") from None
         return out
     return [str(o) for o in overrides]

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .sweep_folder import collect, grid_keys
+
 #: The per-flow columns, in order, with their dtypes. Times are seconds; NaN marks "not
 #: finished" (finish_s, fct_s, slowdown), "no deadline" (deadline_s, met_deadline), "not
 #: terminated by its protocol" (terminated_s) or "no data packet sent" (queue_delay_mean_s,
@@ -231,8 +233,6 @@ class Results:
         Points that failed or have not run are left out (``summaries.csv`` lists them).
         Raises ``FileNotFoundError`` when ``directory`` has no sweep.json.
         """
-        from .sweep import collect, grid_keys
-
         d = Path(directory)
         keys = grid_keys(d)
         points = collect(d)

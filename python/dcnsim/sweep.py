@@ -23,7 +23,6 @@ summaries, flattened, with a column per grid key; it is also written to ``OUT/su
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import itertools
 import json
@@ -41,7 +40,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import api, progress
+from . import api, progress, toml_values
+# What a sweep leaves in its folder, and reading it back: re-exported, the module's public names.
+from .sweep_folder import (FAILURES_JSON, POINT_JSON, SUMMARIES_CSV, SWEEP_JSON, collect,
+                           flatten_summary, grid_keys)
 
 if TYPE_CHECKING:  # imported where used, so that ``import dcnsim`` stays quick
     import multiprocessing
@@ -50,10 +52,6 @@ if TYPE_CHECKING:  # imported where used, so that ``import dcnsim`` stays quick
 
 #: Keys a sweep file may hold at its top level.
 SWEEP_KEYS = ("name", "scenario", "base", "grid")
-#: The file beside the point folders that lists the sweep (grid, points) and their summaries.
-SWEEP_JSON, SUMMARIES_CSV, FAILURES_JSON, POINT_JSON = (
-    "sweep.json", "summaries.csv", "failures.json", "point.json",
-)
 #: Prefixes of the temporary folders a point is written into before its rename.
 TMP_PREFIX, OLD_PREFIX = ".tmp-", ".old-"
 #: Longest readable point name before the hashed fallback.
@@ -238,26 +236,12 @@ def _leaves(table: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, A
 
 
 def toml_value(v: Any) -> str:
-    """``v`` written as a TOML value, the syntax of a ``--set`` override."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)  # a JSON string is a TOML basic string
-    if isinstance(v, (datetime.date, datetime.time)):  # TOML's own date and time literals
-        return v.isoformat()
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    if isinstance(v, Mapping):
-        return "{" + ", ".join(f"{json.dumps(str(k))} = {toml_value(x)}" for k, x in v.items()) + "}"
-    raise SweepError(f"cannot write {v!r} ({type(v).__name__}) as a scenario value")
+    """``v`` written as a TOML value, the syntax of a ``--set`` override; :class:`SweepError`
+    when it has none."""
+    try:
+        return toml_values.toml_value(v)
+    except toml_values.NoTomlValue as e:
+        raise SweepError(str(e)) from None
 
 
 def _names(keys: list[str]) -> dict[str, str]:
@@ -863,67 +847,7 @@ def _no_logging() -> Iterator[None]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Collecting
-
-
-def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """The summary as flat columns: ``fct_s.p99``, ``flows.total``; size classes become
-    ``by_size.<class>.<field>``; other lists are left out."""
-    flat: dict[str, Any] = {}
-    for k, v in summary.items():
-        key = f"{prefix}{k}"
-        if isinstance(v, Mapping):
-            flat.update(flatten_summary(v, key + "."))
-        elif isinstance(v, list):
-            if all(isinstance(x, Mapping) and "class" in x for x in v):
-                for x in v:
-                    rest = {f: y for f, y in x.items() if f != "class"}
-                    flat.update(flatten_summary(rest, f"{key}.{x['class']}."))
-        else:
-            flat[key] = v
-    return flat
-
-
-def grid_keys(out: str | os.PathLike[str]) -> list[str]:
-    """The grid keys of the sweep in ``out``, in grid order, from its sweep.json."""
-    path = Path(out) / SWEEP_JSON
-    if not path.is_file():
-        raise FileNotFoundError(f"{out}: no {SWEEP_JSON}, not a sweep folder")
-    return list(json.loads(path.read_text(encoding="utf-8"))["grid"])
-
-
-def collect(out: str | os.PathLike[str], points: list[Point] | None = None) -> pd.DataFrame:
-    """One row per point of the sweep in ``out``: ``point``, the grid columns, ``status``
-    (``ok`` / ``failed`` / ``missing``), ``error``, then the flattened summary.
-
-    Without ``points``, the sweep's own sweep.json says which points there are.
-    """
-    import pandas as pd
-
-    out = Path(out)
-    if points is None:
-        meta = json.loads((out / SWEEP_JSON).read_text(encoding="utf-8"))
-        entries = [(p["name"], p["grid"]) for p in meta["points"]]
-    else:
-        entries = [(p.name, p.values) for p in points]
-    errors = {}
-    if (out / FAILURES_JSON).is_file():
-        errors = {f["point"]: f["error"]
-                  for f in json.loads((out / FAILURES_JSON).read_text(encoding="utf-8"))}
-    rows = []
-    for name, values in entries:
-        row: dict[str, Any] = {"point": name, **values}
-        summary_file = out / name / "summary.json"
-        if summary_file.is_file() and name not in errors:
-            row["status"], row["error"] = "ok", None
-            summary = json.loads(summary_file.read_text(encoding="utf-8"))
-            for k, v in flatten_summary(summary).items():
-                row.setdefault(k, v)
-        else:
-            row["status"] = "failed" if name in errors else "missing"
-            row["error"] = errors.get(name)
-        rows.append(row)
-    return pd.DataFrame(rows)
+# Collecting: the whole sweep as one frame (reading its folder back: sweep_folder.py)
 
 
 def sweep(

@@ -74,7 +74,7 @@ def test_compare_gives_ratio_gap_and_verdict():
     paper = pd.DataFrame({"figure": ["f", "f", "f"], "metric": ["m"] * 3, "x": ["0.2", "0.4", "0.8"],
                           "protocol": ["p"] * 3, "value": [2.2, 4.0, 1.0],
                           "tolerance": [0.25] * 3, "source": ["s"] * 3, "note": [""] * 3})
-    t = claims.compare(ours, paper)
+    t = claims.compare(ours, paper, {"m"})
     # 5 against 4 is a gap of exactly 0.25 x 4: the edge still counts as reproduced
     assert list(t["verdict"]) == ["reproduced", "reproduced", "not measured"]
     assert t["ratio"].iloc[0] == pytest.approx(2.0 / 2.2) and t["gap"].iloc[1] == pytest.approx(1.0)
@@ -87,9 +87,48 @@ def test_compare_puts_a_measures_own_note_before_the_claims():
     paper = pd.DataFrame({"figure": ["f", "f"], "metric": ["m", "m"], "x": ["a", "b"],
                           "protocol": ["p", "p"], "value": [1.0, 1.0], "tolerance": [0.25] * 2,
                           "source": ["s"] * 2, "note": ["Why.", "Why."]})
-    t = claims.compare(ours, paper)
+    t = claims.compare(ours, paper, {"m"})
     assert list(t["note"]) == ["Read at a-16. Why.", "Why."]
-    assert list(t.columns) == list(claims.compare(ours.drop(columns="note"), paper).columns)
+    assert list(t.columns) == list(claims.compare(ours.drop(columns="note"), paper, {"m"}).columns)
+
+
+def _one_claim(metric: str) -> pd.DataFrame:
+    return pd.DataFrame({"figure": ["f"], "metric": [metric], "x": [""], "protocol": ["p"],
+                         "value": [1.0], "tolerance": [0.25], "source": ["s"], "note": [""]})
+
+
+def test_a_misspelt_metric_fails_loudly_on_either_side():
+    ours = pd.DataFrame({"figure": ["f"], "metric": ["fct_mean"], "x": [""], "protocol": ["p"],
+                         "value": [1.0]})
+    known = {"fct_mean", "fct_max"}
+    # a claim naming a metric the figure does not report
+    with pytest.raises(claims.UnknownMetric, match=r"f: claims name 'fct_maen'.*"
+                                                   r"valid: fct_max, fct_mean"):
+        claims.compare(ours, _one_claim("fct_maen"), known)
+    # a measure reporting one (the claim, spelt right, would read as not measured)
+    with pytest.raises(claims.UnknownMetric, match="the measure reports 'fct_man'"):
+        claims.compare(ours.assign(metric="fct_man"), _one_claim("fct_max"), known)
+    assert issubclass(claims.UnknownMetric, KeyError)
+
+
+def test_a_known_metric_the_run_has_no_number_for_is_not_measured():
+    ours = pd.DataFrame({"figure": ["f"], "metric": ["fct_mean"], "x": [""], "protocol": ["p"],
+                         "value": [1.0]})
+    t = claims.compare(ours, _one_claim("fct_max"), {"fct_mean", "fct_max"})
+    assert list(t["verdict"]) == ["not measured"]
+
+
+@pytest.mark.parametrize("name", list(experiments.PAPERS))
+def test_every_claim_names_a_metric_its_figure_reports(name):
+    """data/metrics/<paper>.csv lists every runnable figure and each claim's metric, so a
+    misspelling in data/<paper>.csv fails here, before any run."""
+    paper = experiments.get(name)
+    known = claims.load_metrics(name)
+    assert set(known) == {f.id for f in paper.figures}
+    table = claims.load_claims(name)
+    for fig in paper.figures:
+        claims.check_metrics(fig.id, table[table["figure"] == fig.id]["metric"], known[fig.id],
+                             "claims name")
 
 
 @pytest.mark.parametrize("name", list(experiments.PAPERS))

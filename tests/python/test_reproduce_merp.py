@@ -61,11 +61,9 @@ def test_transport_labels_round_trip():
         common.label({"protocol": "dctcp"})
 
 
-def test_reductions_and_shares():
+def test_reductions_and_spreads():
     ours, other = pd.Series([0.5, 2.0]), pd.Series([1.0, 1.0])
     assert list(common.reduction(ours, other)) == [0.5, -1.0]
-    assert common.rises(pd.Series([1.0, 2.0, 1.5, 3.0], index=[0.1, 0.2, 0.3, 0.4])) == 2 / 3
-    assert np.isnan(common.share(pd.Series([], dtype=bool)))
     assert tree.spread(pd.Series([10.0, 12.0, 11.0])) == pytest.approx(0.2)
     assert tree.larger_is_faster(pd.Series({0.99: 9.0, 0.999: 8.0, 0.9999: 8.5})) == 0.5
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import dcnsim
-from dcnsim import progress
+from dcnsim import progress, toml_values
 from dcnsim.cli import cli
 from conftest import ROOT, STAR, real_core_available
 
@@ -87,6 +87,13 @@ def test_toml_values_read_back_as_given():
     for v in [1, -2, 0.25, 1e-9, True, "dctcp", 'a"b', [1, 2], {"dist": "fixed", "kb": 64},
               [{"link": ["a", "b"], "down_s": 0.01}]]:
         assert tomllib.loads(f"v = {sw.toml_value(v)}")["v"] == v
+
+
+def test_a_value_toml_cannot_write_is_a_sweep_error_in_a_sweep():
+    with pytest.raises(sw.SweepError, match=r"cannot write \{1\} \(set\)"):
+        sw.toml_value({1})
+    with pytest.raises(toml_values.NoTomlValue, match="cannot write"):
+        toml_values.toml_value(object())
 
 
 def test_point_names_are_stable_and_fall_back_to_a_hash():

@@ -9,16 +9,23 @@ mathematical typesetting written out), ``x`` is the value on the figure's x axis
 flow name; empty when none), ``tolerance`` the relative gap allowed (empty: the default),
 and the optional ``note`` our remark on the claim (why it differs, when we know).
 
+``data/metrics/<paper>.csv`` (columns ``figure, metric``) lists every metric each figure's
+measure reports: the names a claim may use. A claim naming any other metric is a misspelling,
+and so is a measure reporting one: :class:`UnknownMetric` says which and lists the valid ones,
+rather than the claim reading as not measured.
+
 The rule: a claim is **reproduced** when ``|ours − paper| ≤ tolerance × |paper|`` (for a
 paper value of 0: ``|ours| ≤ tolerance``, absolute); otherwise it **differs**, and the gap
-and ratio ours / paper are shown. A claim the run has no number for (a point a ``--quick``
-run leaves out, or a number the figure does not produce) is **not measured**. The default tolerance is :data:`DEFAULT_TOLERANCE`:
+and ratio ours / paper are shown. A claim of a listed metric the run has no number for (a
+point a ``--quick`` run leaves out, a point that failed) is **not measured**. The default
+tolerance is :data:`DEFAULT_TOLERANCE`:
 a different simulator, random workload and finite runs cannot match a paper's curve exactly,
 but a quarter off is a different result. Worked examples computed exactly use 1e-9.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from importlib import resources
 
 import numpy as np
@@ -42,6 +49,34 @@ def x_key(x) -> str:
         return f"{float(text):g}"
     except ValueError:
         return text
+
+
+class UnknownMetric(KeyError):
+    """A metric name that the figure's measure does not report (a misspelling)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def load_metrics(paper: str) -> dict[str, frozenset[str]]:
+    """The metrics each figure of ``paper`` reports (data/metrics/<paper>.csv), by figure id;
+    empty if the paper lists none."""
+    res = resources.files("dcnsim.experiments") / "data" / "metrics" / f"{paper}.csv"
+    if not res.is_file():
+        return {}
+    with resources.as_file(res) as path:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return {fig: frozenset(g["metric"]) for fig, g in frame.groupby("figure")}
+
+
+def check_metrics(figure: str, names: Iterable[str], known: Collection[str], what: str) -> None:
+    """Raises :class:`UnknownMetric` if one of ``names`` (what ``what`` names) is not among the
+    ``known`` metrics of ``figure``."""
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise UnknownMetric(
+            f"{figure}: {what} {', '.join(map(repr, unknown))}, not a metric the figure "
+            f"reports (data/metrics/); valid: {', '.join(sorted(known)) or 'none'}")
 
 
 def load_claims(paper: str) -> pd.DataFrame:
@@ -72,10 +107,15 @@ def verdict(ours: float, paper: float, tolerance: float) -> str:
     return "reproduced" if abs(ours - paper) <= allowed else "differs"
 
 
-def compare(ours: pd.DataFrame, claims: pd.DataFrame) -> pd.DataFrame:
+def compare(ours: pd.DataFrame, claims: pd.DataFrame, known: Collection[str]) -> pd.DataFrame:
     """One row per claim: the paper's value, ours, ratio ours / paper, gap, verdict, source.
     A measure row may carry a ``note`` of its own (how this run's number was read); it goes
-    before the claim's note."""
+    before the claim's note. ``known`` are the metrics the figure reports: a claim or a row
+    of ours naming another raises :class:`UnknownMetric`; a known metric ours has no number
+    for is not measured."""
+    figures = ", ".join(sorted(set(claims["figure"]) | set(ours.get("figure", ())))) or "?"
+    check_metrics(figures, claims["metric"], known, "claims name")
+    check_metrics(figures, ours["metric"], known, "the measure reports")
     key = ["figure", "metric", "x", "protocol"]
     o = ours.assign(x=ours["x"].map(x_key)).rename(columns={"value": "ours", "note": "ours_note"})
     o = o[key + ["ours"] + (["ours_note"] if "ours_note" in o.columns else [])]

@@ -15,7 +15,8 @@ Adding a figure is one declaration in the paper's module::
         measure=measure_fct_vs_load, plot=plot_fct_vs_load,
     )
 
-and its rows in ``data/<paper>.csv``.
+its rows in ``data/<paper>.csv``, and the names of the metrics it measures in
+``data/metrics/<paper>.csv`` (a claim or a measure naming another fails, see :mod:`.claims`).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ..results import Results
+from ..sweep_folder import collect, grid_keys
 from . import flows as flow_plots, series as series_plots, sweeps as sweep_plots
 from .selection import (PlotOptionError, check_window, grid_key, in_window, only_ports,
                         parse_assignments, port_ids, select_point, value_text)
@@ -112,8 +113,6 @@ def _series_plots(d: Path, r: Results, window: tuple[float, float] | None,
 
 
 def plot_sweep(d: Path, load: str | None = None, point: Sequence[str] = ()) -> list[Path]:
-    from ..sweep import collect, grid_keys  # here: dcnsim.sweep is the function at package level
-
     frame = collect(d)
     ok = frame[frame["status"] == "ok"]
     out = d / PLOTS

@@ -22,6 +22,7 @@ of the list by arrival are left out, the network filling and draining):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ...plots import new_figure, save
+from ..measure import label as label_in, per_point
 from ..figure import Figure, Runs, SweepDef, rows
 from . import workload as wl
 
@@ -71,11 +73,9 @@ PAPER_SCHEMES = MCPS + BASELINES
 CLASSES = list(wl.TYPES)  # query, short, long
 
 
-def label(transport) -> str:
-    for name, table in TRANSPORTS.items():
-        if table == dict(transport):
-            return name
-    raise KeyError(f"no label for transport {dict(transport)}")
+def label(transport: Mapping[str, Any]) -> str:
+    """The label of a transport table: a key of :data:`TRANSPORTS`."""
+    return label_in(transport, TRANSPORTS)
 
 
 def lists(flows: int, loads: list[float]) -> dict[str, tuple[float, wl.McpFlows]]:
@@ -154,14 +154,14 @@ def per_run(runs: Runs) -> pd.DataFrame:
     """One row per finished point: ``protocol``, ``load`` (on the axis: a fraction of
     :data:`MAX_HOST_LOAD`), ``drops`` and :func:`run_metrics`."""
     by_path = {**FULL_LISTS, **QUICK_LISTS}
-    out = []
-    for p in runs.ok().to_dict("records"):
-        m = run_metrics(runs.results(p["point"]).flows)
+
+    def row(p: dict[str, Any]) -> dict[str, Any]:
         flow_level = p.get("part") == "flow"
-        out.append({"protocol": "pdq" if flow_level else label(p["transport"]),
-                    "load": by_path[p["workload.file"]][0],
-                    "drops": np.nan if flow_level else p.get("packets.dropped", np.nan), **m})
-    return pd.DataFrame(out)
+        return {"protocol": "pdq" if flow_level else label(p["transport"]),
+                "load": by_path[p["workload.file"]][0],
+                "drops": np.nan if flow_level else p.get("packets.dropped", np.nan),
+                **run_metrics(runs.results(p["point"]).flows)}
+    return per_point(runs, row)
 
 
 # --- the paper's statements --------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import measure
 from ..figure import Runs
 
 #: §6: 1 Gb/s links, "10ms" per hop (10 µs: SPEC.md), 1500-byte packets with 40 header bytes.
@@ -65,15 +66,12 @@ def label(transport: Mapping[str, Any]) -> str:
     """The label of a transport table: a key of :data:`TRANSPORTS`, ``merp-alpha-0.99`` or
     ``merp-q-0.01``."""
     t = dict(transport)
-    for name, table in TRANSPORTS.items():
-        if table == t:
-            return name
     if t.get("protocol") == "merp" and len(t) == 2:
         if "merp_alpha" in t:
             return f"merp-alpha-{t['merp_alpha']:g}"
         if "merp_q" in t:
             return f"merp-q-{t['merp_q']:g}"
-    raise KeyError(f"no label for transport {t}")
+    return measure.label(t, TRANSPORTS)
 
 
 #: The summary columns every figure reads, by the short name the measures use.
@@ -103,23 +101,12 @@ def per_run(runs: Runs, factor: float = 1.0, by: str = "transport") -> pd.DataFr
 def seed_means(frame: pd.DataFrame, keys: Sequence[str] = ("label", "x")) -> pd.DataFrame:
     """:func:`per_run` averaged over seeds (the ``part`` column, if any, is dropped: group by
     it first)."""
-    extra = [c for c in ("seed", "part") if c in frame.columns and c not in keys]
-    return frame.drop(columns=extra).groupby(list(keys), as_index=False).mean()
+    return measure.seed_means(frame, keys, drop=("seed", "part"))
 
 
 def wide(means: pd.DataFrame, metric: str) -> pd.DataFrame:
     """``metric`` with one column per label and one row per x."""
-    return means.pivot(index="x", columns="label", values=metric).sort_index()
-
-
-def share(holds: pd.Series) -> float:
-    """Share of the points (loads, steps, pairs) at which an ordering holds."""
-    return float(holds.mean()) if len(holds) else float("nan")
-
-
-def rises(series: pd.Series) -> float:
-    """Share of the steps from one x to the next at which ``series`` grows."""
-    return share(series.sort_index().diff().dropna() > 0)
+    return measure.wide(means, metric, x="x", by="label")
 
 
 def reduction(ours: pd.Series, other: pd.Series) -> pd.Series:
@@ -158,6 +145,3 @@ def smooth(values: pd.Series, samples: int) -> pd.Series:
     per-interval packet count from aliasing)."""
     return values.rolling(samples, min_periods=1).mean()
 
-
-def finite(x: float) -> float:
-    return float(x) if x is not None and np.isfinite(x) else float("nan")

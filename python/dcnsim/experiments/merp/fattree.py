@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ...plots import new_figure, save
+from .. import measure
 from ..figure import Figure, Runs, SweepDef, rows
 from . import common
 from .common import NAMES, STYLE
@@ -120,7 +121,7 @@ def measure_fig10_11(runs: Runs | None) -> pd.DataFrame:
     f = w["fct_mean_ms"]
     if set(SCHEMES) <= set(f.columns):
         out += rows("conga_worst", "conga",
-                    {"": common.share(f["conga"] > f[["merp", "ecmp"]].max(axis=1))})
+                    {"": measure.share(f["conga"] > f[["merp", "ecmp"]].max(axis=1))})
     for scheme, flows in cdf_flows(runs).items():
         fct = flows["fct_s"]
         # unfinished flows count as slower than any bound
@@ -140,7 +141,7 @@ def measure_fig12(runs: Runs | None) -> pd.DataFrame:
     f = w["fct_mean_ms"]
     if set(SCHEMES) <= set(f.columns):
         out += rows("merp_lowest", "merp",
-                    {"": common.share(f["merp"] < f[["ecmp", "conga"]].min(axis=1))})
+                    {"": measure.share(f["merp"] < f[["ecmp", "conga"]].min(axis=1))})
     return pd.DataFrame(out)
 
 

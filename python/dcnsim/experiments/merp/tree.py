@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from ...plots import new_figure, save
+from .. import measure
 from ..figure import Figure, Runs, SweepDef, rows
 from . import common
 from .common import NAMES, STYLE
@@ -103,16 +104,16 @@ def measure_fig5_7(runs: Runs | None) -> pd.DataFrame:
             reductions[(metric, part)] = red
         gap = w["fct_mean_ms"]["merp"] / w["fct_mean_ms"]["pfabric"] - 1
         out += rows(f"fct_mean_gap_{part}", "merp", gap.to_dict())
-        out += rows(f"fct_mean_gap_widens_{part}", "merp", {"": common.rises(gap)})
+        out += rows(f"fct_mean_gap_widens_{part}", "merp", {"": measure.rises(gap)})
         out += rows(f"er_max_within_10_{part}", "merp",
-                    {"": common.share(w["er_max"]["merp"] <= 10)})
+                    {"": measure.share(w["er_max"]["merp"] <= 10)})
         if "tcp" in w["fct_mean_ms"].columns:
             f = w["fct_mean_ms"]
             out += rows(f"fct_mean_tcp_highest_{part}", "tcp",
-                        {"": common.share(f["tcp"] > f[["merp", "pfabric"]].max(axis=1))})
+                        {"": measure.share(f["tcp"] > f[["merp", "pfabric"]].max(axis=1))})
             p = w["fct_p999_ms"][w["fct_p999_ms"].index >= 0.5]
             out += rows(f"fct_p999_merp_lowest_high_{part}", "merp",
-                        {"": common.share(p["merp"] < p[["pfabric", "tcp"]].min(axis=1))})
+                        {"": measure.share(p["merp"] < p[["pfabric", "tcp"]].min(axis=1))})
     small, large = reductions.get(("er_max", "150kb")), reductions.get(("er_max", "1500kb"))
     if small is not None and large is not None and HIGH in small.index and HIGH in large.index:
         out += rows("er_max_gap_larger_150kb", "merp",
@@ -229,8 +230,7 @@ def spread(row: pd.Series) -> float:
 def larger_is_faster(row: pd.Series) -> float:
     """Share of neighbouring parameter values (sorted) at which the larger has the smaller
     tail FCT."""
-    r = row.sort_index()
-    return common.share(r.diff().dropna() < 0)
+    return measure.falls(row)
 
 
 def measure_fig8_9(runs: Runs | None) -> pd.DataFrame:
@@ -250,7 +250,7 @@ def measure_fig8_9(runs: Runs | None) -> pd.DataFrame:
             drops = common.wide(means, "drops").rename(columns=_value)
             top = drops.columns.max()
             out += rows("drops_largest_alpha_most", who,
-                        {"": common.share(drops[top] >= drops.max(axis=1))})
+                        {"": measure.share(drops[top] >= drops.max(axis=1))})
     return pd.DataFrame(out)
 
 
@@ -266,10 +266,11 @@ def plot_fig8_9(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None, path
         styles = {lab: (f"C{i}", "os^D"[i % 4]) for i, lab in enumerate(labels)}
         _curve(ax, means, "fct_p999_ms", labels, names, styles)
         o = ours[ours["protocol"] == f"merp-{part}"].set_index("metric")["value"]
+        # both spreads are measured for every part that ran
+        light, most = (o["tail_spread_light"], o["tail_spread_max"]) if len(o) else (float("nan"),) * 2
         ax.set_title(f"Fig. {8 if part == 'alpha' else 9}: impact of {what[part]}, mean 150 KB\n"
                      f"(largest − smallest)/smallest across {what[part]}: "
-                     f"{o.get('tail_spread_light', float('nan')):.2g} at the lightest load, "
-                     f"{o.get('tail_spread_max', float('nan')):.2g} at most", fontsize=9)
+                     f"{light:.2g} at the lightest load, {most:.2g} at most", fontsize=9)
         ax.set_ylabel("99.9th percentile FCT (ms)")
         if part == "alpha":
             _curve(axes[2], means, "drops", labels, names, styles)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import measure
 from ..figure import Runs
 
 #: The parking lot of the core (module doc of ``topo/parkinglot.rs``) at the paper's 1 Gb/s:
@@ -46,10 +47,8 @@ FOLDER = "_flows"
 
 
 def label(transport: Mapping[str, Any]) -> str:
-    for name, table in TRANSPORTS.items():
-        if table == dict(transport):
-            return name
-    raise KeyError(f"no label for transport {transport}")
+    """The label of a transport table: a key of :data:`TRANSPORTS`."""
+    return measure.label(transport, TRANSPORTS)
 
 
 @dataclass(frozen=True)

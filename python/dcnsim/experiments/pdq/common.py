@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from .. import measure
 from ..figure import Runs
 from ..flowlists import FlowList
 
@@ -56,10 +56,7 @@ def label(transport: Mapping[str, Any]) -> str:
         return f"mpdq-{t.get('subflows', 3)}"
     if t.get("protocol") == "pdq" and "pdq_aging_rate" in t:
         return f"pdq-aging-{t['pdq_aging_rate']:g}"
-    for name, table in TRANSPORTS.items():
-        if table == t:
-            return name
-    raise KeyError(f"no label for transport {t}")
+    return measure.label(t, TRANSPORTS)
 
 
 def flow_list(hosts: int, senders: int, flows: int, seed: int, deadlines: bool) -> FlowList:
@@ -131,8 +128,4 @@ def supported_flows(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 def seed_mean(frame: pd.DataFrame, by: list[str], column: str) -> pd.DataFrame:
     """``column`` averaged over seeds (the rows of each ``by`` group)."""
-    return frame.groupby(by, as_index=False)[column].mean()
-
-
-def finite(x: float) -> float:
-    return float(x) if np.isfinite(x) else float("nan")
+    return measure.seed_means(frame[[*by, column]], by)

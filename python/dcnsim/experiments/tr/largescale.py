@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ...plots import new_figure, save
+from .. import measure
 from ..figure import Figure, Runs, SweepDef, rows
 from . import motivation as mot
 
@@ -110,10 +111,8 @@ def sweep(workload: str) -> SweepDef:
 
 
 def label(routing: dict[str, Any]) -> str:
-    for name, table in SCHEMES.items():
-        if table == dict(routing):
-            return name
-    raise KeyError(f"no label for routing {dict(routing)}")
+    """The scheme of a routing table: a key of :data:`SCHEMES`."""
+    return measure.label(routing, SCHEMES, "routing")
 
 
 def run_metrics(flows: pd.DataFrame, end_s: float) -> dict[str, float]:
@@ -143,15 +142,12 @@ RAW = METRICS + ["short_retx_ratio", "long_retx_ratio", "unfinished", "drops"]
 def per_run(runs: Runs) -> pd.DataFrame:
     """One row per finished point: workload, scheme, flows (the paper's count), load, drops
     and :func:`run_metrics`."""
-    out = []
-    for p in runs.ok().to_dict("records"):
-        r = runs.results(p["point"])
+    def row(p: dict[str, Any]) -> dict[str, Any]:
         load = p["workload"]["load"]
-        out.append({"workload": p["workload"]["sizes"], "scheme": label(p["routing"]),
-                    "flows": count_of(load), "load": load,
-                    "drops": p["packets.dropped"],
-                    **run_metrics(r.flows, p["run.sim_time_s"])})
-    return pd.DataFrame(out, columns=["workload", "scheme", "flows", "load", *RAW])
+        return {"workload": p["workload"]["sizes"], "scheme": label(p["routing"]),
+                "flows": count_of(load), "load": load, "drops": p["packets.dropped"],
+                **run_metrics(runs.results(p["point"]).flows, p["run.sim_time_s"])}
+    return measure.per_point(runs, row, ["workload", "scheme", "flows", "load", *RAW])
 
 
 def normalised(frame: pd.DataFrame) -> pd.DataFrame:
@@ -164,7 +160,7 @@ def normalised(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _best(w: pd.DataFrame, scheme: str, others: tuple[str, ...], higher: bool) -> float:
     o = w[[s for s in others if s in w.columns]]
-    return mot._share(w[scheme] > o.max(axis=1) if higher else w[scheme] < o.min(axis=1))
+    return measure.share(w[scheme] > o.max(axis=1) if higher else w[scheme] < o.min(axis=1))
 
 
 def measure_workload(runs: Runs | None) -> pd.DataFrame:
@@ -187,8 +183,12 @@ def measure_workload(runs: Runs | None) -> pd.DataFrame:
         if fine and rest:
             worst = (w[fine].min(axis=1) > w[rest].max(axis=1)) if not higher else \
                 (w[fine].max(axis=1) < w[rest].min(axis=1))
-            out += rows(f"{m}_rps_drb_worst", "rps", {"": mot._share(worst)})
+            out += rows(f"{m}_rps_drb_worst", "rps", {"": measure.share(worst)})
     return pd.DataFrame(out)
+
+
+#: The headline's metrics, measured and drawn under these names.
+HEADLINE_METRICS = ("short_afct_max_reduction", "short_p99_max_reduction", "long_tput_max_gain")
 
 
 def measure_headline(runs: Runs | None) -> pd.DataFrame:
@@ -203,11 +203,12 @@ def measure_headline(runs: Runs | None) -> pd.DataFrame:
         others = frame[frame["scheme"].isin(OTHERS)]
         joined = others.merge(mine[["workload", "flows", *METRICS]], on=["workload", "flows"],
                               suffixes=("", "_tr"))
-        out += rows("short_afct_max_reduction", tr,
+        afct, p99, tput = HEADLINE_METRICS
+        out += rows(afct, tr,
                     {"": (1 - joined["short_afct_us_tr"] / joined["short_afct_us"]).max()})
-        out += rows("short_p99_max_reduction", tr,
+        out += rows(p99, tr,
                     {"": (1 - joined["short_p99_us_tr"] / joined["short_p99_us"]).max()})
-        out += rows("long_tput_max_gain", tr,
+        out += rows(tput, tr,
                     {"": (joined["long_tput_gbps_tr"] / joined["long_tput_gbps"]).max()})
     return pd.DataFrame(out)
 
@@ -250,7 +251,7 @@ def _plot_headline(ours: pd.DataFrame, paper: pd.DataFrame, runs: Runs | None,
                    path: Path) -> None:
     fig = new_figure(8, 4.2)
     ax = fig.subplots()
-    metrics = ["short_afct_max_reduction", "short_p99_max_reduction", "long_tput_max_gain"]
+    metrics = HEADLINE_METRICS
     o = ours.set_index(["metric", "protocol"])["value"]
     p = paper.set_index(["metric", "protocol"])["value"]
     xs = np.arange(len(metrics))

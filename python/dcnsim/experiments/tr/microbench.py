@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from ...plots import new_figure, save
+from .. import measure
 from ..figure import Figure, Runs, rows
 from . import motivation as mot
 
@@ -45,7 +46,7 @@ def _max(series: pd.Series) -> float:
 
 def _all_below(w: pd.DataFrame, low: tuple[str, ...], high: tuple[str, ...]) -> float:
     """Share of ratios where every scheme of ``low`` is below every scheme of ``high``."""
-    return mot._share(w[list(low)].max(axis=1) < w[list(high)].min(axis=1))
+    return measure.share(w[list(low)].max(axis=1) < w[list(high)].min(axis=1))
 
 
 FIG7_METRICS = ["short_qdelay_us", "short_retx_ratio", "short_afct_ms", "short_p99_ms"]
@@ -55,13 +56,13 @@ FIG8_METRICS = ["path_tput_sd_mbps", "long_retx_ratio", "long_tput_gbps"]
 def measure_fig7(runs: Runs | None) -> pd.DataFrame:
     means = _means(runs)
     out = mot._curves(means, FIG7_METRICS)
-    qd, retx, afct, p99 = (mot._wide(means, m) for m in FIG7_METRICS)
-    if mot._has(qd, *SCHEMES):
+    qd, retx, afct, p99 = (mot.wide(means, m) for m in FIG7_METRICS)
+    if mot.has(qd, *SCHEMES):
         out += rows("short_qdelay_fine_lower", "tr", {"": _all_below(qd, FINE, COARSE)})
         out += rows("short_retx_rps_drb_highest", "rps",
                     {"": _all_below(retx, _others(("rps", "drb")), ("rps", "drb"))})
         for s in ("rps", "drb"):
-            out += rows("short_retx_rises", s, {"": mot.rises(retx[s])})
+            out += rows("short_retx_rises", s, {"": measure.rises(retx[s])})
         out += rows("short_retx_max", "tr", {"": _max(retx["tr"])})
         out += rows("short_afct_rps_highest", "rps",
                     {"": mot.highest(afct, "rps", _others("rps"))})
@@ -73,16 +74,16 @@ def measure_fig7(runs: Runs | None) -> pd.DataFrame:
 def measure_fig8(runs: Runs | None) -> pd.DataFrame:
     means = _means(runs)
     out = mot._curves(means, FIG8_METRICS)
-    sd, retx, tput = (mot._wide(means, m) for m in FIG8_METRICS)
-    if mot._has(sd, *SCHEMES):
+    sd, retx, tput = (mot.wide(means, m) for m in FIG8_METRICS)
+    if mot.has(sd, *SCHEMES):
         out += rows("path_sd_rps_drb_lowest", "rps",
                     {"": _all_below(sd, ("rps", "drb"), _others(("rps", "drb")))})
         for s in ("rps", "drb"):
-            out += rows("long_tput_falls", s, {"": mot.falls(tput[s])})
+            out += rows("long_tput_falls", s, {"": measure.falls(tput[s])})
         for s in ("ecmp", "letflow", "presto", "tr"):
             out += rows("long_retx_max", s, {"": _max(retx[s])})
         out += rows("long_tput_tr_above_presto", "tr",
-                    {"": mot._share(tput["tr"] > tput["presto"])})
+                    {"": measure.share(tput["tr"] > tput["presto"])})
         out += rows("long_tput_tr_highest", "tr", {"": mot.highest(tput, "tr", _others("tr"))})
         ends = tput["tr"].sort_index()
         out += rows("long_tput_tr_last_over_first", "tr",

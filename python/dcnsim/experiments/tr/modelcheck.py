@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ...plots import new_figure, save
+from .. import measure
 from ..figure import Figure, Runs, SweepDef, rows
 from . import model
 from . import motivation as mot
@@ -107,18 +108,16 @@ SIZE_SWEEP, FLOWS_SWEEP = _sweep(0, "size"), _sweep(1, "flows")
 def per_run(runs: Runs) -> pd.DataFrame:
     """One row per finished point: panel, scheme, flows, KB, seed, mean FCT (ms), spurious
     retransmissions per data packet, drops."""
-    out = []
-    for p in runs.ok().to_dict("records"):
+    def row(p: dict[str, Any]) -> dict[str, Any]:
         flows = runs.results(p["point"]).flows
         n, kb = parse_file(p["workload.file"])
-        scheme = next(k for k, v in SCHEMES.items() if v == dict(p["routing"]))
-        out.append({"panel": p["part"], "scheme": scheme, "flows": n, "kb": kb,
-                    "seed": p["seed"], "fct_ms": flows["fct_s"].mean() * 1e3,
-                    "unfinished": int(flows["fct_s"].isna().sum()),
-                    "retx": flows["spurious_retransmits"].sum() / flows["data_packets"].sum(),
-                    "drops": p["packets.dropped"]})
-    return pd.DataFrame(out, columns=["panel", "scheme", "flows", "kb", "seed", "fct_ms",
-                                      "unfinished", "retx", "drops"])
+        return {"panel": p["part"], "scheme": measure.label(p["routing"], SCHEMES, "routing"),
+                "flows": n, "kb": kb, "seed": p["seed"], "fct_ms": flows["fct_s"].mean() * 1e3,
+                "unfinished": int(flows["fct_s"].isna().sum()),
+                "retx": flows["spurious_retransmits"].sum() / flows["data_packets"].sum(),
+                "drops": p["packets.dropped"]}
+    return measure.per_point(runs, row, ["panel", "scheme", "flows", "kb", "seed", "fct_ms",
+                                         "unfinished", "retx", "drops"])
 
 
 def model_ms(scheme: str, flows: int, kb: int) -> float:
@@ -131,17 +130,12 @@ def table(runs: Runs) -> pd.DataFrame:
     """Seed means with the model beside them: panel, scheme, flows, kb, x, fct_ms, model_ms,
     ratio."""
     frame = per_run(runs)
-    means = frame.drop(columns="seed").groupby(["panel", "scheme", "flows", "kb"],
-                                               as_index=False).mean()
+    means = measure.seed_means(frame, ["panel", "scheme", "flows", "kb"])
     means["x"] = np.where(means["panel"] == "size", means["kb"], means["flows"])
     means["model_ms"] = [model_ms(s, n, kb) for s, n, kb in
                          zip(means["scheme"], means["flows"], means["kb"])]
     means["ratio"] = means["fct_ms"] / means["model_ms"]
     return means.sort_values(["panel", "scheme", "x"])
-
-
-def _rises(values: pd.Series) -> float:
-    return mot._share(values.diff().dropna() > 0)
 
 
 def measure_fig6(runs: Runs | None) -> pd.DataFrame:
@@ -152,11 +146,11 @@ def measure_fig6(runs: Runs | None) -> pd.DataFrame:
         out += rows(f"fct_ms_{panel}", scheme, dict(zip(x, g["fct_ms"])))
         out += rows(f"model_ms_{panel}", scheme, dict(zip(x, g["model_ms"])))
         out += rows(f"sim_over_model_{panel}", scheme, {"": math.exp(np.log(g["ratio"]).mean())})
-        out += rows(f"fct_rises_{panel}", scheme, {"": _rises(g["fct_ms"])})
+        out += rows(f"fct_rises_{panel}", scheme, {"": measure.rises(g.set_index("x")["fct_ms"])})
     for panel, g in t.groupby("panel"):
         w = g.pivot(index="x", columns="scheme", values="fct_ms")
         if {"rps", "tr"} <= set(w.columns):
-            out += rows(f"tr_below_rps_{panel}", "tr", {"": mot._share(w["tr"] < w["rps"])})
+            out += rows(f"tr_below_rps_{panel}", "tr", {"": measure.share(w["tr"] < w["rps"])})
     return pd.DataFrame(out)
 
 

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ...plots import new_figure, save
+from .. import measure
 from ..figure import Figure, Runs, SweepDef, rows
 
 #: Bad/good round-trip ratios: the paper's 1.5 to 3.5 (its axis; we take steps of 0.5).
@@ -93,10 +94,8 @@ def bad_paths(ratio: float) -> list[dict[str, Any]]:
 
 
 def label(routing: Mapping[str, Any]) -> str:
-    for name, table in SCHEMES.items():
-        if table == dict(routing):
-            return name
-    raise KeyError(f"no label for routing {dict(routing)}")
+    """The scheme of a routing table: a key of :data:`SCHEMES`."""
+    return measure.label(routing, SCHEMES, "routing")
 
 
 BASE = {
@@ -171,55 +170,40 @@ PER_RUN_COLUMNS = ["scheme", "ratio", "seed", "drops", "short_qdelay_us", "short
 def per_run(runs: Runs, schemes: tuple[str, ...] | None = None) -> pd.DataFrame:
     """One row per finished point (of ``schemes``, or all): ``scheme``, ``ratio``, ``seed``,
     ``drops`` and :func:`run_metrics`."""
-    out = []
-    for p in runs.ok().to_dict("records"):
-        if schemes is not None and label(p["routing"]) not in schemes:
-            continue
+    def row(p: dict[str, Any]) -> dict[str, Any] | None:
+        scheme = label(p["routing"])
+        if schemes is not None and scheme not in schemes:
+            return None
         r = runs.results(p["point"])
         m = run_metrics(r.flows, runs.ports(p["point"]), p["run.sim_time_s"])
-        out.append({"scheme": label(p["routing"]),
-                    "ratio": ratio_of(p["topology.link_overrides"]),
-                    "seed": p["seed"], "drops": p["packets.dropped"], **m})
-    return pd.DataFrame(out, columns=PER_RUN_COLUMNS)
+        return {"scheme": scheme, "ratio": ratio_of(p["topology.link_overrides"]),
+                "seed": p["seed"], "drops": p["packets.dropped"], **m}
+    return measure.per_point(runs, row, PER_RUN_COLUMNS)
 
 
 def seed_means(frame: pd.DataFrame) -> pd.DataFrame:
     """:func:`per_run` averaged over seeds: one row per (scheme, ratio)."""
-    return frame.drop(columns="seed").groupby(["scheme", "ratio"], as_index=False).mean()
+    return measure.seed_means(frame, ["scheme", "ratio"])
 
 
 # --- the paper's orderings ---------------------------------------------------------------------
 
 
-def _wide(means: pd.DataFrame, metric: str) -> pd.DataFrame:
-    return means.pivot(index="ratio", columns="scheme", values=metric).sort_index()
+def wide(means: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """``metric`` with one row per ratio and one column per scheme."""
+    return measure.wide(means, metric, x="ratio", by="scheme")
 
 
-def _has(w: pd.DataFrame, *schemes: str) -> bool:
+def has(w: pd.DataFrame, *schemes: str) -> bool:
     return all(s in w.columns for s in schemes)
 
 
-def _share(holds: pd.Series) -> float:
-    """Share of the ratios (or steps between ratios) at which an ordering holds."""
-    return float(holds.mean()) if len(holds) else float("nan")
-
-
 def lowest(w: pd.DataFrame, scheme: str, others: tuple[str, ...]) -> float:
-    return _share(w[scheme] < w[list(others)].min(axis=1))
+    return measure.share(w[scheme] < w[list(others)].min(axis=1))
 
 
 def highest(w: pd.DataFrame, scheme: str, others: tuple[str, ...]) -> float:
-    return _share(w[scheme] > w[list(others)].max(axis=1))
-
-
-def rises(series: pd.Series) -> float:
-    """Share of the steps from one ratio to the next at which ``series`` grows."""
-    return _share(series.sort_index().diff().dropna() > 0)
-
-
-def falls(series: pd.Series) -> float:
-    """Share of the steps from one ratio to the next at which ``series`` shrinks."""
-    return _share(series.sort_index().diff().dropna() < 0)
+    return measure.share(w[scheme] > w[list(others)].max(axis=1))
 
 
 def _curves(means: pd.DataFrame, metrics: list[str]) -> list[dict[str, Any]]:
@@ -249,14 +233,14 @@ def measure_fig2(runs: Runs | None) -> pd.DataFrame:
     frame = per_run(runs, FIG23_SCHEMES)
     means = seed_means(frame)
     out = _curves(means, FIG2_METRICS)
-    qd, retx, afct = (_wide(means, m) for m in FIG2_METRICS)
-    if _has(qd, "rps", *OTHERS):
+    qd, retx, afct = (wide(means, m) for m in FIG2_METRICS)
+    if has(qd, "rps", *OTHERS):
         out += rows("short_qdelay_rps_lowest", "rps", {"": lowest(qd, "rps", OTHERS)})
         out += rows("short_retx_rps_highest", "rps", {"": highest(retx, "rps", OTHERS)})
         out += rows("short_afct_rps_highest", "rps", {"": highest(afct, "rps", OTHERS)})
         gap = afct["rps"] - afct[list(OTHERS)].min(axis=1)
         out += rows("short_afct_gap_ms", "rps", gap.to_dict())
-        out += rows("short_afct_gap_widens", "rps", {"": rises(gap)})
+        out += rows("short_afct_gap_widens", "rps", {"": measure.rises(gap)})
     out += _drops(frame)
     return pd.DataFrame(out)
 
@@ -265,17 +249,17 @@ def measure_fig3(runs: Runs | None) -> pd.DataFrame:
     means = seed_means(per_run(runs, FIG23_SCHEMES)).rename(
         columns={"long_utilization": "path_utilization"})
     out = _curves(means, FIG3_METRICS)
-    sd, retx, tput = (_wide(means, m) for m in FIG3_METRICS[:3])
-    if _has(sd, *PAPER_SCHEMES):
+    sd, retx, tput = (wide(means, m) for m in FIG3_METRICS[:3])
+    if has(sd, *PAPER_SCHEMES):
         out += rows("path_sd_rps_lowest", "rps", {"": lowest(sd, "rps", OTHERS)})
         lo = sd[["rps", "ecmp"]].min(axis=1)
         hi = sd[["rps", "ecmp"]].max(axis=1)
         out += rows("path_sd_letflow_between", "letflow",
-                    {"": _share((sd["letflow"] > lo) & (sd["letflow"] < hi))})
+                    {"": measure.share((sd["letflow"] > lo) & (sd["letflow"] < hi))})
         out += rows("long_retx_rps_highest", "rps", {"": highest(retx, "rps", OTHERS)})
         out += rows("long_tput_letflow_highest", "letflow",
                     {"": highest(tput, "letflow", ("ecmp", "rps"))})
-        out += rows("long_tput_rps_falls", "rps", {"": falls(tput["rps"])})
+        out += rows("long_tput_rps_falls", "rps", {"": measure.falls(tput["rps"])})
     return pd.DataFrame(out)
 
 
