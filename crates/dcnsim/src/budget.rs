@@ -31,15 +31,14 @@
 //!   that when links fail (the tables are recomputed while the old ones still serve);
 //! * the path choice's state ([`LbParams::state_bytes`]): DRILL's per (node, host) memory,
 //!   CONGA's and TR's per pair of leaves, the per-flow records of the flowlet schemes;
-//! * per flow, [`PACKET_FLOW_BYTES`] or [`FLUID_FLOW_BYTES`] (its spec, its state, its record
-//!   and its line of `flows.csv`), measured;
-//! * the endpoints of the flows that are certainly active at once, [`ACTIVE_FLOW_BYTES`]
-//!   each (packet level): a flow is active at least from its start for its size at its
-//!   host's line rate. Under PDQ, M-PDQ and MERP every flow counts,
-//!   [`PDQ_HELD_FLOW_BYTES`] (and [`PDQ_HELD_SUBFLOW_BYTES`] per further M-PDQ subflow) or
-//!   [`MERP_HELD_FLOW_BYTES`] each: their links
-//!   hold every started flow paused until its turn, for as long as the protocol's pace makes
-//!   it wait, which no bound from the flows alone gives (a ceiling there);
+//! * per flow, the transport's [`FlowMemory::per_flow`](crate::protocols::FlowMemory::per_flow) at packet level or [`FLUID_FLOW_BYTES`]
+//!   at flow level (its spec, its state, its record and its line of `flows.csv`), measured;
+//! * the endpoints of the flows that hold them at once, as the transport's
+//!   [`FlowMemory::at_once`](crate::protocols::FlowMemory::at_once) says (packet level): most count the flows certainly active (a
+//!   flow is active at least from its start for its size at its host's line rate); under PDQ,
+//!   M-PDQ and MERP every started flow counts, because their links hold every started flow
+//!   paused until its turn, for as long as the protocol's pace makes it wait, which no bound
+//!   from the flows alone gives (a ceiling there);
 //! * the time series: [`SERIES_ROW_BYTES`] per row, a row per port and per switch port at
 //!   every sample up to when the last flow can at the earliest end (or `stop_s`);
 //! * the packet trace: two rows per data segment of each traced flow, [`TRACE_ROW_BYTES`] each;
@@ -66,7 +65,7 @@ use crate::lb::LbParams;
 use crate::net::network::{Node, Port};
 use crate::net::routing::{Graph, RoutingTable, TableSize};
 use crate::net::{NodeIdx, PortIdx};
-use crate::protocols::Transport;
+use crate::protocols::{AtOnce, Transport};
 use crate::topo::{LinkSpec, NodeKind, NodeSpec, TopoSpec};
 use crate::units::Time;
 use crate::workload::{FlowSpec, IntOrList};
@@ -76,27 +75,8 @@ use std::fmt;
 pub const ASSUMED_BYTES: u64 = 8_000_000_000;
 /// What every run holds besides the parts below (code, allocator, I/O buffers), measured.
 pub const BASE_BYTES: f64 = 4e6;
-/// Per flow at packet level, measured over 10⁵–10⁶ flows: the spec, the run state, the
-/// output record and its line of `flows.csv` (≈ 410 B), with a margin.
-pub const PACKET_FLOW_BYTES: f64 = 450.0;
 /// Per flow at flow level (≈ 400–460 B measured over 10⁵–10⁶ flows), with a margin.
 pub const FLUID_FLOW_BYTES: f64 = 480.0;
-/// Per flow at packet level under PACE (≈ 610 B measured), with a margin.
-pub const PACE_FLOW_BYTES: f64 = 650.0;
-/// Per flow active at once at packet level: its two endpoints and its first window of packets
-/// (≈ 1 000 B measured with TCP on an incast of 150 000 flows).
-pub const ACTIVE_FLOW_BYTES: f64 = 1100.0;
-/// The same under PACE (≈ 2 500 B measured on an incast of 15 000 flows).
-pub const PACE_ACTIVE_FLOW_BYTES: f64 = 2600.0;
-/// Per flow held at once under PDQ (its endpoints, its timers and probes while paused, its
-/// forward path kept by the switches): ≈ 1 900–2 000 B measured (incasts of 600 and 1 500
-/// flows, 30 000 flows on a star).
-pub const PDQ_HELD_FLOW_BYTES: f64 = 2200.0;
-/// Per M-PDQ subflow beyond the first, held with its flow: ≈ 1 000 B measured (3 subflows).
-pub const PDQ_HELD_SUBFLOW_BYTES: f64 = 1200.0;
-/// Per flow held at once under MERP (its endpoints and an entry in the flow table of every
-/// link of its path): ≈ 1 700 B measured.
-pub const MERP_HELD_FLOW_BYTES: f64 = 1900.0;
 /// Per row of the time series: 21 bytes in four columns, and half as much again for their
 /// growth (on average; the run checks the exact capacity before every sample). The columns
 /// that `dcnsim.run` makes of them in Python take about 60 bytes per row more.
@@ -593,10 +573,10 @@ pub fn estimate(
         };
         e.push(format!("path choice ({})", s.routing.lb), bytes, &key);
     }
-    let per_flow = match (s.engine, transport) {
-        (Engine::Packet, Transport::Pace(_)) => PACE_FLOW_BYTES,
-        (Engine::Packet, _) => PACKET_FLOW_BYTES,
-        (Engine::Flow, _) => FLUID_FLOW_BYTES,
+    let memory = transport.caps().memory;
+    let per_flow = match s.engine {
+        Engine::Packet => memory.per_flow,
+        Engine::Flow => FLUID_FLOW_BYTES,
     };
     e.push(
         format!("flows ({})", count_text(count)),
@@ -623,46 +603,38 @@ pub fn estimate(
         None => flows,
     };
     let (active, busy_until) = certainly_active(started, facts.host_bps);
-    match (s.engine, transport) {
+    match (s.engine, memory.at_once) {
         (Engine::Flow, _) => {}
-        // A link serves a few flows at a time and holds every other started flow paused,
-        // endpoints, probes and table entries, for as long as the protocol's own pace makes
-        // it wait: at load 0.1, 30 000 flows of 1 KB on a star had 23 553 of them held at
-        // once (the bound below gives 14) before a fault in PDQ's Dampening was fixed (issue
-        // 35; the run now peaks at 19.5 MB against this ceiling's 83.5). No bound from the
-        // flows alone holds, so every flow counts: a ceiling.
-        (_, Transport::Pdq(p)) => e.push(
+        // Under PDQ, M-PDQ and MERP a link serves a few flows at a time and holds every other
+        // started flow paused for as long as the protocol's own pace makes it wait: at load
+        // 0.1, 30 000 flows of 1 KB on a star had 23 553 of them held at once (the bound of
+        // active flows gives 14) before a fault in PDQ's Dampening was fixed (issue 35; the
+        // run now peaks at 19.5 MB against this ceiling's 83.5). No bound from the flows
+        // alone holds, so every flow counts: a ceiling.
+        (
+            _,
+            AtOnce::EveryStarted {
+                bytes,
+                per_extra_subflow,
+            },
+        ) => e.push(
             format!(
                 "flows held at once (all {}: {} pauses flows)",
                 started.len(),
-                s.transport.protocol
+                transport.name()
             ),
-            // M-PDQ opens a subflow per segment, up to its count.
             started
                 .iter()
                 .map(|f| {
-                    let extra = p.subflows_of(f.size_bytes).max(1) - 1;
-                    PDQ_HELD_FLOW_BYTES + extra as f64 * PDQ_HELD_SUBFLOW_BYTES
+                    let extra = transport.subflows_of(f.size_bytes).max(1) - 1;
+                    bytes + extra as f64 * per_extra_subflow
                 })
                 .sum::<f64>(),
             &flow_key,
         ),
-        (_, Transport::Merp(_)) => e.push(
-            format!(
-                "flows held at once (all {}: merp pauses flows)",
-                started.len()
-            ),
-            started.len() as f64 * MERP_HELD_FLOW_BYTES,
-            &flow_key,
-        ),
-        (_, Transport::Pace(_)) => e.push(
+        (_, AtOnce::Active { bytes }) => e.push(
             format!("flows active at once (at least {active})"),
-            active as f64 * PACE_ACTIVE_FLOW_BYTES,
-            &flow_key,
-        ),
-        _ => e.push(
-            format!("flows active at once (at least {active})"),
-            active as f64 * ACTIVE_FLOW_BYTES,
+            active as f64 * bytes,
             &flow_key,
         ),
     }

@@ -35,7 +35,8 @@ use serde::{Deserialize, Serialize};
 pub use agent::SwitchHooks;
 pub use endpoint::{Endpoint, EndpointEvent, ReceiverEndpoint, SenderEndpoint, SenderStats};
 pub use registry::{
-    Caps, FluidPolicy, NoAgent, Protocol, Receiver, Sender, SwitchAgent, Transport, PROTOCOLS,
+    AtOnce, Caps, FlowMemory, FluidPolicy, NoAgent, Protocol, Receiver, Sender, SwitchAgent,
+    Transport, PROTOCOLS,
 };
 
 /// The `[transport]` table of a scenario. Keys are shared by the protocols that use them; a

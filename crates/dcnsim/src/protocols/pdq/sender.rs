@@ -4,7 +4,7 @@
 use super::header::{deadline_field, ns_field, rate_to_kbps, PdqHeader, WIRE_BYTES};
 use super::PdqParams;
 use crate::net::packet::{Packet, PacketKind};
-use crate::protocols::{Endpoint, SenderEndpoint};
+use crate::protocols::{Endpoint, Protocol, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
