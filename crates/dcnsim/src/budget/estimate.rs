@@ -1,64 +1,8 @@
-//! # The memory budget: a run that cannot fit is refused before it allocates
-//!
-//! [`crate::run::prepare_within`] estimates what a run will hold from the scenario it has
-//! resolved, and refuses it with a [`ConfigError`] when the estimate passes the **budget**:
-//! the error names the key that drives the largest part (`workload.flows`, `topology.k`,
-//! `output.series_interval_us`, …), and gives the estimate, its largest parts and the budget.
-//! It checks three times: before a generated topology is built, when the slices of its
-//! routing tables alone would pass the budget ([`check_before_topology`], from the kind's
-//! keys); once the topology is built and before anything sized by it or by the flow count is
-//! allocated ([`check_before_flows`]; the flow count then comes from the workload's keys);
-//! and once the flows are generated (their real count, sizes and start times). `validate`
-//! applies the same checks, so it refuses what `run` would refuse.
-//!
-//! ## The budget
-//!
-//! By default, the memory the machine has available when the run is prepared:
-//! `MemAvailable` of `/proc/meminfo`, or less when the process's cgroup (a container) leaves
-//! less; where neither can be read, [`ASSUMED_BYTES`]. A caller gives another one with
-//! [`Budget::parse`]: bytes, a number with a unit (`500M`, `8G`, `1.5GiB`; K, M, G, T are
-//! powers of 1000, KiB, MiB, GiB, TiB of 1024) or `unlimited` (no check at all: a run that does
-//! not fit then dies when an allocation fails). The front ends spell it `--max-memory` (`dcnsim
-//! run`, `validate`, `sweep`, and `dcnsim-core`) and `max_memory=` in Python.
-//!
-//! ## The estimate
-//!
-//! What every run holds, from the resolved scenario ([`estimate`]):
-//!
-//! * the topology and the network: per node, per link and per port, from the records' sizes;
-//! * the routing tables: a (start, len) slice per (destination class, node) and every
-//!   next-hop entry, counted by searching a few classes ([`RoutingTable::size_of`]); twice
-//!   that when links fail (the tables are recomputed while the old ones still serve);
-//! * the path choice's state ([`LbParams::state_bytes`]): DRILL's per (node, host) memory,
-//!   CONGA's and TR's per pair of leaves, the per-flow records of the flowlet schemes;
-//! * per flow, the transport's [`FlowMemory::per_flow`](crate::protocols::FlowMemory::per_flow) at packet level or [`FLUID_FLOW_BYTES`]
-//!   at flow level (its spec, its state, its record and its line of `flows.csv`), measured;
-//! * the endpoints of the flows that hold them at once, as the transport's
-//!   [`FlowMemory::at_once`](crate::protocols::FlowMemory::at_once) says (packet level): most count the flows certainly active (a
-//!   flow is active at least from its start for its size at its host's line rate); under PDQ,
-//!   M-PDQ and MERP every started flow counts, because their links hold every started flow
-//!   paused until its turn, for as long as the protocol's pace makes it wait, which no bound
-//!   from the flows alone gives (a ceiling there);
-//! * the time series: [`SERIES_ROW_BYTES`] per row, a row per port and per switch port at
-//!   every sample up to when the last flow can at the earliest end (or `stop_s`);
-//! * the packet trace: two rows per data segment of each traced flow, [`TRACE_ROW_BYTES`] each;
-//! * with `output.paths`, per flow a row of `paths.csv` and an entry of its crossed ports per
-//!   link of a shortest path between hosts ([`NetworkFacts::hops`]).
-//!
-//! What the estimate cannot know in advance — packets in queues, flows that stay active
-//! longer than at line rate, samples after the flows have ended early — is watched during
-//! the run: the series never grow past what the budget leaves them (checked before every
-//! sample), and the run's resident memory is compared with the budget at every progress
-//! report (about every 200 ms of wall time). A run that passes it stops with the same kind of
-//! error ([`crate::run::RunError::Memory`]), and no result directory is written.
-//!
-//! Calibration (peak RSS of `dcnsim-core`, `/usr/bin/time -v`, against the estimate): the
-//! table in the README ("Memory budget"). On those runs — routing tables of fat-trees,
-//! leaf-spines, Jellyfish and BCube, 10⁶ flows at packet and flow level, incasts of 150 000
-//! flows, fine series — the estimate is within −2 % … +23 % of the peak. Under packet-level
-//! PDQ, M-PDQ and MERP, where every flow counts as held at once, it is a ceiling: near the
-//! peak when the flows pile up, above it when they hardly overlap.
+//! The estimate of what a run will hold, part by part, from the resolved scenario, and the
+//! checks that refuse a run too large for its budget before it allocates (see the module doc
+//! of [`crate::budget`]).
 
+use super::{human, Budget};
 use crate::config::{Engine, Scenario};
 use crate::error::{ConfigError, ConfigResult};
 use crate::lb::LbParams;
@@ -69,10 +13,7 @@ use crate::protocols::{AtOnce, Transport};
 use crate::topo::{LinkSpec, NodeKind, NodeSpec, TopoSpec};
 use crate::units::Time;
 use crate::workload::{FlowSpec, IntOrList};
-use std::fmt;
 
-/// The budget assumed where the memory available cannot be read.
-pub const ASSUMED_BYTES: u64 = 8_000_000_000;
 /// What every run holds besides the parts below (code, allocator, I/O buffers), measured.
 pub const BASE_BYTES: f64 = 4e6;
 /// Per flow at flow level (≈ 400–460 B measured over 10⁵–10⁶ flows), with a margin.
@@ -87,202 +28,6 @@ pub const TRACE_ROW_BYTES: f64 = 72.0;
 const ENTRIES_GROWTH: f64 = 1.5;
 /// Classes searched to count the routing table's entries.
 const ROUTING_SAMPLES: usize = 8;
-
-/// How much memory a run may use.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Budget {
-    /// `None`: unlimited.
-    bytes: Option<u64>,
-    origin: Origin,
-}
-
-/// Where a [`Budget`] came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// The caller gave it.
-    Given,
-    /// The memory available on the machine (or in the cgroup) when the run was prepared.
-    Available,
-    /// The available memory could not be read: [`ASSUMED_BYTES`].
-    Assumed,
-    /// An equal share of a budget of `total` bytes among `by` runs that run side by side (a
-    /// sweep's workers): together they stay within it.
-    Shared { total: u64, by: u32 },
-}
-
-impl Budget {
-    /// The memory available now ([`available_bytes`]), else [`ASSUMED_BYTES`].
-    pub fn machine() -> Budget {
-        match available_bytes() {
-            Some(b) => Budget {
-                bytes: Some(b),
-                origin: Origin::Available,
-            },
-            None => Budget {
-                bytes: Some(ASSUMED_BYTES),
-                origin: Origin::Assumed,
-            },
-        }
-    }
-
-    /// A budget of `bytes`.
-    pub fn given(bytes: u64) -> Budget {
-        Budget {
-            bytes: Some(bytes),
-            origin: Origin::Given,
-        }
-    }
-
-    /// No budget: nothing is checked.
-    pub fn unlimited() -> Budget {
-        Budget {
-            bytes: None,
-            origin: Origin::Given,
-        }
-    }
-
-    /// `unlimited`, or a size ([`parse_bytes`]).
-    pub fn parse(text: &str) -> Result<Budget, String> {
-        if text.trim().eq_ignore_ascii_case("unlimited") {
-            return Ok(Budget::unlimited());
-        }
-        parse_bytes(text).map(Budget::given)
-    }
-
-    /// Each one's share of this budget when `by` runs go side by side: a `by`-th of it (at
-    /// least a byte); the budget itself when `by` is 1, unlimited when it is unlimited.
-    pub fn shared_by(self, by: u32) -> Budget {
-        match self.bytes {
-            Some(total) if by > 1 => Budget {
-                bytes: Some((total / by as u64).max(1)),
-                origin: Origin::Shared { total, by },
-            },
-            _ => self,
-        }
-    }
-
-    /// The budget in bytes; `None` when unlimited.
-    pub fn bytes(&self) -> Option<u64> {
-        self.bytes
-    }
-
-    pub fn origin(&self) -> Origin {
-        self.origin
-    }
-}
-
-impl fmt::Display for Budget {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.bytes, self.origin) {
-            (None, _) => write!(f, "unlimited"),
-            (Some(b), Origin::Given) => write!(f, "{} (given)", human(b as f64)),
-            (Some(b), Origin::Available) => write!(f, "{} (the memory available)", human(b as f64)),
-            (Some(b), Origin::Assumed) => write!(
-                f,
-                "{} (assumed: the memory available could not be read)",
-                human(b as f64)
-            ),
-            (Some(b), Origin::Shared { total, by }) => write!(
-                f,
-                "{} (1/{by} of the sweep's {}: {by} points run side by side, each with an \
-                 equal share; fewer workers give each more)",
-                human(b as f64),
-                human(total as f64)
-            ),
-        }
-    }
-}
-
-/// A size in bytes: an integer, or a number with a unit — `k`, `M`, `G`, `T` (powers of 1000,
-/// with or without a trailing `B`) or `KiB`, `MiB`, `GiB`, `TiB` (powers of 1024); case does
-/// not matter. At least one byte.
-pub fn parse_bytes(text: &str) -> Result<u64, String> {
-    let t = text.trim().to_ascii_lowercase();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '+' || c == '_'))
-        .unwrap_or(t.len());
-    // `e` and `+` stay with the number (an exponent: `2e9`, `1e+9`): no unit begins with
-    // them, so the unit that follows is never cut short.
-    let (num, unit) = t.split_at(split);
-    let unit = unit.trim();
-    let scale = match unit {
-        "" | "b" => 1.0,
-        "k" | "kb" => 1e3,
-        "m" | "mb" => 1e6,
-        "g" | "gb" => 1e9,
-        "t" | "tb" => 1e12,
-        "kib" => 1024.0,
-        "mib" => 1024f64.powi(2),
-        "gib" => 1024f64.powi(3),
-        "tib" => 1024f64.powi(4),
-        _ => f64::NAN,
-    };
-    let value = num.replace('_', "").parse::<f64>().unwrap_or(f64::NAN) * scale;
-    if !(value.is_finite() && value >= 1.0 && value < u64::MAX as f64) {
-        return Err(format!(
-            "'{text}' is not a memory size: give bytes (8000000000), a number with a unit \
-             (500M, 8G, 1.5GiB; K, M, G, T are powers of 1000, KiB, MiB, GiB, TiB of 1024), or \
-             'unlimited'"
-        ));
-    }
-    Ok(value.round() as u64)
-}
-
-/// Bytes as people read them: `12.3 GB` (powers of 1000, as the scenario's KB).
-pub fn human(bytes: f64) -> String {
-    let units = ["B", "KB", "MB", "GB", "TB", "PB"];
-    let mut v = bytes;
-    let mut i = 0;
-    while v >= 1000.0 && i + 1 < units.len() {
-        v /= 1000.0;
-        i += 1;
-    }
-    match (i, v) {
-        (0, _) => format!("{v:.0} B"),
-        (_, v) if v >= 1e4 => format!("{v:.2e} {}", units[i]),
-        (_, v) if v >= 100.0 => format!("{v:.0} {}", units[i]),
-        _ => format!("{v:.1} {}", units[i]),
-    }
-}
-
-/// The memory available to this process now: `MemAvailable` of `/proc/meminfo`, or what the
-/// process's cgroup (v2 `memory.max`, v1 `memory.limit_in_bytes`) leaves, whichever is
-/// smaller; `None` where none can be read (not Linux).
-pub fn available_bytes() -> Option<u64> {
-    let read = |p: &str| std::fs::read_to_string(p).ok();
-    let number = |s: Option<String>| s.and_then(|s| s.trim().parse::<u64>().ok());
-    let meminfo = read("/proc/meminfo").and_then(|s| {
-        s.lines()
-            .find_map(|l| l.strip_prefix("MemAvailable:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-    });
-    let v2 = number(read("/sys/fs/cgroup/memory.max"))
-        .map(|max| max.saturating_sub(number(read("/sys/fs/cgroup/memory.current")).unwrap_or(0)));
-    let v1 = number(read("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
-        .filter(|&limit| limit < 1 << 60)
-        .map(|limit| {
-            limit.saturating_sub(
-                number(read("/sys/fs/cgroup/memory/memory.usage_in_bytes")).unwrap_or(0),
-            )
-        });
-    [meminfo, v2, v1].into_iter().flatten().min()
-}
-
-/// The resident memory of this process now (`VmRSS` of `/proc/self/status`); `None` where it
-/// cannot be read.
-pub fn resident_bytes() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb = s
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse::<u64>()
-        .ok()?;
-    Some(kb * 1024)
-}
 
 /// One part of an [`Estimate`]: what it is, its bytes, and the key that drives it.
 #[derive(Clone, Debug, PartialEq)]
@@ -355,7 +100,7 @@ impl Estimate {
 }
 
 /// What to change when the part that `key` drives is too large.
-fn advice(key: &str) -> String {
+pub(super) fn advice(key: &str) -> String {
     match key {
         SERIES_KEY => "sample less often (a larger output.series_interval_us) or stop earlier \
                        (stop_s)"
@@ -369,11 +114,11 @@ fn advice(key: &str) -> String {
 }
 
 /// How a user sets a larger budget, in every message that refuses a run for its memory.
-const LARGER_BUDGET: &str =
+pub(super) const LARGER_BUDGET: &str =
     "set a larger budget (--max-memory of the dcnsim command, or max_memory in Python)";
 
 /// The key of the series' part.
-const SERIES_KEY: &str = "output.series_interval_us";
+pub(super) const SERIES_KEY: &str = "output.series_interval_us";
 /// The key of the paths' part.
 const PATHS_KEY: &str = "output.paths";
 
@@ -671,7 +416,7 @@ pub fn estimate(
 /// serves them at `host_bps` (the fastest host link) in shortest-remaining-first order, the
 /// order that leaves the fewest flows unfinished at every moment. Flows with a deadline are
 /// left out (a protocol or the application may end them early).
-fn certainly_active(flows: &[FlowSpec], host_bps: u64) -> (usize, Time) {
+pub(super) fn certainly_active(flows: &[FlowSpec], host_bps: u64) -> (usize, Time) {
     use std::cmp::Reverse;
     use std::collections::binary_heap::{BinaryHeap, PeekMut};
     let bytes_per_ps = host_bps.max(1) as f64 / 8.0 * 1e-12;
@@ -882,205 +627,4 @@ pub fn check_before_flows(
     let facts = NetworkFacts::of(topo, budget.bytes());
     estimate(s, &facts, transport, Flows::FromKeys).check(budget)?;
     Ok(Some(facts))
-}
-
-/// What [`crate::run::prepare_within`] found: the budget, the estimate of the prepared run,
-/// and the process's resident memory before it began (for the checks during the run).
-#[derive(Clone, Debug, PartialEq)]
-pub struct MemoryPlan {
-    pub budget: Budget,
-    pub estimate: Estimate,
-    pub resident_before: Option<u64>,
-}
-
-impl MemoryPlan {
-    /// No budget, no estimate (for runs built by hand).
-    pub fn unlimited() -> MemoryPlan {
-        MemoryPlan {
-            budget: Budget::unlimited(),
-            estimate: Estimate::default(),
-            resident_before: None,
-        }
-    }
-
-    /// Bytes the time series may take: what the budget leaves beside the rest of the
-    /// estimate.
-    pub fn series_room(&self) -> u64 {
-        match self.budget.bytes() {
-            None => u64::MAX,
-            Some(b) => (b as f64 - self.rest()).max(0.0) as u64,
-        }
-    }
-
-    /// The estimate without the series.
-    fn rest(&self) -> f64 {
-        self.estimate.total() - self.estimate.series_bytes()
-    }
-
-    /// The resident memory above which the run stops: the budget above what the process held
-    /// before the run was prepared. `None`: unlimited, or not measurable here.
-    pub fn resident_limit(&self) -> Option<u64> {
-        Some(self.budget.bytes()?.saturating_add(self.resident_before?))
-    }
-
-    /// The error of a run whose series, of `rows` rows, would take `bytes` with the sample
-    /// due at `now`, more than their share of the budget.
-    pub fn series_error(&self, rows: usize, bytes: usize, now: Time) -> ConfigError {
-        ConfigError::new(
-            SERIES_KEY,
-            format!(
-                "the time series would pass the memory budget of {} at {:.6} s of simulated \
-                 time ({} rows so far, {} with the next sample, beside an estimate of {} for \
-                 the rest of the run); sample less often (a larger series_interval_us), stop \
-                 earlier (stop_s), or {LARGER_BUDGET}",
-                self.budget,
-                now.as_secs_f64(),
-                rows,
-                human(bytes as f64),
-                human(self.rest()),
-            ),
-        )
-    }
-
-    /// The error of a run whose resident memory passed the budget at `now`.
-    pub fn resident_error(&self, resident: u64, now: Time) -> ConfigError {
-        let key = self
-            .estimate
-            .parts
-            .iter()
-            .max_by(|a, b| a.bytes.total_cmp(&b.bytes))
-            .map_or("", |p| p.key.as_str());
-        ConfigError::new(
-            key,
-            format!(
-                "the run passed its memory budget of {} at {:.6} s of simulated time ({} \
-                 resident, {} before the run; estimated in advance: {}): packets in queues, \
-                 flows active at once or the series took more than the estimate; {} or stop \
-                 earlier (stop_s), or {LARGER_BUDGET}",
-                self.budget,
-                now.as_secs_f64(),
-                human(resident as f64),
-                human(self.resident_before.unwrap_or(0) as f64),
-                human(self.estimate.total()),
-                advice(key),
-            ),
-        )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_parse_with_their_units() {
-        assert_eq!(parse_bytes("123"), Ok(123));
-        assert_eq!(parse_bytes("8G"), Ok(8_000_000_000));
-        assert_eq!(parse_bytes("8 gb"), Ok(8_000_000_000));
-        assert_eq!(parse_bytes("1.5GiB"), Ok(1_610_612_736));
-        assert_eq!(parse_bytes("500M"), Ok(500_000_000));
-        assert_eq!(parse_bytes("2e9"), Ok(2_000_000_000));
-        assert_eq!(parse_bytes("64kib"), Ok(65_536));
-        for bad in ["", "0", "-1G", "8X", "G", "nan", "inf", "1e30", "1.2.3G"] {
-            let err = parse_bytes(bad).unwrap_err();
-            assert!(err.contains("not a memory size"), "{bad}: {err}");
-        }
-        assert_eq!(Budget::parse("Unlimited"), Ok(Budget::unlimited()));
-        assert_eq!(Budget::parse("1k"), Ok(Budget::given(1000)));
-    }
-
-    #[test]
-    fn a_shared_budget_is_an_equal_share_and_says_so() {
-        let b = Budget::given(8_000_000_000).shared_by(3);
-        assert_eq!(b.bytes(), Some(2_666_666_666));
-        assert_eq!(
-            b.origin(),
-            Origin::Shared {
-                total: 8_000_000_000,
-                by: 3
-            }
-        );
-        let text = b.to_string();
-        assert!(
-            text.starts_with("2.7 GB (1/3 of the sweep's 8.0 GB: 3 points"),
-            "{text}"
-        );
-        // One run alone has it all; unlimited stays unlimited.
-        assert_eq!(Budget::given(5).shared_by(1), Budget::given(5));
-        assert_eq!(Budget::unlimited().shared_by(4), Budget::unlimited());
-        // A run refused at its share names the share in its message.
-        let est = Estimate {
-            parts: vec![Part {
-                what: "flows".into(),
-                bytes: 5e9,
-                key: "workload.flows".into(),
-            }],
-        };
-        assert!(est.check(&Budget::given(8_000_000_000)).is_ok());
-        let e = est
-            .check(&Budget::given(8_000_000_000).shared_by(2))
-            .unwrap_err();
-        assert_eq!(e.path, "workload.flows");
-        assert!(e.message.contains("1/2 of the sweep's 8.0 GB"), "{e}");
-    }
-
-    #[test]
-    fn sizes_print_in_powers_of_1000() {
-        assert_eq!(human(999.0), "999 B");
-        assert_eq!(human(1234.0), "1.2 KB");
-        assert_eq!(human(328e9), "328 GB");
-        assert_eq!(human(4.4e21), "4.40e6 PB");
-    }
-
-    #[test]
-    fn the_machine_has_some_memory() {
-        let b = Budget::machine();
-        assert!(b.bytes().is_some_and(|b| b > 0));
-        if cfg!(target_os = "linux") {
-            assert_eq!(b.origin(), Origin::Available);
-            assert!(resident_bytes().is_some_and(|r| r > 0));
-        }
-    }
-
-    #[test]
-    fn flows_certainly_active_overlap_at_line_rate() {
-        let flow = |start_us: u64, size: u64| FlowSpec {
-            src: 0,
-            dst: 1,
-            size_bytes: size,
-            start: Time::from_us(start_us),
-            deadline: None,
-            weight: 1.0,
-        };
-        // 10 Gb/s: 1 250 bytes take 1 µs. All from host 0 to host 1: the 10 µs flow is
-        // preempted by the short ones (shortest first), so two are active at 5 µs and at 9 µs,
-        // and the link is busy until 13 µs of work have been done.
-        let flows = [
-            flow(0, 12_500),
-            flow(5, 1250),
-            flow(9, 1250),
-            flow(20, 1250),
-        ];
-        let (active, until) = certainly_active(&flows, 10_000_000_000);
-        assert_eq!(active, 2);
-        assert_eq!(until, Time::from_us(21));
-        // An incast: 100 flows of 1 µs each, into one host, a nanosecond apart: at least 99
-        // are still there when the last arrives, and the last leaves after 100 µs.
-        let incast: Vec<FlowSpec> = (0..100)
-            .map(|i| FlowSpec {
-                src: i + 2,
-                start: Time::from_ps(1000 * i as u64),
-                ..flow(0, 1250)
-            })
-            .collect();
-        let (active, until) = certainly_active(&incast, 10_000_000_000);
-        assert!((99..=100).contains(&active), "{active}");
-        assert_eq!(until, Time::from_us(100));
-        // A flow with a deadline may end early: it does not count.
-        let with_deadline = FlowSpec {
-            deadline: Some(Time::from_us(1)),
-            ..flow(0, 12_500)
-        };
-        assert_eq!(certainly_active(&[with_deadline], 10_000_000_000).0, 0);
-    }
 }
