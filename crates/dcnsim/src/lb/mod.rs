@@ -15,6 +15,7 @@
 //! | [`drill`] | packet | every switch | memory per switch and destination | yes, little when queues are balanced |
 //! | [`tr`] | packet | source leaf, spine queues fed back in reverse ACKs' TTL | per-flow bytes sent and last TNL, short flows per uplink | no, where its delay prediction holds (leaf-spine only) |
 //! | [`bcube_paths`] | flow | hash at every node, forwarding from addresses (BCube only) | none | no |
+//! | `memr` | flow | every switch at a SYN, by MERP's switch agent (MERP only, [`crate::protocols::merp`]); other packets by ECMP | MERP's per-flow tables | no |
 //!
 //! ## Parameters (`[routing]` keys)
 //!

@@ -201,6 +201,20 @@ fn every_key_belongs_to_a_scheme_and_the_table_says_which() {
 }
 
 #[test]
+fn the_module_doc_has_a_row_for_every_scheme() {
+    let doc = include_str!("mod.rs");
+    for &kind in LbKind::ALL {
+        let n = kind.name();
+        let row = [format!("//! | `{n}`"), format!("//! | [`{n}`]")];
+        assert!(
+            doc.lines()
+                .any(|l| row.iter().any(|r| l.starts_with(r.as_str()))),
+            "lb {n} has no row in the module doc's table of schemes"
+        );
+    }
+}
+
+#[test]
 fn bcube_paths_only_on_bcube() {
     let p = params("bcube_paths", |_| {}).unwrap();
     assert!(p.check_topology("bcube").is_ok());
