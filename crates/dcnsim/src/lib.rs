@@ -13,10 +13,10 @@
 //!   RTO bounds.
 //! - [`topo`]: builders of network specifications from the scenario.
 //! - [`workload`]: builders of flows from the scenario. (It borrows [`budget::human`], a byte
-//!   count for people, from above: the one exception to this order.)
+//!   count for people, from above: an exception to this order.)
 //! - [`net`]: packets in a pool, egress queues (drop-tail/ECN, priority, rank), ports and
 //!   links, routing tables of equal-cost next hops. (Its packet header holds the transports'
-//!   headers from above: the part of issue 38's cycle still open.)
+//!   headers from above: the other exception, what is left of issue 38's cycle.)
 //! - [`lb`]: path choice among those next hops (ECMP, RPS, DRB, Presto, LetFlow, CONGA, DRILL,
 //!   …) and the `[routing]` table; it takes what it needs of the transport as plain values.
 //! - [`protocols`]: transports as sans-IO state machines (TCP NewReno, DCTCP, …).
