@@ -7,13 +7,13 @@
 //!
 //! The layers, bottom up (a module imports only from its own layer and those below it; the
 //! test `tests/layers.rs` holds the code to this list):
-//! - [`units`]: integer picosecond [`units::Time`], [`units::Rate`] in bit/s; [`rng`]: named
-//!   random streams of the seed; [`error`]: configuration errors that name their key;
+//! - [`units`]: integer picosecond [`units::Time`], [`units::Rate`] in bit/s, byte counts for
+//!   people ([`units::human`]); [`rng`]: named random streams of the seed; [`error`]:
+//!   configuration errors that name their key;
 //!   [`validate`]: the range checks every configuration reader shares, and the one rule for
 //!   RTO bounds.
 //! - [`topo`]: builders of network specifications from the scenario.
-//! - [`workload`]: builders of flows from the scenario. (It borrows [`budget::human`], a byte
-//!   count for people, from above: an exception to this order.)
+//! - [`workload`]: builders of flows from the scenario.
 //! - [`net`]: packets in a pool, egress queues (drop-tail/ECN, priority, rank), ports and
 //!   links, routing tables of equal-cost next hops. (Its packet header holds the transports'
 //!   headers from above: the other exception, what is left of issue 38's cycle.)

@@ -295,6 +295,23 @@ impl Bytes {
     }
 }
 
+/// Bytes as people read them: `12.3 GB` (powers of 1000, as the scenario's KB).
+pub fn human(bytes: f64) -> String {
+    let units = ["B", "KB", "MB", "GB", "TB", "PB"];
+    let mut v = bytes;
+    let mut i = 0;
+    while v >= 1000.0 && i + 1 < units.len() {
+        v /= 1000.0;
+        i += 1;
+    }
+    match (i, v) {
+        (0, _) => format!("{v:.0} B"),
+        (_, v) if v >= 1e4 => format!("{v:.2e} {}", units[i]),
+        (_, v) if v >= 100.0 => format!("{v:.0} {}", units[i]),
+        _ => format!("{v:.1} {}", units[i]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

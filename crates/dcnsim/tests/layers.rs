@@ -35,8 +35,6 @@ const LAYERS: &[(&[&str], Within)] = &[
 
 /// Imports against the order that `lib.rs` names: (from, to).
 const EXCEPTIONS: &[(&str, &str)] = &[
-    // `budget::human`, a byte count for people, in an error message.
-    ("workload", "budget"),
     // `net::packet::Header` holds the transports' headers: the part of issue 38's cycle
     // still open.
     ("net", "protocols"),

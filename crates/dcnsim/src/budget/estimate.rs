@@ -2,7 +2,7 @@
 //! checks that refuse a run too large for its budget before it allocates (see the module doc
 //! of [`crate::budget`]).
 
-use super::{human, Budget};
+use super::Budget;
 use crate::config::{Engine, Scenario};
 use crate::error::{ConfigError, ConfigResult};
 use crate::lb::LbParams;
@@ -11,7 +11,7 @@ use crate::net::routing::{Graph, RoutingTable, TableSize};
 use crate::net::{NodeIdx, PortIdx};
 use crate::protocols::{AtOnce, Transport};
 use crate::topo::{LinkSpec, NodeKind, NodeSpec, TopoSpec};
-use crate::units::Time;
+use crate::units::{human, Time};
 use crate::workload::{FlowSpec, IntOrList};
 
 /// What every run holds besides the parts below (code, allocator, I/O buffers), measured.

@@ -68,7 +68,7 @@ pub use estimate::{
 };
 
 use crate::error::ConfigError;
-use crate::units::Time;
+use crate::units::{human, Time};
 use estimate::{advice, LARGER_BUDGET, SERIES_KEY};
 use std::fmt;
 
@@ -213,23 +213,6 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         ));
     }
     Ok(value.round() as u64)
-}
-
-/// Bytes as people read them: `12.3 GB` (powers of 1000, as the scenario's KB).
-pub fn human(bytes: f64) -> String {
-    let units = ["B", "KB", "MB", "GB", "TB", "PB"];
-    let mut v = bytes;
-    let mut i = 0;
-    while v >= 1000.0 && i + 1 < units.len() {
-        v /= 1000.0;
-        i += 1;
-    }
-    match (i, v) {
-        (0, _) => format!("{v:.0} B"),
-        (_, v) if v >= 1e4 => format!("{v:.2e} {}", units[i]),
-        (_, v) if v >= 100.0 => format!("{v:.0} {}", units[i]),
-        _ => format!("{v:.1} {}", units[i]),
-    }
 }
 
 /// The memory available to this process now: `MemAvailable` of `/proc/meminfo`, or what the

@@ -381,8 +381,8 @@ fn fits_in_memory(n: u128, key: &str) -> ConfigResult<()> {
                 "{n} flows of {} bytes each would take {} bytes, more than a process can \
                  address ({}); use fewer flows",
                 std::mem::size_of::<FlowSpec>(),
-                crate::budget::human(bytes as f64),
-                crate::budget::human(isize::MAX as f64),
+                crate::units::human(bytes as f64),
+                crate::units::human(isize::MAX as f64),
             ),
         ));
     }
