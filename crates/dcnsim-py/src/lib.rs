@@ -183,7 +183,7 @@ fn validate(
             "topology": p.topo.description,
             "memory": {
                 "estimate_bytes": estimate.total(),
-                "estimate": dcnsim::budget::human(estimate.total()),
+                "estimate": dcnsim::units::human(estimate.total()),
                 "budget_bytes": p.memory.budget.bytes(),
                 "budget": p.memory.budget.to_string(),
                 "parts": parts,
