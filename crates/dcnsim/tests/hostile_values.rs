@@ -551,7 +551,10 @@ fn a_transport_default_from_a_long_network_names_the_keys_that_made_it_long() {
         &dir,
     )
     .unwrap();
-    assert_eq!(p.scenario.transport.initial_rto_us, Some(1e12));
+    let dcnsim::protocols::TransportKeys::Merp(_, t) = &p.transport_keys else {
+        panic!("merp")
+    };
+    assert_eq!(t.initial_rto_us, Some(1e12));
 }
 
 #[test]
@@ -564,7 +567,9 @@ fn pfabrics_largest_initial_window_does_not_wrap_its_maximum() {
         "topology.link_delay_us=1e10",
     ] {
         let p = prepare(STAR, &["transport.protocol=pfabric", o], &dir).unwrap();
-        let t = &p.scenario.transport;
+        let dcnsim::protocols::TransportKeys::Pfabric(_, t) = &p.transport_keys else {
+            panic!("pfabric")
+        };
         assert!(
             t.init_cwnd_pkts.unwrap() >= 1 << 31,
             "{o}: {:?}",

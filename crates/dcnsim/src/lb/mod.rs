@@ -863,11 +863,8 @@ mod tests {
 
     /// The transport of `protocol` with its defaults.
     fn transport(protocol: &str) -> Transport {
-        Transport::from_config(&crate::protocols::TransportConfig {
-            protocol: protocol.into(),
-            ..Default::default()
-        })
-        .unwrap()
+        Transport::from_config(&crate::protocols::TransportConfig::from_keys(protocol, &[]))
+            .unwrap()
     }
 
     #[test]
