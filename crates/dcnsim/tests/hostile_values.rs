@@ -150,7 +150,7 @@ fn valid_numbers_are_kept_exactly() {
     .unwrap();
     assert_eq!(p.scenario.workload.load, Some(0.6));
     assert_eq!(p.scenario.stop_s, Some(1e6));
-    let json = p.scenario.to_json();
+    let json = p.scenario_json();
     assert!(json.contains("\"load\": 0.6"), "{json}");
     assert!(json.contains("\"stop_s\": 1000000.0"), "{json}");
 }

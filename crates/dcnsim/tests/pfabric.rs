@@ -175,6 +175,12 @@ fn explicit_keys_win_over_network_defaults() {
         (Some(20), Some(39))
     );
     assert_eq!(p.scenario.topology.buffer_pkts, Some(40));
+    // The scenario keeps the two keys it set; scenario.json, read again, gives the same transport
+    // (the derived keys now set).
+    assert_eq!(p.scenario.transport.keys.len(), 2);
+    let again = dcnsim::prepare_text(&p.scenario_json(), Format::Json, &[], &dir).unwrap();
+    assert_eq!(again.transport, p.transport);
+    assert_eq!(again.transport_keys, p.transport_keys);
 }
 
 /// What `timeouts` counts for pFabric: every expiry of the fixed retransmission timer, the

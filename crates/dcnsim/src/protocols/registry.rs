@@ -1,11 +1,29 @@
 //! The one list of transports, and what each must tell the engine.
 //!
-//! A transport is a parameter type that implements [`Protocol`]: its names, how it reads
-//! `[transport]`, what it needs of the network ([`Caps`]), and its sender, receiver and switch
-//! agent. The macro `transports!` takes one line per transport and generates the enums the engine
-//! holds ([`Transport`], [`Sender`], [`Receiver`], [`SwitchAgent`]), the catalogue
-//! [`PROTOCOLS`] and the `match` dispatch between them. Dispatch stays by enum, not by trait
-//! object: it is on the per-packet path and inlines.
+//! A transport is a parameter type that implements [`Protocol`]: its names, its own
+//! `[transport]` keys ([`Protocol::Config`], a struct in its folder) and how it validates them,
+//! what it needs of the network ([`Caps`]), and its sender, receiver and switch agent. The
+//! macro `transports!` takes one line per transport and generates the enums the engine holds
+//! ([`Transport`], [`Sender`], [`Receiver`], [`SwitchAgent`]), the typed keys
+//! ([`TransportKeys`]), the catalogue [`PROTOCOLS`] and the `match` dispatch between them.
+//! Dispatch stays by enum, not by trait object: it is on the per-packet path and inlines.
+//! Adding a transport touches its folder and one line here, not a shared table of keys.
+//!
+//! ## Reading `[transport]`
+//!
+//! The scenario holds the table raw ([`TransportConfig`]: `protocol` and the other keys).
+//! [`TransportKeys::read`] picks the transport by `protocol` and reads the other keys into its
+//! `Config` with [`crate::tagged::read`]: a key it does not declare is refused at
+//! `transport.<key>`, listing its keys. [`TransportKeys::transport`] validates them into the
+//! [`Transport`].
+//!
+//! ## Defaults from the network
+//!
+//! A transport whose defaults depend on the network ([`Caps::derives_defaults_from_network`])
+//! fills them into a copy of its keys ([`TransportKeys::with_network_defaults`]), which
+//! `run::prepare` validates again and keeps as the keys the run used; `scenario.json` writes
+//! those (the keys set plus the derived ones), while the scenario's own table is left as
+//! given.
 
 use super::agent::SwitchHooks;
 use super::endpoint::{Endpoint, EndpointEvent, ReceiverEndpoint, SenderEndpoint, SenderStats};
