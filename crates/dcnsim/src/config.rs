@@ -10,6 +10,8 @@
 //! rates must also fit the limits of [`crate::units`] (the simulation horizon, 10⁶ s).
 
 use crate::error::{AtKey, ConfigError, ConfigResult};
+/// The `[routing]` table lives with the path choices that read it.
+pub use crate::lb::RoutingConfig;
 use crate::protocols::{TransportConfig, TransportKeys};
 use crate::topo::TopologyConfig;
 use crate::units::{num, Time};
@@ -66,70 +68,6 @@ impl Engine {
 
 fn default_seed() -> u64 {
     1
-}
-
-/// The `[routing]` table.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RoutingConfig {
-    /// Path choice at switches: `ecmp`, `rps`, `drb`, `presto`, `letflow`, `conga`, `drill`,
-    /// `tr`, `bcube_paths`.
-    #[serde(default = "default_lb")]
-    pub lb: String,
-    /// Time between a link failing (or recovering) and the routing tables reflecting it.
-    #[serde(default)]
-    pub reroute_delay_us: f64,
-    // Parameters of the path choices; each is refused for a choice that does not use it.
-    // Defaults and meaning: the table in [`crate::lb`].
-    #[serde(default)]
-    pub flowlet_gap_us: Option<f64>,
-    #[serde(default)]
-    pub flowcell_bytes: Option<u64>,
-    #[serde(default)]
-    pub reorder_timeout_us: Option<f64>,
-    #[serde(default)]
-    pub conga_tau_us: Option<f64>,
-    #[serde(default)]
-    pub conga_metric_bits: Option<u32>,
-    #[serde(default)]
-    pub conga_aging_us: Option<f64>,
-    #[serde(default)]
-    pub drill_samples: Option<u32>,
-    #[serde(default)]
-    pub drill_memory: Option<u32>,
-    #[serde(default)]
-    pub tr_long_bytes: Option<u64>,
-    #[serde(default)]
-    pub tr_queue_bits: Option<u32>,
-    #[serde(default)]
-    pub tr_inactive_us: Option<f64>,
-    #[serde(default)]
-    pub tr_ack_path: Option<String>,
-}
-
-fn default_lb() -> String {
-    "ecmp".into()
-}
-
-impl Default for RoutingConfig {
-    fn default() -> Self {
-        RoutingConfig {
-            lb: default_lb(),
-            reroute_delay_us: 0.0,
-            flowlet_gap_us: None,
-            flowcell_bytes: None,
-            reorder_timeout_us: None,
-            conga_tau_us: None,
-            conga_metric_bits: None,
-            conga_aging_us: None,
-            drill_samples: None,
-            drill_memory: None,
-            tr_long_bytes: None,
-            tr_queue_bits: None,
-            tr_inactive_us: None,
-            tr_ack_path: None,
-        }
-    }
 }
 
 /// The `[output]` table.

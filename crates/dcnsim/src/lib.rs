@@ -14,15 +14,14 @@
 //!   `protocol`), each variant's keys into its own type.
 //! - [`topo`]: builders of network specifications from the scenario.
 //! - [`workload`]: builders of flows from the scenario. (It borrows [`budget::human`], a byte
-//!   count for people, from above: the one exception to this order.)
-//! - [`net`], [`protocols`], [`lb`], [`config`], which import one another (a cycle issue 38
-//!   is breaking):
-//!   - [`net`]: packets in a pool, egress queues (drop-tail/ECN, priority, rank), ports and
-//!     links, routing tables of equal-cost next hops;
-//!   - [`protocols`]: transports as sans-IO state machines (TCP NewReno, DCTCP, …);
-//!   - [`lb`]: path choice among those next hops (ECMP, RPS, DRB, Presto, LetFlow, CONGA,
-//!     DRILL, …);
-//!   - [`config`]: the scenario file's schema.
+//!   count for people, from above: an exception to this order.)
+//! - [`net`]: packets in a pool, egress queues (drop-tail/ECN, priority, rank), ports and
+//!   links, routing tables of equal-cost next hops. (Its packet header holds the transports'
+//!   headers from above: the other exception, what is left of issue 38's cycle.)
+//! - [`lb`]: path choice among those next hops (ECMP, RPS, DRB, Presto, LetFlow, CONGA, DRILL,
+//!   …) and the `[routing]` table; it takes what it needs of the transport as plain values.
+//! - [`protocols`]: transports as sans-IO state machines (TCP NewReno, DCTCP, …).
+//! - [`config`]: the scenario file's schema.
 //! - [`metrics`]: what comes out.
 //! - [`budget`]: the memory a run may use, and the estimate that refuses a run too large for
 //!   it before it allocates.

@@ -346,9 +346,7 @@ fn rates_beyond_the_largest_are_refused_naming_their_key() {
 fn segment_and_header_sizes_are_bounded_for_every_protocol() {
     let dir = one_flow();
     // A ~4 GB header on 1-byte segments made a flow's bytes on the wire pass 64 bits.
-    for protocol in [
-        "tcp", "dctcp", "pfabric", "pdq", "mpdq", "rcp", "d3", "merp", "pace",
-    ] {
+    for &(protocol, _) in dcnsim::protocols::PROTOCOLS {
         let proto = format!("transport.protocol={protocol}");
         assert_refused(
             STAR,

@@ -1,9 +1,94 @@
 //! Properties every run must have: packets are conserved, runs are deterministic, the
 //! protocol does not change the flows a seed generates, and no flow stalls.
+//!
+//! The transports, path choices and topology kinds come from the crate's catalogues
+//! (`protocols::PROTOCOLS`, `lb::PATH_CHOICES`, `topo::TOPOLOGIES`), so an entry is tested by
+//! being registered; a new topology kind needs a small layout in [`small_layout`]. The
+//! combinations set-up refuses are asked of `prepare` and must be refused by key.
+//!
+//! Scenarios are small so that the suite stays fast. The two tests that still take tens of
+//! seconds (every transport on every topology kind, lossy, with and without deadlines) are
+//! named `slow_…`; they run in CI like the others (`cargo nextest run -E 'not test(/^slow_/)'`
+//! leaves them out of a quick local run).
 
 mod common;
-use common::{flow_dir, run_toml};
+use common::{flow_dir, run_toml, try_prepare};
 use dcnsim::metrics::output::flows_csv;
+use dcnsim::metrics::RunOutput;
+use std::path::Path;
+
+/// The transports of the catalogue.
+fn protocols() -> impl Iterator<Item = &'static str> {
+    dcnsim::protocols::PROTOCOLS.iter().map(|p| p.0)
+}
+
+/// A small layout of topology kind `kind`, as overrides. A kind added to `topo::TOPOLOGIES`
+/// fails here until it has one.
+fn small_layout(kind: &str) -> Vec<String> {
+    let example_file = concat!(env!("CARGO_MANIFEST_DIR"), "/src/topo/example.topo");
+    let keys: Vec<String> = match kind {
+        "star" => vec!["hosts=6".into()],
+        "dumbbell" => vec!["senders=3".into()],
+        "tree" => vec![],
+        "fattree" => vec!["k=4".into()],
+        "leafspine" => vec![
+            "leaves=4".into(),
+            "spines=2".into(),
+            "hosts_per_leaf=4".into(),
+        ],
+        "parkinglot" => [
+            "forwarders=3",
+            "hosts_per_group=3",
+            "receivers=3",
+            "cross_receivers=2",
+        ]
+        .map(String::from)
+        .to_vec(),
+        "bcube" => vec!["n=4".into(), "k=1".into()],
+        "jellyfish" => ["switches=8", "ports_per_switch=6", "hosts_per_switch=2"]
+            .map(String::from)
+            .to_vec(),
+        "file" => vec![format!("file=\"{example_file}\"")],
+        other => panic!("topology kind '{other}' has no small layout in tests/invariants.rs"),
+    };
+    std::iter::once(format!("topology.kind=\"{kind}\""))
+        .chain(keys.into_iter().map(|k| format!("topology.{k}")))
+        .collect()
+}
+
+/// Every topology kind of the catalogue with its small layout.
+fn layouts() -> impl Iterator<Item = (&'static str, Vec<String>)> {
+    dcnsim::topo::TOPOLOGIES
+        .iter()
+        .map(|&(kind, _)| (kind, small_layout(kind)))
+}
+
+/// The flows of `out` that neither finished nor were terminated by their protocol.
+fn stalled(out: &RunOutput) -> Vec<u32> {
+    out.flows
+        .iter()
+        .filter(|f| f.finish.is_none() && f.terminated.is_none())
+        .map(|f| f.flow_id)
+        .collect()
+}
+
+/// Asserts that the packets `out` sent were delivered, dropped or still in flight, and that no
+/// more bytes arrived, were dropped or are in flight than were sent (a protected header that
+/// loses its payload at a full queue, as D3's and PDQ's may, carries fewer bytes on).
+fn assert_conserved(out: &RunOutput, run: &str) {
+    let c = &out.counters;
+    assert_eq!(
+        c.sent_pkts,
+        c.delivered_pkts + c.dropped_pkts + out.in_flight_pkts,
+        "packets of {run}: {c:?}, in flight {}",
+        out.in_flight_pkts
+    );
+    assert!(
+        c.sent_bytes >= c.delivered_bytes + c.dropped_bytes + out.in_flight_bytes,
+        "bytes of {run}: {c:?}, in flight {}",
+        out.in_flight_bytes
+    );
+}
 
 const FATTREE: &str = r#"
 seed = 7
@@ -139,36 +224,20 @@ file = "flows.csv"
     assert_eq!(eager.counters, queued.counters);
 }
 
-/// Runs every transport on every kind of switched topology (and a leaf-spine with a slower
-/// link), small buffers (12 packets) at 95 % load, with `workload_extra` added to the
-/// workload, and returns, per run, the flows that neither finished nor were terminated by
-/// their protocol by the stop (0.5 s, long after the last flow started: these have stalled).
+/// Runs every transport on every topology kind (and a leaf-spine with a slower link), small
+/// buffers (12 packets) at 95 % load, with `workload_extra` added to the workload, and returns,
+/// per run, the flows that neither finished nor were terminated by their protocol by the stop
+/// (0.5 s, long after the last flow started: these have stalled).
 fn stalled_flows(workload_extra: &str) -> Vec<(String, Vec<u32>)> {
-    let layouts = [
-        vec!["topology.kind=\"fattree\"", "topology.k=4"],
-        vec![
-            "topology.kind=\"leafspine\"",
-            "topology.leaves=4",
-            "topology.spines=2",
-            "topology.hosts_per_leaf=4",
-        ],
-        // A slower spine link: MERP's flows through it detected for ever before its links
-        // lowered the packet's Q (`protocols/merp`, "Q on a path of several rates").
-        vec![
-            "topology.kind=\"leafspine\"",
-            "topology.leaves=4",
-            "topology.spines=2",
-            "topology.hosts_per_leaf=4",
-            "topology.link_overrides=[{ between = [\"leaf0\", \"spine1\"], gbps = 3.3, delay_us = 5 }]",
-        ],
-        vec!["topology.kind=\"bcube\"", "topology.n=4", "topology.k=1"],
-        vec![
-            "topology.kind=\"jellyfish\"",
-            "topology.switches=8",
-            "topology.ports_per_switch=6",
-            "topology.hosts_per_switch=2",
-        ],
-    ];
+    let mut layouts: Vec<(&str, Vec<String>)> = layouts().collect();
+    // A slower spine link: MERP's flows through it detected for ever before its links
+    // lowered the packet's Q (`protocols/merp`, "Q on a path of several rates").
+    let mut slow_spine = small_layout("leafspine");
+    slow_spine.push(
+        "topology.link_overrides=[{ between = [\"leaf0\", \"spine1\"], gbps = 3.3, delay_us = 5 }]"
+            .into(),
+    );
+    layouts.push(("leafspine with a slow link", slow_spine));
     let base = format!(
         r#"
 seed = 21
@@ -180,31 +249,27 @@ ecn_k_pkts = 6
 kind = "poisson"
 sizes = "websearch"
 load = 0.95
-flows = 120
 {workload_extra}
 "#
     );
-    let protocols = [
-        "tcp", "dctcp", "d2tcp", "mcp", "pfabric", "pdq", "mpdq", "rcp", "d3", "merp", "pace",
-    ];
     let mut runs = Vec::new();
-    for protocol in protocols {
-        for layout in &layouts {
+    for protocol in protocols() {
+        for (kind, layout) in &layouts {
+            // 120 flows on the fabrics of several paths between racks, where the stalls above
+            // showed; 60 on the others, to keep the test short.
+            let several_paths = ["fattree", "leafspine", "bcube", "jellyfish"]
+                .iter()
+                .any(|k| kind.starts_with(k));
+            let flows = format!("workload.flows={}", if several_paths { 120 } else { 60 });
             let transport = format!("transport.protocol=\"{protocol}\"");
-            let mut sets: Vec<&str> = layout.clone();
-            sets.push(&transport);
+            let mut sets: Vec<&str> = layout.iter().map(String::as_str).collect();
+            sets.extend([transport.as_str(), flows.as_str()]);
             let out = run_toml(&base, &sets);
             assert!(
                 out.counters.dropped_pkts > 0,
-                "{protocol}: the run must be lossy"
+                "{protocol} on {kind}: the run must be lossy"
             );
-            let stalled = out
-                .flows
-                .iter()
-                .filter(|f| f.finish.is_none() && f.terminated.is_none())
-                .map(|f| f.flow_id)
-                .collect();
-            runs.push((format!("{protocol} on {}", layout[0]), stalled));
+            runs.push((format!("{protocol} on {kind}"), stalled(&out)));
         }
     }
     runs
@@ -215,7 +280,7 @@ flows = 120
 /// carried; PDQ's and MERP's do when a path choice moves their flows: `protocols/d3`,
 /// `LbParams::check_transport`.)
 #[test]
-fn every_flow_ends_on_every_transport_and_topology() {
+fn slow_every_flow_ends_on_every_transport_and_topology() {
     for (run, stalled) in stalled_flows("") {
         assert!(
             stalled.is_empty(),
@@ -227,7 +292,7 @@ fn every_flow_ends_on_every_transport_and_topology() {
 /// With deadlines, a flow finishes or its protocol gives up on it (D3, PDQ and MCP terminate
 /// the flows that cannot meet theirs): none is left running.
 #[test]
-fn every_deadline_flow_finishes_or_is_terminated() {
+fn slow_every_deadline_flow_finishes_or_is_terminated() {
     let deadlines = "deadline = { dist = \"uniform\", min_ms = 1, max_ms = 20 }";
     for (run, stalled) in stalled_flows(deadlines) {
         assert!(
@@ -235,4 +300,70 @@ fn every_deadline_flow_finishes_or_is_terminated() {
             "{run}: flows {stalled:?} neither ended nor were terminated"
         );
     }
+}
+
+/// Every path choice with every transport on every topology kind, small and lossy. Set-up
+/// refuses a path choice that does not fit the topology or the transport by naming
+/// `routing.lb` and the choice; every run it accepts conserves bytes and ends all its flows,
+/// and the first of each path choice gives the same flows when run again.
+#[test]
+fn every_path_choice_runs_or_is_refused_by_name() {
+    let base = r#"
+seed = 5
+stop_s = 0.5
+[topology]
+buffer_pkts = 12
+ecn_k_pkts = 6
+[workload]
+kind = "poisson"
+sizes = "webserver"
+load = 0.9
+flows = 40
+"#;
+    let (mut ran, mut refused) = (Vec::new(), 0);
+    for (kind, layout) in layouts() {
+        for protocol in protocols() {
+            for &(lb, _) in dcnsim::lb::PATH_CHOICES {
+                let run = format!("{protocol} with lb {lb} on {kind}");
+                let mut sets: Vec<String> = layout.clone();
+                sets.push(format!("transport.protocol=\"{protocol}\""));
+                sets.push(format!("routing.lb=\"{lb}\""));
+                let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+                let prepared = match try_prepare(base, &sets, Path::new(".")) {
+                    Ok(p) => p,
+                    Err(err) => {
+                        assert_eq!(err.path, "routing.lb", "{run}: {err}");
+                        assert!(err.message.contains(lb), "{run}: {err}");
+                        refused += 1;
+                        continue;
+                    }
+                };
+                let out = dcnsim::run_prepared(prepared, &mut |_| true).expect("run completes");
+                assert_conserved(&out, &run);
+                let stalled = stalled(&out);
+                assert!(
+                    stalled.is_empty(),
+                    "{run}: flows {stalled:?} never finished"
+                );
+                // The first run of each path choice again: its draws come from the seed.
+                if !ran.iter().any(|r: &(&str, &str)| r.0 == lb) {
+                    let again = try_prepare(base, &sets, Path::new(".")).unwrap();
+                    let again = dcnsim::run_prepared(again, &mut |_| true).unwrap();
+                    assert!(
+                        flows_csv(&out) == flows_csv(&again),
+                        "{run} is not deterministic"
+                    );
+                }
+                ran.push((lb, protocol));
+            }
+        }
+    }
+    // Each entry of the catalogues ran somewhere, and set-up refused some combinations.
+    for &(lb, _) in dcnsim::lb::PATH_CHOICES {
+        assert!(ran.iter().any(|r| r.0 == lb), "lb {lb} never ran");
+    }
+    for protocol in protocols() {
+        assert!(ran.iter().any(|r| r.1 == protocol), "{protocol} never ran");
+    }
+    assert!(refused > 0);
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// Whether the modules of a layer may import one another.
 #[derive(Clone, Copy, PartialEq)]
 enum Within {
-    /// They may (for the lower group, while its cycle stands).
+    /// They may.
     Free,
     /// They may not: [`engine`] and `flowsim` stand side by side.
     Apart,
@@ -26,8 +26,10 @@ const LAYERS: &[(&[&str], Within)] = &[
     ),
     (&["topo"], Within::Free),
     (&["workload"], Within::Free),
-    // A cycle issue 38 breaks elsewhere; until then they are one layer.
-    (&["net", "protocols", "lb", "config"], Within::Free),
+    (&["net"], Within::Free),
+    (&["lb"], Within::Free),
+    (&["protocols"], Within::Free),
+    (&["config"], Within::Free),
     (&["metrics"], Within::Free),
     (&["budget"], Within::Free),
     (&["run"], Within::Free),
@@ -38,6 +40,9 @@ const LAYERS: &[(&[&str], Within)] = &[
 const EXCEPTIONS: &[(&str, &str)] = &[
     // `budget::human`, a byte count for people, in an error message.
     ("workload", "budget"),
+    // `net::packet::Header` holds the transports' headers: the part of issue 38's cycle
+    // still open.
+    ("net", "protocols"),
 ];
 
 fn src() -> PathBuf {
@@ -202,6 +207,17 @@ fn every_module_imports_only_its_layer_and_those_below() {
         "against the layer order of lib.rs:\n{}",
         wrong.join("\n")
     );
+}
+
+/// Path choice sits below the transports and the schema (issue 38): it takes the transport's
+/// name and needs as plain values, and `config` re-exports its `[routing]` table.
+#[test]
+fn path_choice_imports_neither_transports_nor_the_schema() {
+    let names: Vec<String> = imports_of("lb").into_iter().map(|(n, _)| n).collect();
+    for above in ["protocols", "config"] {
+        assert!(!names.contains(&above.to_string()), "lb imports {above}");
+    }
+    assert!(layer_of("lb") < layer_of("protocols") && layer_of("protocols") < layer_of("config"));
 }
 
 #[test]

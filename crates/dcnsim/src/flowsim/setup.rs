@@ -36,10 +36,7 @@ impl FlowSimulation {
         let mut first_sub = Vec::with_capacity(flows.len() + 1);
         first_sub.push(0u32);
         for spec in &flows {
-            let n = match &transport {
-                Transport::Pdq(p) => p.subflows_of(spec.size_bytes),
-                _ => 1,
-            };
+            let n = transport.subflows_of(spec.size_bytes);
             first_sub.push(first_sub.last().expect("pushed") + n);
         }
         // Per flow, taken by destination (the nodes' best-path scores are computed once per

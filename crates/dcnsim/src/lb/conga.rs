@@ -410,7 +410,7 @@ mod tests {
     use crate::net::packet::PacketKind;
 
     fn conga(net: &Network, flows: usize) -> Conga {
-        let params = LbParams::from_config(&crate::config::RoutingConfig {
+        let params = LbParams::from_config(&crate::lb::RoutingConfig {
             lb: "conga".into(),
             ..Default::default()
         })

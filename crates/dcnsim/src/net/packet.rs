@@ -159,6 +159,34 @@ pub struct Packet {
     pub header: Header,
 }
 
+impl Packet {
+    /// A packet of `flow` from `src` to `dst`, with the flow's path entropy, stamped `now`:
+    /// the fields every transport fills alike. Set the rest by struct update.
+    pub fn of_flow(flow: FlowId, src: HostId, dst: HostId, path_key: u32, now: Time) -> Packet {
+        Packet {
+            flow,
+            src,
+            dst,
+            path_key,
+            ts: now,
+            ..Default::default()
+        }
+    }
+
+    /// The start of a reply to `to`: back to its sender with its path entropy, echoing its
+    /// timestamp. Set the kind, size, stamp and the rest by struct update.
+    pub fn answer(to: &Packet) -> Packet {
+        Packet {
+            flow: to.flow,
+            src: to.dst,
+            dst: to.src,
+            path_key: to.path_key,
+            ts_echo: to.ts,
+            ..Default::default()
+        }
+    }
+}
+
 /// Handle to a packet in the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PacketRef(u32);

@@ -35,8 +35,8 @@ use serde::{Deserialize, Serialize};
 pub use agent::SwitchHooks;
 pub use endpoint::{Endpoint, EndpointEvent, ReceiverEndpoint, SenderEndpoint, SenderStats};
 pub use registry::{
-    Caps, FluidPolicy, NoAgent, Protocol, Receiver, Sender, SwitchAgent, Transport, TransportKeys,
-    PROTOCOLS,
+    AtOnce, Caps, FlowMemory, FluidPolicy, NoAgent, Protocol, Receiver, Sender, SwitchAgent,
+    Transport, TransportKeys, PROTOCOLS,
 };
 
 /// The `[transport]` table of a scenario, as written: the protocol's name and its other keys,

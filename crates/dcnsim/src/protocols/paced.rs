@@ -117,16 +117,11 @@ impl PacedCore {
     /// A packet of this flow with the bookkeeping fields filled.
     pub fn packet(&self, now: Time, kind: PacketKind, seq: u64, payload: u32) -> Packet {
         Packet {
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            path_key: self.path_key,
             kind,
             seq,
             payload,
             size: payload + self.header,
-            ts: now,
-            ..Default::default()
+            ..Packet::of_flow(self.flow, self.src, self.dst, self.path_key, now)
         }
     }
 

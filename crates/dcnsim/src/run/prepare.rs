@@ -122,7 +122,7 @@ pub fn prepare_within(
     check_marking_below_buffer(&scenario.topology, &topo, &transport)?;
     let lb = LbParams::from_config(&scenario.routing)?;
     lb.check_topology(&scenario.topology.kind)?;
-    lb.check_transport(&transport)?;
+    lb.check_transport(transport.name(), transport.keeps_state_along_its_path())?;
     if scenario.engine == crate::config::Engine::Flow {
         super::check_scenario(&scenario)?;
     }

@@ -2,8 +2,8 @@
 //! worked out by hand: 1 Gb/s, so a 1500-byte packet takes 12 µs on a link.
 
 use super::*;
-use crate::config::RoutingConfig;
 use crate::lb::testnet;
+use crate::lb::RoutingConfig;
 use crate::net::packet::{PacketKind, PacketPool};
 use crate::net::routing::RoutingTable;
 

@@ -275,7 +275,7 @@ use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::rto_bounds;
 use crate::protocols::tcp::TcpReceiver;
-use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol};
+use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
 use crate::validate::{micros_or, number_in};
 
@@ -515,6 +515,7 @@ impl Protocol for D3Params {
             uses_ecn: false,
             keeps_state_along_its_path: true,
             derives_defaults_from_network: true,
+            memory: FlowMemory::WHILE_SENDING,
             fluid: FluidPolicy::D3 {
                 quench: self.quench,
                 unit_bps: self.unit_bps,

@@ -315,11 +315,6 @@ impl SenderEndpoint for D3Sender {
         self.core.stats
     }
 
-    /// No window: 0 in traces.
-    fn cwnd(&self) -> u64 {
-        0
-    }
-
     fn bytes_in_flight(&self) -> u64 {
         self.core.snd_max - self.core.snd_una
     }

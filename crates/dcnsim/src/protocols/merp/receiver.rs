@@ -44,23 +44,16 @@ impl Endpoint for MerpReceiver {
             _ => return,
         };
         let mut ack = Packet {
-            flow: pkt.flow,
-            src: pkt.dst,
-            dst: pkt.src,
-            path_key: pkt.path_key,
             seq: pkt.seq,
             ack: self.bytes_delivered(),
             size: self.header,
             ts: pkt.ts,
-            ts_echo: pkt.ts,
-            ..Default::default()
+            ..Packet::answer(pkt)
         };
         MerpHeader { kind, ..h }.write(&mut ack);
         // (An empty flow completes with its SYN.)
         self.segments.answer(ack);
     }
-
-    fn handle_timeout(&mut self, _now: Time) {}
 
     fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
         self.segments.poll_transmit()

@@ -235,10 +235,6 @@ impl SenderEndpoint for MerpSender {
         self.core.stats
     }
 
-    fn cwnd(&self) -> u64 {
-        0
-    }
-
     fn bytes_in_flight(&self) -> u64 {
         self.core.snd_max - self.core.snd_una
     }

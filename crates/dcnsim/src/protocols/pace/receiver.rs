@@ -75,16 +75,11 @@ impl PaceReceiver {
 
     fn control(&self, now: Time, h: PaceHeader) -> Packet {
         Packet {
-            flow: self.flow,
-            src: self.me,
-            dst: self.peer,
-            path_key: self.path_key,
             kind: PacketKind::Ack,
             ack: self.delivered,
             size: self.control_bytes,
-            ts: now,
             header: Header::Pace(h),
-            ..Default::default()
+            ..Packet::of_flow(self.flow, self.me, self.peer, self.path_key, now)
         }
     }
 

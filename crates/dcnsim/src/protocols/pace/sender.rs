@@ -106,17 +106,12 @@ impl PaceSender {
 
     fn packet(&self, now: Time, kind: PacketKind, seq: u64, payload: u32, h: PaceHeader) -> Packet {
         Packet {
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            path_key: self.path_key,
             kind,
             seq,
             payload,
             size: payload + self.header,
-            ts: now,
             header: Header::Pace(h),
-            ..Default::default()
+            ..Packet::of_flow(self.flow, self.src, self.dst, self.path_key, now)
         }
     }
 
@@ -337,11 +332,6 @@ impl SenderEndpoint for PaceSender {
 
     fn stats(&self) -> SenderStats {
         self.stats
-    }
-
-    /// No window: 0 in traces.
-    fn cwnd(&self) -> u64 {
-        0
     }
 
     fn bytes_in_flight(&self) -> u64 {

@@ -51,23 +51,16 @@ impl Endpoint for PdqReceiver {
             }
         }
         let mut ack = Packet {
-            flow: pkt.flow,
-            src: pkt.dst,
-            dst: pkt.src,
-            path_key: pkt.path_key,
             kind,
             seq,
             ack: self.bytes_delivered(),
             size: self.header + WIRE_BYTES,
             ts: pkt.ts,
-            ts_echo: pkt.ts,
-            ..Default::default()
+            ..Packet::answer(pkt)
         };
         h.write(&mut ack);
         self.segments.answer(ack);
     }
-
-    fn handle_timeout(&mut self, _now: Time) {}
 
     fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
         self.segments.poll_transmit()

@@ -4,7 +4,7 @@
 use super::header::{deadline_field, ns_field, rate_to_kbps, PdqHeader, WIRE_BYTES};
 use super::PdqParams;
 use crate::net::packet::{Packet, PacketKind};
-use crate::protocols::{Endpoint, SenderEndpoint};
+use crate::protocols::{Endpoint, Protocol, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
@@ -214,16 +214,11 @@ impl PdqSender {
 
     fn packet(&self, s: &Subflow, now: Time, kind: PacketKind, seq: u64, payload: u32) -> Packet {
         let mut p = Packet {
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            path_key: s.path_key,
             kind,
             seq,
             payload,
             size: payload + self.p.header + WIRE_BYTES,
-            ts: now,
-            ..Default::default()
+            ..Packet::of_flow(self.flow, self.src, self.dst, s.path_key, now)
         };
         self.header(s, now).write(&mut p);
         p
@@ -545,10 +540,6 @@ impl SenderEndpoint for PdqSender {
 
     fn stats(&self) -> SenderStats {
         self.stats
-    }
-
-    fn cwnd(&self) -> u64 {
-        0
     }
 
     fn bytes_in_flight(&self) -> u64 {

@@ -118,7 +118,7 @@ use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::TcpReceiver;
-use crate::protocols::{Caps, FlowSetup, FluidPolicy, NoAgent, Protocol};
+use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, NoAgent, Protocol};
 use crate::units::{Rate, Time};
 use crate::validate::{at_least_one, micros_or};
 
@@ -218,6 +218,7 @@ impl Protocol for PfabricParams {
             uses_ecn: false,
             keeps_state_along_its_path: false,
             derives_defaults_from_network: true,
+            memory: FlowMemory::WHILE_SENDING,
             fluid: FluidPolicy::Srpt,
         }
     }

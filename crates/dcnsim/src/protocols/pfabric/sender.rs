@@ -78,19 +78,14 @@ impl PfabricSender {
 
     fn packet(&self, now: Time, seq: u64, payload: u32, retransmit: bool) -> Packet {
         Packet {
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            path_key: self.path_key,
             kind: PacketKind::Data,
             seq,
             payload,
             size: payload + self.header,
             retransmit,
-            ts: now,
             // §4.1: priority = remaining flow size (here: bytes not yet acknowledged).
             rank: self.size - self.snd_una,
-            ..Default::default()
+            ..Packet::of_flow(self.flow, self.src, self.dst, self.path_key, now)
         }
     }
 }

@@ -169,7 +169,7 @@ use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::rto_bounds;
 use crate::protocols::tcp::TcpReceiver;
-use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol};
+use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
 use crate::validate::number_in;
 
@@ -344,6 +344,7 @@ impl Protocol for RcpParams {
             uses_ecn: false,
             keeps_state_along_its_path: false,
             derives_defaults_from_network: true,
+            memory: FlowMemory::WHILE_SENDING,
             fluid: FluidPolicy::MaxMin,
         }
     }

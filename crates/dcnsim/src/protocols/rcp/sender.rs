@@ -181,11 +181,6 @@ impl SenderEndpoint for RcpSender {
         self.core.stats
     }
 
-    /// No window: 0 in traces (the rate is [`RcpSender::rate`]).
-    fn cwnd(&self) -> u64 {
-        0
-    }
-
     fn bytes_in_flight(&self) -> u64 {
         self.core.snd_max - self.core.snd_una
     }

@@ -121,7 +121,7 @@ use crate::error::{ConfigError, ConfigResult};
 use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
-use crate::protocols::{Caps, FlowSetup, FluidPolicy, Protocol};
+use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
 use crate::validate::{at_least_one, RtoBounds, RtoDefaults};
 
@@ -411,6 +411,7 @@ impl Protocol for TcpParams {
             uses_ecn: self.variant.uses_ecn(),
             keeps_state_along_its_path: false,
             derives_defaults_from_network: mcp_opt,
+            memory: FlowMemory::WHILE_SENDING,
             fluid: FluidPolicy::MaxMin,
         }
     }

@@ -89,10 +89,6 @@ impl TcpReceiver {
 
     fn reply(&mut self, now: Time, kind: PacketKind, to: &Packet) {
         self.out.push_back(Packet {
-            flow: self.flow,
-            src: self.host,
-            dst: self.peer,
-            path_key: self.path_key,
             kind,
             ack: self.rcv_nxt,
             size: self.header,
@@ -100,11 +96,10 @@ impl TcpReceiver {
             ecn: Ecn::NotEct,
             // Per-packet echo (DCTCP §3.1 with m = 1): no RFC 3168 latching.
             ece: to.ecn == Ecn::Ce,
-            ts: now,
             ts_echo: to.ts,
             // Protocol header fields travel back to the sender (nothing for TCP).
             header: to.header,
-            ..Default::default()
+            ..Packet::of_flow(self.flow, self.host, self.peer, self.path_key, now)
         });
     }
 
@@ -144,8 +139,6 @@ impl Endpoint for TcpReceiver {
     }
 
     /// No timers: without delayed ACKs the receiver only ever reacts to packets.
-    fn handle_timeout(&mut self, _now: Time) {}
-
     fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
         self.out.pop_front()
     }

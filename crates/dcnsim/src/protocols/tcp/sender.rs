@@ -380,18 +380,13 @@ impl TcpSender {
         retransmit: bool,
     ) -> Packet {
         Packet {
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            path_key: self.path_key,
             kind,
             seq,
             payload,
             size: payload + self.header,
             ecn,
             retransmit,
-            ts: now,
-            ..Default::default()
+            ..Packet::of_flow(self.flow, self.src, self.dst, self.path_key, now)
         }
     }
 }
