@@ -170,7 +170,7 @@ fn validate(
     guard(|| {
         let p = prepare(scenario, fmt, base_dir, overrides, &budget)?;
         let mut v: serde_json::Value =
-            serde_json::from_str(&p.scenario.to_json()).expect("valid json");
+            serde_json::from_str(&p.scenario_json()).expect("valid json");
         let estimate = p.memory_estimate();
         let parts: Vec<_> = estimate
             .parts
@@ -239,7 +239,7 @@ fn run<'py>(
     let budget = budget_of(max_memory, memory_share)?;
     guard(|| {
         let prepared = prepare(scenario, fmt, base_dir, overrides, &budget)?;
-        let scenario_json = prepared.scenario.to_json();
+        let scenario_json = prepared.scenario_json();
         let mut py_error: Option<PyErr> = None;
         let result = py.detach(|| {
             let mut report = |p: Progress| -> bool {

@@ -12,7 +12,7 @@
 use crate::error::{AtKey, ConfigError, ConfigResult};
 /// The `[routing]` table lives with the path choices that read it.
 pub use crate::lb::RoutingConfig;
-use crate::protocols::TransportConfig;
+use crate::protocols::{TransportConfig, TransportKeys};
 use crate::topo::TopologyConfig;
 use crate::units::{num, Time};
 use crate::workload::WorkloadConfig;
@@ -135,6 +135,10 @@ impl Scenario {
     /// simulation horizon ([`crate::units`]); the engines convert the same values again, to
     /// the same times.
     fn check(&self) -> ConfigResult<()> {
+        // The `[transport]` table is held raw; its protocol reads its own keys
+        // ([`TransportKeys::read`]): an unknown key or a mistyped value is refused here, as a
+        // key of any other table is.
+        TransportKeys::read(&self.transport)?;
         if let Some(s) = self.stop_s {
             if Time::try_from_secs_f64(s).at_key("stop_s")? == Time::ZERO {
                 return Err(ConfigError::new(
@@ -364,6 +368,19 @@ kind = "poisson"
         let err = Scenario::from_toml_str(BASE, &["topology.colour=3".into()]).unwrap_err();
         assert_eq!(err.path, "topology.colour");
         assert!(err.message.contains("expected one of"), "{err}");
+    }
+
+    /// `[transport]` is read by its protocol when the scenario is parsed: a key it does not
+    /// read and a value of the wrong type are named with their path, as in any other table.
+    #[test]
+    fn transport_keys_are_named_with_their_path() {
+        let err = |o: &str| Scenario::from_toml_str(BASE, &[o.into()]).unwrap_err();
+        let e = err("transport.rcp_alpha=0.1");
+        assert_eq!(e.path, "transport.rcp_alpha");
+        assert!(e.message.contains("protocol 'dctcp'"), "{e}");
+        assert_eq!(err("transport.dctcp_g=\"x\"").path, "transport.dctcp_g");
+        assert_eq!(err("transport.protocol=5").path, "transport.protocol");
+        assert_eq!(err("transport.protocol=\"tpc\"").path, "transport.protocol");
     }
 
     #[test]

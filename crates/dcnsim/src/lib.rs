@@ -11,7 +11,8 @@
 //!   people ([`units::human`]); [`rng`]: named random streams of the seed; [`error`]:
 //!   configuration errors that name their key;
 //!   [`validate`]: the range checks every configuration reader shares, and the one rule for
-//!   RTO bounds.
+//!   RTO bounds; [`tagged`]: the one reader of a kind-tagged table (`[transport]` by its
+//!   `protocol`), each variant's keys into its own type.
 //! - [`topo`]: builders of network specifications from the scenario.
 //! - [`workload`]: builders of flows from the scenario.
 //! - [`net`]: packets in a pool, egress queues (drop-tail/ECN, priority, rank), ports and
@@ -47,6 +48,7 @@ pub mod net;
 pub mod protocols;
 pub mod rng;
 pub mod run;
+pub mod tagged;
 pub mod topo;
 pub mod units;
 pub mod validate;

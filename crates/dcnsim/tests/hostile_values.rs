@@ -150,7 +150,7 @@ fn valid_numbers_are_kept_exactly() {
     .unwrap();
     assert_eq!(p.scenario.workload.load, Some(0.6));
     assert_eq!(p.scenario.stop_s, Some(1e6));
-    let json = p.scenario.to_json();
+    let json = p.scenario_json();
     assert!(json.contains("\"load\": 0.6"), "{json}");
     assert!(json.contains("\"stop_s\": 1000000.0"), "{json}");
 }
@@ -549,7 +549,10 @@ fn a_transport_default_from_a_long_network_names_the_keys_that_made_it_long() {
         &dir,
     )
     .unwrap();
-    assert_eq!(p.scenario.transport.initial_rto_us, Some(1e12));
+    let dcnsim::protocols::TransportKeys::Merp(_, t) = &p.transport_keys else {
+        panic!("merp")
+    };
+    assert_eq!(t.initial_rto_us, Some(1e12));
 }
 
 #[test]
@@ -562,7 +565,9 @@ fn pfabrics_largest_initial_window_does_not_wrap_its_maximum() {
         "topology.link_delay_us=1e10",
     ] {
         let p = prepare(STAR, &["transport.protocol=pfabric", o], &dir).unwrap();
-        let t = &p.scenario.transport;
+        let dcnsim::protocols::TransportKeys::Pfabric(_, t) = &p.transport_keys else {
+            panic!("pfabric")
+        };
         assert!(
             t.init_cwnd_pkts.unwrap() >= 1 << 31,
             "{o}: {:?}",

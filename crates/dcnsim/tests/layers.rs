@@ -20,7 +20,10 @@ enum Within {
 
 /// The layers, bottom up, as `lib.rs` lists them.
 const LAYERS: &[(&[&str], Within)] = &[
-    (&["units", "rng", "error", "validate"], Within::Free),
+    (
+        &["units", "rng", "error", "validate", "tagged"],
+        Within::Free,
+    ),
     (&["topo"], Within::Free),
     (&["workload"], Within::Free),
     (&["net"], Within::Free),

@@ -5,6 +5,7 @@
 mod common;
 use common::{flow_dir, run_in, star_with_flow_file};
 use dcnsim::engine::Simulation;
+use dcnsim::protocols::TransportKeys;
 use dcnsim::units::Time;
 use dcnsim::Format;
 
@@ -95,12 +96,17 @@ file = "flows.csv"
     );
     let dir = flow_dir(&format!("pf-six-{gbps}"), &csv);
     let prepared = dcnsim::prepare_text(&text, Format::Toml, &[], &dir).unwrap();
-    // The derived values are written into the scenario (scenario.json shows them). Two hops
-    // each way: a 1500 B packet out, a 40 B ACK back.
+    // The derived values are the keys the run uses (scenario.json shows them), not written
+    // into the scenario. Two hops each way: a 1500 B packet out, a 40 B ACK back.
     let d = delay_us as f64;
     let rtt_us = 2.0 * (12.0 / gbps as f64 + d) + 2.0 * (0.32 / gbps as f64 + d);
     let bdp_pkts = (gbps as f64 * 1e3 * rtt_us / 8.0 / 1500.0).ceil() as u32;
-    let t = &prepared.scenario.transport;
+    assert!(prepared.scenario.transport.keys.is_empty());
+    let json: serde_json::Value = serde_json::from_str(&prepared.scenario_json()).unwrap();
+    assert_eq!(json["transport"]["init_cwnd_pkts"], bdp_pkts);
+    let TransportKeys::Pfabric(_, t) = &prepared.transport_keys else {
+        panic!("pfabric")
+    };
     assert_eq!(t.init_cwnd_pkts, Some(bdp_pkts));
     assert_eq!(t.pfabric_max_cwnd_pkts, Some(2 * bdp_pkts - 1));
     let rto = t.pfabric_rto_us.unwrap();
@@ -148,7 +154,9 @@ fn explicit_keys_win_over_network_defaults() {
     let text = star_with_flow_file(3, 1, "pfabric", "pfabric_rto_us = 500");
     let dir = flow_dir("pf-explicit", "src,dst,size_bytes,start_s\n0,1,1000,0\n");
     let p = dcnsim::prepare_text(&text, Format::Toml, &[], &dir).unwrap();
-    let t = &p.scenario.transport;
+    let TransportKeys::Pfabric(_, t) = &p.transport_keys else {
+        panic!("pfabric")
+    };
     assert_eq!(t.pfabric_rto_us, Some(500.0));
     // 1 Gb/s, 1 µs links: RTT = 2·(12 + 1) + 2·(0.32 + 1) = 28.64 µs, BDP 3580 B → 3 packets.
     assert_eq!(t.init_cwnd_pkts, Some(3));
@@ -159,12 +167,20 @@ fn explicit_keys_win_over_network_defaults() {
         &dir,
     )
     .unwrap();
-    let t = &p.scenario.transport;
+    let TransportKeys::Pfabric(_, t) = &p.transport_keys else {
+        panic!("pfabric")
+    };
     assert_eq!(
         (t.init_cwnd_pkts, t.pfabric_max_cwnd_pkts),
         (Some(20), Some(39))
     );
     assert_eq!(p.scenario.topology.buffer_pkts, Some(40));
+    // The scenario keeps the two keys it set; scenario.json, read again, gives the same transport
+    // (the derived keys now set).
+    assert_eq!(p.scenario.transport.keys.len(), 2);
+    let again = dcnsim::prepare_text(&p.scenario_json(), Format::Json, &[], &dir).unwrap();
+    assert_eq!(again.transport, p.transport);
+    assert_eq!(again.transport_keys, p.transport_keys);
 }
 
 /// What `timeouts` counts for pFabric: every expiry of the fixed retransmission timer, the

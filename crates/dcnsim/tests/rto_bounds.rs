@@ -92,6 +92,8 @@ fn merp_derived_floor_gives_way_to_the_initial_rto_set() {
     // The star's RTT is a few µs; 1 µs is below it.
     let text = star_with_flow_file(2, 10, "merp", "initial_rto_us = 1\n");
     let p = try_prepare(&text, &[], &dir).expect("a derived floor never refuses");
-    let t = &p.scenario.transport;
+    let dcnsim::protocols::TransportKeys::Merp(_, t) = &p.transport_keys else {
+        panic!("merp")
+    };
     assert_eq!((t.min_rto_us, t.initial_rto_us), (Some(1.0), Some(1.0)));
 }

@@ -68,7 +68,7 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-    let scenario_json = prepared.scenario.to_json();
+    let scenario_json = prepared.scenario_json();
     let result = match dcnsim::run_prepared(prepared, &mut |_| true) {
         Ok(r) => r,
         Err(RunError::Memory(e)) => {

@@ -22,6 +22,7 @@ impl FlowSimulation {
             flows,
             load,
             memory,
+            transport_keys: _,
         } = p;
         let net = Network::build(&topo, Discipline::Fifo, &|_| None);
         let policy = Policy::of(&transport);

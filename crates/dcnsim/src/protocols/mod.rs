@@ -36,130 +36,21 @@ pub use agent::SwitchHooks;
 pub use endpoint::{Endpoint, EndpointEvent, ReceiverEndpoint, SenderEndpoint, SenderStats};
 pub use registry::{
     AtOnce, Caps, FlowMemory, FluidPolicy, NoAgent, Protocol, Receiver, Sender, SwitchAgent,
-    Transport, PROTOCOLS,
+    Transport, TransportKeys, PROTOCOLS,
 };
 
-/// The `[transport]` table of a scenario. Keys are shared by the protocols that use them; a
-/// protocol refuses keys that are set but mean nothing to it.
+/// The `[transport]` table of a scenario, as written: the protocol's name and its other keys,
+/// raw. Each protocol reads its own keys into its own type ([`Protocol::Config`]) through
+/// [`TransportKeys::read`], which refuses a key the protocol does not read, naming it and
+/// listing the protocol's keys ([`crate::tagged`]).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct TransportConfig {
-    /// `tcp` (NewReno) or `dctcp`.
+    /// One of [`PROTOCOLS`]; `dctcp` when left out.
     #[serde(default = "default_protocol")]
     pub protocol: String,
-    /// Payload bytes per full segment.
-    pub mss_bytes: Option<u32>,
-    /// Transport + network header bytes added to every packet on the wire.
-    pub header_bytes: Option<u32>,
-    /// Initial congestion window, in segments.
-    pub init_cwnd_pkts: Option<u32>,
-    /// Lower bound of the retransmission timeout (data-center minimum, RFC 6298 §2.4 replaced).
-    pub min_rto_us: Option<f64>,
-    /// Retransmission timeout before the first RTT sample.
-    pub initial_rto_us: Option<f64>,
-    /// Upper bound of the retransmission timeout.
-    pub max_rto_us: Option<f64>,
-    /// Duplicate ACKs that trigger fast retransmit.
-    pub dupack_threshold: Option<u32>,
-    /// Receiver window, in segments (caps the flight size).
-    pub rwnd_pkts: Option<u32>,
-    /// RFC 3042 limited transmit: a new segment on each of the first two duplicate ACKs.
-    pub limited_transmit: Option<bool>,
-    /// Moved to `topology.ecn_k_pkts` (the threshold is a property of the port's queue);
-    /// kept only to refuse it with a message that says so.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn_k_pkts: Option<u32>,
-    /// DCTCP: EWMA gain g of α.
-    pub dctcp_g: Option<f64>,
-    /// DCTCP: α before the first window of feedback.
-    pub dctcp_init_alpha: Option<f64>,
-    /// D2TCP: lower clamp of the deadline imminence factor d.
-    pub d2tcp_d_min: Option<f64>,
-    /// D2TCP: upper clamp of d.
-    pub d2tcp_d_max: Option<f64>,
-    /// D2TCP: what a flow still unfinished after its deadline does (`d_min`, the default;
-    /// `dctcp`, `d_max`, `close`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub d2tcp_late: Option<String>,
-    /// pFabric: window cap, in segments.
-    pub pfabric_max_cwnd_pkts: Option<u32>,
-    /// pFabric: the fixed retransmission timeout.
-    pub pfabric_rto_us: Option<f64>,
-    /// pFabric: consecutive timeouts before probe mode.
-    pub pfabric_probe_after: Option<u32>,
-    /// PDQ/M-PDQ: optimisation switches and parameters (see `protocols::pdq`).
-    pub pdq_early_start: Option<bool>,
-    pub pdq_early_start_k: Option<f64>,
-    pub pdq_early_termination: Option<bool>,
-    pub pdq_suppressed_probing: Option<bool>,
-    pub pdq_probing_x: Option<f64>,
-    pub pdq_dampening: Option<bool>,
-    pub pdq_dampening_us: Option<f64>,
-    pub pdq_rate_controller: Option<bool>,
-    pub pdq_aging_rate: Option<f64>,
-    pub pdq_syn_requests_rate: Option<bool>,
-    /// PDQ/M-PDQ: a link forgets a listed flow that sent nothing across it for this long.
-    pub pdq_entry_timeout_us: Option<f64>,
-    /// PDQ/M-PDQ: `whole_path` (no link lets a flow send uncounted) or `literal`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pdq_accounting: Option<String>,
-    /// M-PDQ: subflows per flow.
-    pub subflows: Option<u32>,
-    /// RCP: `ps` (defaults that emulate processor sharing on the network at hand) or
-    /// `published` (the papers' law: α = 0.1, β = 1, R(0) = C); see `protocols::rcp`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rcp_variant: Option<String>,
-    /// RCP: gain α on spare capacity.
-    pub rcp_alpha: Option<f64>,
-    /// RCP: gain β on the queue.
-    pub rcp_beta: Option<f64>,
-    /// RCP: R(0) as a fraction of the link rate.
-    pub rcp_init_rate: Option<f64>,
-    /// RCP: average RTT a link assumes before its first sample.
-    pub rcp_init_rtt_us: Option<f64>,
-    /// D3: terminate deadline flows that can no longer meet their deadline.
-    pub d3_quench: Option<bool>,
-    /// D3: the unit of every rate in its header and router counters, Mb/s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub d3_rate_unit_mbps: Option<f64>,
-    /// D3: the capacity a router hands out: `adjusted` (the paper's C, adjusted every interval
-    /// from utilisation and queue) or `link` (the raw link rate).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub d3_capacity: Option<String>,
-    /// D3 (`adjusted`): gain on spare capacity, gain on the queue, and the update interval.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub d3_alpha: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub d3_beta: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub d3_interval_us: Option<f64>,
-    /// MCP: `approx` (the window from ECN marks, eq. 11) or `opt` (from the path's true queues
-    /// and prices, eq. 10).
-    pub mcp_variant: Option<String>,
-    /// MCP-Opt: the interval over which a port samples its load and its standing queue.
-    pub mcp_rate_interval_us: Option<f64>,
-    /// MCP-Opt: the time over which a port averages its load samples for the link price.
-    pub mcp_rate_average_us: Option<f64>,
-    /// MCP: the abort rule, `deficit` (Z in bytes against the fastest link until the deadline)
-    /// or `per_rtt` (Z against one window's worth).
-    pub mcp_abort: Option<String>,
-    /// MCP: the expected rate aims at `rtt_early` (one RTT before the deadline) or `deadline`.
-    pub mcp_aim: Option<String>,
-    /// MERP: α, the largest share of a link a flow sends DATA at.
-    pub merp_alpha: Option<f64>,
-    /// MERP: the detecting rate threshold Q, as a fraction of the sender's link rate.
-    pub merp_q: Option<f64>,
-    /// MERP: the RTT switches' early start looks ahead by.
-    pub merp_rtt_us: Option<f64>,
-    /// MERP: a link forgets a flow that sent nothing across it for this long.
-    pub merp_entry_timeout_us: Option<f64>,
-    /// MERP: `work_conserving` (a first flow held elsewhere passes its grant on) or `paper`
-    /// (Algorithm 3 as written).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub merp_handover: Option<String>,
-    /// PACE: the initial (and shortest) allocation period.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pace_period_us: Option<f64>,
+    /// Every other key of the table, as given.
+    #[serde(flatten)]
+    pub keys: serde_json::Map<String, serde_json::Value>,
 }
 
 fn default_protocol() -> String {
@@ -170,62 +61,97 @@ impl Default for TransportConfig {
     fn default() -> Self {
         TransportConfig {
             protocol: default_protocol(),
-            mss_bytes: None,
-            header_bytes: None,
-            init_cwnd_pkts: None,
-            min_rto_us: None,
-            initial_rto_us: None,
-            max_rto_us: None,
-            dupack_threshold: None,
-            rwnd_pkts: None,
-            limited_transmit: None,
-            ecn_k_pkts: None,
-            dctcp_g: None,
-            dctcp_init_alpha: None,
-            d2tcp_d_min: None,
-            d2tcp_d_max: None,
-            d2tcp_late: None,
-            pfabric_max_cwnd_pkts: None,
-            pfabric_rto_us: None,
-            pfabric_probe_after: None,
-            pdq_early_start: None,
-            pdq_early_start_k: None,
-            pdq_early_termination: None,
-            pdq_suppressed_probing: None,
-            pdq_probing_x: None,
-            pdq_dampening: None,
-            pdq_dampening_us: None,
-            pdq_entry_timeout_us: None,
-            pdq_rate_controller: None,
-            pdq_aging_rate: None,
-            pdq_syn_requests_rate: None,
-            pdq_accounting: None,
-            subflows: None,
-            rcp_variant: None,
-            rcp_alpha: None,
-            rcp_beta: None,
-            rcp_init_rate: None,
-            rcp_init_rtt_us: None,
-            d3_quench: None,
-            d3_rate_unit_mbps: None,
-            d3_capacity: None,
-            d3_alpha: None,
-            d3_beta: None,
-            d3_interval_us: None,
-            mcp_variant: None,
-            mcp_rate_interval_us: None,
-            mcp_rate_average_us: None,
-            mcp_abort: None,
-            mcp_aim: None,
-            merp_alpha: None,
-            merp_q: None,
-            merp_rtt_us: None,
-            merp_entry_timeout_us: None,
-            merp_handover: None,
-            pace_period_us: None,
+            keys: serde_json::Map::new(),
         }
     }
 }
+
+impl TransportConfig {
+    /// The table of `protocol` with `keys` (a short way to write one in tests and tools):
+    /// `TransportConfig::from_keys("pdq", &[("pdq_dampening", json!(false))])`.
+    pub fn from_keys(protocol: &str, keys: &[(&str, serde_json::Value)]) -> TransportConfig {
+        TransportConfig {
+            protocol: protocol.into(),
+            keys: keys
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// Declares a protocol's `[transport]` keys type ([`Protocol::Config`]): a struct of `Option`
+/// fields, one per key, that refuses unknown keys. Keys several protocols share are declared
+/// once here, in groups the protocol names after `uses` (in the order its keys are listed):
+///
+/// * `segment`: `mss_bytes`, `header_bytes` (read by [`segment_sizes`]);
+/// * `init_cwnd`: `init_cwnd_pkts`;
+/// * `rto`: `min_rto_us`, `initial_rto_us`, `max_rto_us` (read by
+///   [`crate::validate::rto_bounds`]);
+/// * `min_rto`: `min_rto_us` alone.
+///
+/// (`#[serde(flatten)]` of a shared struct would do this too, but serde refuses no unknown
+/// key through a flattened struct.)
+///
+/// ```ignore
+/// transport_keys! {
+///     /// PACE's `[transport]` keys.
+///     pub struct PaceConfig uses [segment] {
+///         pub pace_period_us: Option<f64>,
+///     }
+/// }
+/// ```
+macro_rules! transport_keys {
+    ($(#[$m:meta])* $vis:vis struct $name:ident uses [$($group:ident),*] { $($own:tt)* }) => {
+        $crate::protocols::transport_keys!(
+            @munch [$(#[$m])* $vis $name] [$($group)*] {} { $($own)* }
+        );
+    };
+    (@munch [$(#[$m:meta])* $vis:vis $name:ident] [] { $($acc:tt)* } { $($own:tt)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, serde::Serialize)]
+        #[serde(deny_unknown_fields)]
+        $vis struct $name {
+            $($acc)*
+            $($own)*
+        }
+    };
+    (@munch $head:tt [segment $($rest:ident)*] { $($acc:tt)* } $own:tt) => {
+        $crate::protocols::transport_keys!(@munch $head [$($rest)*] {
+            $($acc)*
+            /// Payload bytes per full segment.
+            pub mss_bytes: Option<u32>,
+            /// Transport + network header bytes added to every packet on the wire.
+            pub header_bytes: Option<u32>,
+        } $own);
+    };
+    (@munch $head:tt [init_cwnd $($rest:ident)*] { $($acc:tt)* } $own:tt) => {
+        $crate::protocols::transport_keys!(@munch $head [$($rest)*] {
+            $($acc)*
+            /// Initial congestion window, in segments.
+            pub init_cwnd_pkts: Option<u32>,
+        } $own);
+    };
+    (@munch $head:tt [rto $($rest:ident)*] { $($acc:tt)* } $own:tt) => {
+        $crate::protocols::transport_keys!(@munch $head [$($rest)*] {
+            $($acc)*
+            /// Lower bound of the retransmission timeout.
+            pub min_rto_us: Option<f64>,
+            /// Retransmission timeout before the first RTT sample.
+            pub initial_rto_us: Option<f64>,
+            /// Upper bound of the retransmission timeout.
+            pub max_rto_us: Option<f64>,
+        } $own);
+    };
+    (@munch $head:tt [min_rto $($rest:ident)*] { $($acc:tt)* } $own:tt) => {
+        $crate::protocols::transport_keys!(@munch $head [$($rest)*] {
+            $($acc)*
+            /// Lower bound of the retransmission timeout.
+            pub min_rto_us: Option<f64>,
+        } $own);
+    };
+}
+pub(crate) use transport_keys;
 
 /// The largest `transport.mss_bytes`: 65 535, the most an IP packet's 16-bit length field
 /// allows (jumbo frames carry 9 000).
@@ -238,7 +164,10 @@ pub const MAX_HEADER_BYTES: u32 = 1_024;
 
 /// `transport.mss_bytes` and `transport.header_bytes` (TCP's defaults when unset), refused
 /// outside 1..=[`MAX_MSS_BYTES`] and 1..=[`MAX_HEADER_BYTES`], naming the key and the limit.
-pub(crate) fn segment_sizes(cfg: &TransportConfig) -> ConfigResult<(u32, u32)> {
+pub(crate) fn segment_sizes(
+    mss_bytes: Option<u32>,
+    header_bytes: Option<u32>,
+) -> ConfigResult<(u32, u32)> {
     let check = |key: &str, v: Option<u32>, default: u32, max: u32, what: &str| {
         let v = v.unwrap_or(default);
         if (1..=max).contains(&v) {
@@ -252,42 +181,19 @@ pub(crate) fn segment_sizes(cfg: &TransportConfig) -> ConfigResult<(u32, u32)> {
     };
     let mss = check(
         "mss_bytes",
-        cfg.mss_bytes,
+        mss_bytes,
         tcp::DEFAULT_MSS_BYTES,
         MAX_MSS_BYTES,
         "the most an IP packet carries",
     )?;
     let header = check(
         "header_bytes",
-        cfg.header_bytes,
+        header_bytes,
         tcp::DEFAULT_HEADER_BYTES,
         MAX_HEADER_BYTES,
         "the headers of a packet on the wire; 40 for IPv4 and TCP",
     )?;
     Ok((mss, header))
-}
-
-/// Refuses the first key of `cfg` that is set but not among `used` (the protocol's own keys).
-pub(crate) fn refuse_unused_keys(cfg: &TransportConfig, used: &[&str]) -> ConfigResult<()> {
-    let value = serde_json::to_value(cfg).expect("a transport table always serialises");
-    let set = value
-        .as_object()
-        .expect("a struct serialises to an object")
-        .iter()
-        .filter(|(k, v)| *k != "protocol" && !v.is_null());
-    for (key, _) in set {
-        if !used.contains(&key.as_str()) {
-            return Err(ConfigError::new(
-                format!("transport.{key}"),
-                format!(
-                    "not used by protocol '{}'; its keys are: {}",
-                    cfg.protocol,
-                    used.join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// What an endpoint is told about its flow when it is created.
@@ -339,4 +245,12 @@ pub struct PathFacts {
     /// The smallest ECN marking threshold of the path's queues (the first to mark), if any
     /// marks.
     pub ecn_k_pkts: Option<u32>,
+}
+
+/// The error of `[transport]` with protocol `protocol` and the one key `key` = `value`, read
+/// as a scenario's table is ([`Transport::from_config`]); panics if it is accepted.
+#[cfg(test)]
+pub(crate) fn refused(protocol: &str, key: &str, value: serde_json::Value) -> ConfigError {
+    Transport::from_config(&TransportConfig::from_keys(protocol, &[(key, value)]))
+        .expect_err("the key is refused")
 }

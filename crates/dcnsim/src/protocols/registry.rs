@@ -1,11 +1,29 @@
 //! The one list of transports, and what each must tell the engine.
 //!
-//! A transport is a parameter type that implements [`Protocol`]: its names, how it reads
-//! `[transport]`, what it needs of the network ([`Caps`]), and its sender, receiver and switch
-//! agent. The macro `transports!` takes one line per transport and generates the enums the engine
-//! holds ([`Transport`], [`Sender`], [`Receiver`], [`SwitchAgent`]), the catalogue
-//! [`PROTOCOLS`] and the `match` dispatch between them. Dispatch stays by enum, not by trait
-//! object: it is on the per-packet path and inlines.
+//! A transport is a parameter type that implements [`Protocol`]: its names, its own
+//! `[transport]` keys ([`Protocol::Config`], a struct in its folder) and how it validates them,
+//! what it needs of the network ([`Caps`]), and its sender, receiver and switch agent. The
+//! macro `transports!` takes one line per transport and generates the enums the engine holds
+//! ([`Transport`], [`Sender`], [`Receiver`], [`SwitchAgent`]), the typed keys
+//! ([`TransportKeys`]), the catalogue [`PROTOCOLS`] and the `match` dispatch between them.
+//! Dispatch stays by enum, not by trait object: it is on the per-packet path and inlines.
+//! Adding a transport touches its folder and one line here, not a shared table of keys.
+//!
+//! ## Reading `[transport]`
+//!
+//! The scenario holds the table raw ([`TransportConfig`]: `protocol` and the other keys).
+//! [`TransportKeys::read`] picks the transport by `protocol` and reads the other keys into its
+//! `Config` with [`crate::tagged::read`]: a key it does not declare is refused at
+//! `transport.<key>`, listing its keys. [`TransportKeys::transport`] validates them into the
+//! [`Transport`].
+//!
+//! ## Defaults from the network
+//!
+//! A transport whose defaults depend on the network ([`Caps::derives_defaults_from_network`])
+//! fills them into a copy of its keys ([`TransportKeys::with_network_defaults`]), which
+//! `run::prepare` validates again and keeps as the keys the run used; `scenario.json` writes
+//! those (the keys set plus the derived ones), while the scenario's own table is left as
+//! given.
 
 use super::agent::SwitchHooks;
 use super::endpoint::{Endpoint, EndpointEvent, ReceiverEndpoint, SenderEndpoint, SenderStats};
@@ -17,6 +35,8 @@ use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::net::{NodeIdx, PortIdx};
 use crate::units::{Rate, Time};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 /// A transport: a validated parameter set that makes the endpoints of each flow and the
 /// switch agent of the network.
@@ -28,8 +48,14 @@ pub trait Protocol: Sized {
     /// The switch half ([`NoAgent`] for a transport without one).
     type Agent: SwitchHooks;
 
-    /// Reads `[transport]`, whose `protocol` is one of [`Self::NAMES`].
-    fn from_config(cfg: &TransportConfig) -> ConfigResult<Self>;
+    /// The `[transport]` keys this transport reads, declared with
+    /// `transport_keys!` (in `protocols`): its field names are the keys
+    /// [`TransportKeys::read`] accepts under this transport's names.
+    type Config: DeserializeOwned + Serialize + Default + Clone + std::fmt::Debug + PartialEq;
+
+    /// Validates the keys `cfg` of `[transport]`, whose `protocol` is `name`, one of
+    /// [`Self::NAMES`].
+    fn from_config(name: &str, cfg: &Self::Config) -> ConfigResult<Self>;
 
     /// The name of this parameter set, one of [`Self::NAMES`].
     fn name(&self) -> &'static str {
@@ -45,15 +71,11 @@ pub trait Protocol: Sized {
         None
     }
 
-    /// Fills the `[transport]` keys left unset that are defined relative to the network
+    /// Fills the keys `cfg` leaves unset that are defined relative to the network
     /// ([`Caps::derives_defaults_from_network`]), from the scale of its longest path (`None`
-    /// when no two hosts are connected) and its ports.
-    fn network_defaults(
-        &self,
-        cfg: &mut TransportConfig,
-        scale: Option<&PathScale>,
-        net: &Network,
-    ) {
+    /// when no two hosts are connected) and its ports. `cfg` is a copy of the scenario's keys
+    /// ([`TransportKeys::with_network_defaults`]), never the scenario itself.
+    fn network_defaults(&self, cfg: &mut Self::Config, scale: Option<&PathScale>, net: &Network) {
         let _ = (cfg, scale, net);
     }
 
@@ -206,12 +228,33 @@ macro_rules! transports {
             all
         };
 
-        impl Transport {
-            pub fn from_config(cfg: &TransportConfig) -> ConfigResult<Transport> {
+        /// A `[transport]` table read into its protocol's own keys ([`Protocol::Config`]),
+        /// with the protocol's name: the keys the scenario sets, and after
+        /// [`with_network_defaults`](Self::with_network_defaults) the defaults the network
+        /// gives too.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum TransportKeys {
+            $($variant(&'static str, <$params as Protocol>::Config)),+
+        }
+
+        impl TransportKeys {
+            /// Reads `cfg` by its `protocol`: a protocol this build does not know, a key the
+            /// protocol does not read (listing those it reads) and a value of the wrong type
+            /// are refused, naming the key path. A key set to `null` (JSON) is unset, if some
+            /// transport reads it: an older `scenario.json` wrote every key so.
+            pub fn read(cfg: &TransportConfig) -> ConfigResult<TransportKeys> {
                 refuse_moved_keys(cfg)?;
+                let known = Self::all_keys();
+                let mut keys = cfg.keys.clone();
+                keys.retain(|k, v| {
+                    !(v.is_null() && (known.contains(&k.as_str()) || k == "ecn_k_pkts"))
+                });
                 $(
-                    if <$params as Protocol>::NAMES.iter().any(|(n, _)| *n == cfg.protocol) {
-                        return Ok(Transport::$variant(<$params as Protocol>::from_config(cfg)?));
+                    let names = <$params as Protocol>::NAMES;
+                    if let Some(&(name, _)) = names.iter().find(|(n, _)| *n == cfg.protocol) {
+                        let variant = format!("protocol '{name}'");
+                        let c = crate::tagged::read("transport", &variant, &keys)?;
+                        return Ok(TransportKeys::$variant(name, c));
                     }
                 )+
                 Err(ConfigError::new(
@@ -222,6 +265,76 @@ macro_rules! transports {
                         PROTOCOLS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
                     ),
                 ))
+            }
+
+            /// Every key some transport of the registry reads.
+            pub fn all_keys() -> Vec<&'static str> {
+                let mut all = Vec::new();
+                $(all.extend(crate::tagged::field_names::<<$params as Protocol>::Config>());)+
+                all
+            }
+
+            /// The `transport.protocol` name.
+            pub fn name(&self) -> &'static str {
+                match self { $(TransportKeys::$variant(n, _) => n),+ }
+            }
+
+            /// The keys this protocol reads, in the order its type declares them.
+            pub fn valid_keys(&self) -> &'static [&'static str] {
+                match self {
+                    $(TransportKeys::$variant(..) => {
+                        crate::tagged::field_names::<<$params as Protocol>::Config>()
+                    })+
+                }
+            }
+
+            /// Validates the keys into the transport.
+            pub fn transport(&self) -> ConfigResult<Transport> {
+                match self {
+                    $(TransportKeys::$variant(n, c) => {
+                        Ok(Transport::$variant(<$params as Protocol>::from_config(n, c)?))
+                    })+
+                }
+            }
+
+            /// A copy of these keys with the unset ones that `transport` (read from them)
+            /// defines relative to the network filled in ([`Protocol::network_defaults`]).
+            /// Keys the scenario sets win.
+            pub fn with_network_defaults(
+                &self,
+                transport: &Transport,
+                scale: Option<&PathScale>,
+                net: &Network,
+            ) -> TransportKeys {
+                let mut keys = self.clone();
+                match (&mut keys, transport) {
+                    $((TransportKeys::$variant(_, c), Transport::$variant(p)) => {
+                        p.network_defaults(c, scale, net)
+                    })+
+                    _ => panic!("keys of protocol {} for transport {}", self.name(), transport.name()),
+                }
+                keys
+            }
+
+            /// The keys set, as a `[transport]` table (what `scenario.json` writes).
+            pub fn to_table(&self) -> TransportConfig {
+                let value = match self {
+                    $(TransportKeys::$variant(_, c) => serde_json::to_value(c)),+
+                }
+                .expect("transport keys always serialise");
+                let serde_json::Value::Object(mut keys) = value else {
+                    unreachable!("a struct serialises to an object")
+                };
+                keys.retain(|_, v| !v.is_null());
+                TransportConfig { protocol: self.name().into(), keys }
+            }
+        }
+
+        impl Transport {
+            /// Reads and validates `[transport]` ([`TransportKeys::read`]), with the defaults
+            /// that need no network.
+            pub fn from_config(cfg: &TransportConfig) -> ConfigResult<Transport> {
+                TransportKeys::read(cfg)?.transport()
             }
 
             pub fn name(&self) -> &'static str {
@@ -239,17 +352,6 @@ macro_rules! transports {
 
             pub fn default_ecn_k_pkts(&self, rate: Rate) -> Option<u32> {
                 match self { $(Transport::$variant(p) => p.default_ecn_k_pkts(rate)),+ }
-            }
-
-            /// Fills the network-defined keys that `cfg` leaves unset (see
-            /// [`Protocol::network_defaults`]). Keys the scenario sets win.
-            pub fn network_defaults(
-                &self,
-                cfg: &mut TransportConfig,
-                scale: Option<&PathScale>,
-                net: &Network,
-            ) {
-                match self { $(Transport::$variant(p) => p.network_defaults(cfg, scale, net)),+ }
             }
 
             pub fn new_sender(&self, flow: &FlowSetup, nic_rate: Rate) -> Sender {
@@ -406,7 +508,7 @@ transports! {
 
 /// Keys that have moved out of `[transport]`, refused with where they went.
 fn refuse_moved_keys(cfg: &TransportConfig) -> ConfigResult<()> {
-    if cfg.ecn_k_pkts.is_some() {
+    if cfg.keys.get("ecn_k_pkts").is_some_and(|v| !v.is_null()) {
         return Err(ConfigError::new(
             "transport.ecn_k_pkts",
             "has moved: the ECN marking threshold belongs to the switch queues, beside the \
@@ -449,5 +551,74 @@ impl Transport {
     /// [`Caps::uses_ecn`].
     pub fn uses_ecn(&self) -> bool {
         self.caps().uses_ecn
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Under every protocol of the catalogue, a key no transport reads and a key of another
+    /// transport are refused naming `transport.<key>` and listing the protocol's keys.
+    #[test]
+    fn a_key_the_protocol_does_not_read_is_refused_naming_it_and_listing_its_keys() {
+        let all = TransportKeys::all_keys();
+        for &(name, _) in PROTOCOLS {
+            let keys = TransportKeys::read(&TransportConfig::from_keys(name, &[])).unwrap();
+            assert_eq!(keys.name(), name);
+            let valid = keys.valid_keys();
+            assert!(valid.contains(&"mss_bytes"), "{name}: {valid:?}");
+            let foreign = all.iter().find(|k| !valid.contains(k)).unwrap();
+            for key in ["no_such_key", foreign] {
+                let cfg = TransportConfig::from_keys(name, &[(key, json!(1))]);
+                let e = Transport::from_config(&cfg).unwrap_err();
+                assert_eq!(e.path, format!("transport.{key}"), "{name}");
+                assert_eq!(
+                    e.message,
+                    format!(
+                        "not used by protocol '{name}'; its keys are: {}",
+                        valid.join(", ")
+                    ),
+                );
+            }
+            // Each of its own keys is read (a string is the wrong type for every one of
+            // them), with its path.
+            for key in valid {
+                let cfg = TransportConfig::from_keys(name, &[(key, json!([]))]);
+                let e = Transport::from_config(&cfg).unwrap_err();
+                assert_eq!(e.path, format!("transport.{key}"), "{name}");
+                assert!(e.message.contains("invalid type"), "{name}: {e}");
+            }
+        }
+    }
+
+    /// A key set to `null` is unset if some transport reads it (older `scenario.json` files
+    /// wrote all of them so); a `null` key no transport reads is still refused.
+    #[test]
+    fn null_is_unset_for_a_known_key_only() {
+        let cfg = TransportConfig::from_keys("tcp", &[("rcp_alpha", json!(null))]);
+        let t = Transport::from_config(&cfg).unwrap();
+        assert_eq!(
+            t,
+            Transport::from_config(&TransportConfig::from_keys("tcp", &[])).unwrap()
+        );
+        let cfg = TransportConfig::from_keys("tcp", &[("rcp_alfa", json!(null))]);
+        assert_eq!(
+            Transport::from_config(&cfg).unwrap_err().path,
+            "transport.rcp_alfa"
+        );
+    }
+
+    /// The keys read back from their table are the same keys.
+    #[test]
+    fn keys_round_trip_through_their_table() {
+        let cfg = TransportConfig::from_keys(
+            "mpdq",
+            &[("subflows", json!(3)), ("pdq_dampening", json!(false))],
+        );
+        let keys = TransportKeys::read(&cfg).unwrap();
+        assert_eq!(keys.to_table(), cfg);
+        assert_eq!(TransportKeys::read(&keys.to_table()).unwrap(), keys);
     }
 }

@@ -10,7 +10,7 @@ use crate::lb::LbParams;
 use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::net::Network;
-use crate::protocols::Transport;
+use crate::protocols::{Transport, TransportKeys};
 use crate::topo::{self, BufferSize, LinkSpec, TopoSpec, TopologyConfig};
 use crate::units::{Rate, Time};
 use crate::workload::{self, FlowSpec, HostInfo};
@@ -18,9 +18,15 @@ use std::path::Path;
 
 /// Everything a scenario resolves to before it runs. `validate` stops here.
 pub struct Prepared {
+    /// The scenario as given (with the buffer default of a protocol that sets one).
     pub scenario: Scenario,
     pub topo: TopoSpec,
     pub transport: Transport,
+    /// The `[transport]` keys the run uses: those the scenario sets, and the defaults the
+    /// network gives a transport that derives some
+    /// ([`Transport::derives_defaults_from_network`]). `scenario.json` writes them
+    /// ([`Prepared::scenario_json`]).
+    pub transport_keys: TransportKeys,
     pub flows: Vec<FlowSpec>,
     /// The load the flows offer the host links, for the summary.
     pub load: crate::metrics::load::OfferedLoad,
@@ -31,6 +37,17 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// The scenario as JSON, for `scenario.json`: every default of the scenario's tables
+    /// filled in, and its `[transport]` table the keys the run used
+    /// ([`Prepared::transport_keys`]): those the scenario sets, and those a transport derives
+    /// from the network and the scenario left unset. A transport's fixed defaults (the tables
+    /// of its module doc) are not written. Run again, `scenario.json` gives the same results.
+    pub fn scenario_json(&self) -> String {
+        let mut s = self.scenario.clone();
+        s.transport = self.transport_keys.to_table();
+        s.to_json()
+    }
+
     /// The run's memory estimate ([`crate::budget::estimate`]): the one checked against the
     /// budget, or, prepared with an unlimited budget (which estimates nothing), one made now
     /// (for `validate`, which prints it).
@@ -51,8 +68,9 @@ pub fn prepare(scenario: Scenario, base_dir: &Path) -> ConfigResult<Prepared> {
 
 /// Parses nothing, checks everything: builds the topology, the transport and the flows, and
 /// resolves failure links, so that every error surfaces before a run starts. Defaults that
-/// depend on the network (see [`Transport::derives_defaults_from_network`]) are resolved here
-/// and written into the returned scenario, so `scenario.json` shows the values used.
+/// depend on the network (see [`Transport::derives_defaults_from_network`]) are computed here,
+/// into a copy of the transport's keys ([`Prepared::transport_keys`], which `scenario.json`
+/// writes so it shows the values used); the scenario's own `[transport]` is left as given.
 ///
 /// A run whose memory estimate passes `budget` is refused ([`crate::budget`]): before a
 /// generated topology is built when its routing tables alone would pass it, once the topology
@@ -64,8 +82,10 @@ pub fn prepare_within(
     budget: &Budget,
 ) -> ConfigResult<Prepared> {
     let resident_before = budget::resident_bytes();
-    // Checks the keys the scenario sets; defaults that depend on the network come next.
-    let declared = Transport::from_config(&scenario.transport)?;
+    // Reads and checks the keys the scenario sets; defaults that depend on the network come
+    // next.
+    let keys = TransportKeys::read(&scenario.transport)?;
+    let declared = keys.transport()?;
     budget::check_before_topology(&scenario, budget)?;
     let mut topo = topo::build(&scenario.topology, base_dir, scenario.seed)?;
     if scenario.engine == crate::config::Engine::Flow {
@@ -74,19 +94,18 @@ pub fn prepare_within(
         }
     }
     let facts = budget::check_before_flows(&scenario, &topo, &declared, budget)?;
-    let mut derived = None;
-    if declared.derives_defaults_from_network() {
+    let (transport, transport_keys) = if declared.derives_defaults_from_network() {
         let net = Network::build(&topo, Discipline::Fifo, &|_| None);
         let (mss, header) = declared.data_packet_sizes();
         let scale = PathScale::measure(&net, (mss + header) as u64, header as u64);
-        let set = scenario.transport.clone();
-        declared.network_defaults(&mut scenario.transport, scale.as_ref(), &net);
-        derived = Some((set, net, scale));
-    }
-    let transport = Transport::from_config(&scenario.transport).map_err(|e| match &derived {
-        Some((set, net, scale)) => network_default_error(e, set, &scenario, net, scale.as_ref()),
-        None => e,
-    })?;
+        let used = keys.with_network_defaults(&declared, scale.as_ref(), &net);
+        let transport = used
+            .transport()
+            .map_err(|e| network_default_error(e, &keys, &used, &scenario, &net, scale.as_ref()))?;
+        (transport, used)
+    } else {
+        (declared, keys)
+    };
     // D3's 16-bit header fields hold the links' rates in its unit (the fluid has no header).
     if let (Transport::D3(p), false) = (&transport, scenario.engine == crate::config::Engine::Flow)
     {
@@ -194,6 +213,7 @@ pub fn prepare_within(
         scenario,
         topo,
         transport,
+        transport_keys,
         flows,
         load,
         memory: MemoryPlan {
@@ -204,15 +224,17 @@ pub fn prepare_within(
     })
 }
 
-/// An error of a `[transport]` key the scenario left unset (`set`), caused by a default the
-/// network filled ([`Transport::network_defaults`]: a multiple of the longest path's RTT, or
+/// An error of a `[transport]` key the scenario left unset (in `set`, the keys it sets),
+/// caused by a default the network filled (in `used`: [`TransportKeys::with_network_defaults`],
+/// a multiple of the longest path's RTT, or
 /// its BDP) — that key's own error, or another unset key's that names it (`max_rto_us: must
 /// be ≥ min_rto_us`) — names instead the keys the user set that made the network so long: the
 /// links' delays, or their rates when serialisation dominates the RTT. Other errors are
 /// returned unchanged.
 fn network_default_error(
     e: ConfigError,
-    set: &crate::protocols::TransportConfig,
+    set: &TransportKeys,
+    used: &TransportKeys,
     scenario: &Scenario,
     net: &Network,
     scale: Option<&PathScale>,
@@ -220,16 +242,12 @@ fn network_default_error(
     let Some(key) = e.path.strip_prefix("transport.") else {
         return e;
     };
-    let table = |t: &crate::protocols::TransportConfig| {
-        let v = serde_json::to_value(t).expect("a transport table always serialises");
-        v.as_object()
-            .expect("a struct serialises to an object")
-            .iter()
-            .filter(|(_, v)| !v.is_null())
-            .map(|(k, _)| k.clone())
+    let table = |t: &TransportKeys| {
+        (t.to_table().keys.into_iter())
+            .map(|(k, _)| k)
             .collect::<std::collections::BTreeSet<String>>()
     };
-    let (given, now) = (table(set), table(&scenario.transport));
+    let (given, now) = (table(set), table(used));
     // Filled by the network: unset (null, or left out of the table) before, set after.
     let filled: Vec<&String> = now.difference(&given).collect();
     let cause = if filled.iter().any(|k| *k == key) {

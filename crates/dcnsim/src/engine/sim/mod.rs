@@ -241,6 +241,7 @@ impl Simulation {
             flows,
             load,
             memory,
+            transport_keys: _,
         } = p;
         let ecn = |rate| transport.default_ecn_k_pkts(rate);
         let mut net = Network::build(&topo, discipline, &ecn);

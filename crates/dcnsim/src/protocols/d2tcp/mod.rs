@@ -370,10 +370,8 @@ mod tests {
     fn only_close_gives_a_late_flow_up() {
         let dctcp = || {
             let p = <crate::protocols::tcp::TcpParams as crate::protocols::Protocol>::from_config(
-                &crate::protocols::TransportConfig {
-                    protocol: "d2tcp".into(),
-                    ..Default::default()
-                },
+                "d2tcp",
+                &Default::default(),
             )
             .unwrap();
             Dctcp::new(&p)

@@ -51,7 +51,7 @@
 //! networks take it as it is, and its loss, under N Mb/s per link, is below 1 % for up to
 //! 100 flows per 10 Gb/s link; a finer unit would not fit a 40 Gb/s link. Where the network
 //! has a link faster than 65 534 Mb/s, the default is the smallest whole number of Mb/s that
-//! holds it (2 Mb/s at 100 Gb/s, 7 at 400), written into `scenario.json` like the other
+//! holds it (2 Mb/s at 100 Gb/s, 7 at 400), shown in `scenario.json` like the other
 //! network-derived defaults. All arithmetic is in integers: counters in `u64` units, the
 //! desired rate as ⌈bits·10¹²/(ps left · unit)⌉ in 128 bits, a rate as units × unit bit/s.
 //!
@@ -275,7 +275,7 @@ use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::rto_bounds;
 use crate::protocols::tcp::TcpReceiver;
-use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol, TransportConfig};
+use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
 use crate::validate::{micros_or, number_in};
 
@@ -307,19 +307,22 @@ pub const FLAG_HEADER_ONLY: u8 = 4;
 /// The path has more than [`MAX_HOPS`] egress ports: the ports beyond took no part.
 pub const FLAG_LONG_PATH: u8 = 8;
 
-const KEYS: &[&str] = &[
-    "mss_bytes",
-    "header_bytes",
-    "min_rto_us",
-    "initial_rto_us",
-    "max_rto_us",
-    "d3_quench",
-    "d3_rate_unit_mbps",
-    "d3_capacity",
-    "d3_alpha",
-    "d3_beta",
-    "d3_interval_us",
-];
+crate::protocols::transport_keys! {
+    /// The `[transport]` keys `d3` reads (module doc); any other is refused.
+    pub struct D3Config uses [segment, rto] {
+        /// Terminate deadline flows that can no longer meet their deadline.
+        pub d3_quench: Option<bool>,
+        /// The unit of every rate in its header and router counters, Mb/s.
+        pub d3_rate_unit_mbps: Option<f64>,
+        /// The capacity a router hands out: `adjusted` (the paper's C, adjusted every interval
+        /// from utilisation and queue) or `link` (the raw link rate).
+        pub d3_capacity: Option<String>,
+        /// `adjusted`: gain on spare capacity, gain on the queue, and the update interval.
+        pub d3_alpha: Option<f64>,
+        pub d3_beta: Option<f64>,
+        pub d3_interval_us: Option<f64>,
+    }
+}
 
 /// D3's header fields. Rates in units of `d3_rate_unit_mbps` ([`D3Params::unit_bps`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -390,7 +393,7 @@ pub struct D3Params {
 }
 
 /// `d3_rate_unit_mbps` as a whole number of bit/s, or the error naming the key.
-fn unit_bps(cfg: &TransportConfig) -> ConfigResult<u64> {
+fn unit_bps(cfg: &D3Config) -> ConfigResult<u64> {
     let mbps = cfg.d3_rate_unit_mbps.unwrap_or(DEFAULT_RATE_UNIT_MBPS);
     let bps = mbps * 1e6;
     let whole = bps.round();
@@ -409,7 +412,7 @@ fn unit_bps(cfg: &TransportConfig) -> ConfigResult<u64> {
 }
 
 /// The capacity mode and its gains; the gains only under `adjusted`.
-fn capacity(cfg: &TransportConfig) -> ConfigResult<Capacity> {
+fn capacity(cfg: &D3Config) -> ConfigResult<Capacity> {
     let adjusted = match cfg.d3_capacity.as_deref() {
         None | Some("adjusted") => true,
         Some("link") => false,
@@ -487,10 +490,11 @@ impl Protocol for D3Params {
     type Receiver = TcpReceiver;
     type Agent = D3Switch;
 
-    fn from_config(cfg: &TransportConfig) -> ConfigResult<D3Params> {
-        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
-        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
-        let rto = rto_bounds(cfg)?;
+    type Config = D3Config;
+
+    fn from_config(_protocol: &str, cfg: &D3Config) -> ConfigResult<D3Params> {
+        let (mss, header) = crate::protocols::segment_sizes(cfg.mss_bytes, cfg.header_bytes)?;
+        let rto = rto_bounds(cfg.min_rto_us, cfg.initial_rto_us, cfg.max_rto_us)?;
         Ok(D3Params {
             mss,
             header,
@@ -520,12 +524,7 @@ impl Protocol for D3Params {
     }
 
     /// The rate unit comes from the fastest port, connected hosts or not.
-    fn network_defaults(
-        &self,
-        cfg: &mut TransportConfig,
-        scale: Option<&PathScale>,
-        net: &Network,
-    ) {
+    fn network_defaults(&self, cfg: &mut D3Config, scale: Option<&PathScale>, net: &Network) {
         let fastest = net.ports.iter().map(|p| p.rate).max().unwrap_or_default();
         network_defaults(cfg, scale, fastest);
     }
@@ -547,8 +546,8 @@ impl Protocol for D3Params {
 /// fastest link `fastest` has more than [`MAX_LINK_UNITS`] of those, the smallest whole number
 /// of Mb/s that holds it; under `adjusted` capacity, α = 0.1, β = 1 and the interval the base
 /// RTT of the network's longest path (`scale`, when two hosts are connected). The values used
-/// are written into `scenario.json`.
-pub fn network_defaults(cfg: &mut TransportConfig, scale: Option<&PathScale>, fastest: Rate) {
+/// are shown in `scenario.json`.
+pub fn network_defaults(cfg: &mut D3Config, scale: Option<&PathScale>, fastest: Rate) {
     cfg.d3_rate_unit_mbps.get_or_insert_with(|| {
         let mbps = fastest.bits_per_sec().div_ceil(MAX_LINK_UNITS * 1_000_000);
         mbps.max(1) as f64

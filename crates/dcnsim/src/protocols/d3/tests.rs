@@ -14,7 +14,7 @@ use crate::topo::TopologyConfig;
 
 /// A two-host star: ports 0 (h0→sw), 1 (sw→h0), 2 (h1→sw), 3 (sw→h1), all at `gbps`, with
 /// D3 configured by `cfg` (its protocol set here), and the network.
-fn star_switch_with(gbps: f64, cfg: TransportConfig) -> (D3Switch, crate::net::Network) {
+fn star_switch_with(gbps: f64, cfg: D3Config) -> (D3Switch, crate::net::Network) {
     let topo_cfg = TopologyConfig {
         hosts: Some(2),
         link_gbps: gbps,
@@ -22,11 +22,7 @@ fn star_switch_with(gbps: f64, cfg: TransportConfig) -> (D3Switch, crate::net::N
     };
     let topo = crate::topo::build(&topo_cfg, std::path::Path::new("."), 1).unwrap();
     let net = crate::net::Network::build(&topo, crate::net::queue::Discipline::Fifo, &|_| None);
-    let t = Transport::from_config(&TransportConfig {
-        protocol: "d3".into(),
-        ..cfg
-    })
-    .unwrap();
+    let t = Transport::D3(D3Params::from_config("d3", &cfg).unwrap());
     match SwitchAgent::new(&t, &net, false) {
         Some(SwitchAgent::D3(s)) => (s, net),
         _ => panic!("d3 has a switch agent"),
@@ -39,8 +35,8 @@ fn star_switch(gbps: f64) -> D3Switch {
     star_switch_with(gbps, bytes_per_us_link()).0
 }
 
-fn bytes_per_us_link() -> TransportConfig {
-    TransportConfig {
+fn bytes_per_us_link() -> D3Config {
+    D3Config {
         d3_rate_unit_mbps: Some(8.0),
         d3_capacity: Some("link".into()),
         ..Default::default()
@@ -275,11 +271,13 @@ fn sender_of(size: u64) -> D3Sender {
 }
 
 fn sender_with(size: u64, deadline: Option<Time>, unit_mbps: f64) -> D3Sender {
-    let params = D3Params::from_config(&TransportConfig {
-        protocol: "d3".into(),
-        d3_rate_unit_mbps: Some(unit_mbps),
-        ..Default::default()
-    })
+    let params = D3Params::from_config(
+        "d3",
+        &D3Config {
+            d3_rate_unit_mbps: Some(unit_mbps),
+            ..Default::default()
+        },
+    )
     .unwrap();
     let setup = crate::protocols::FlowSetup {
         deadline,
@@ -446,7 +444,7 @@ fn an_aborted_flow_returns_the_allocation_of_its_last_reply() {
 #[test]
 fn a_1_mbps_unit_shares_a_1g_link_within_a_unit_per_flow() {
     for (n, share) in [(42u64, 23u16), (64, 15), (250, 4)] {
-        let (mut s, _) = star_switch_with(1.0, TransportConfig::default());
+        let (mut s, _) = star_switch_with(1.0, D3Config::default());
         assert_eq!(s.counters(PORT).capacity, 1000);
         let alloc = steady_shares(&mut s, n);
         assert!(alloc.iter().all(|&a| a == share), "{n} flows: {alloc:?}");
@@ -482,7 +480,7 @@ fn adjusted_capacity_by_hand() {
 /// The adjustment in the router, by hand, at 10 Gb/s with 1 Mb/s units and a 10 µs interval.
 #[test]
 fn the_router_hands_out_the_adjusted_capacity_and_resets_it_when_idle() {
-    let cfg = TransportConfig {
+    let cfg = D3Config {
         d3_interval_us: Some(10.0),
         ..Default::default()
     };
@@ -547,10 +545,7 @@ fn the_router_hands_out_the_adjusted_capacity_and_resets_it_when_idle() {
 /// 2 500, `link` (the router before issue 32) 10 000.
 #[test]
 fn no_allocation_beyond_the_previous_routers() {
-    for (cfg, want) in [
-        (TransportConfig::default(), 2_500u16),
-        (link_1mbps(), 10_000),
-    ] {
+    for (cfg, want) in [(D3Config::default(), 2_500u16), (link_1mbps(), 10_000)] {
         let (mut s, _) = star_switch_with(10.0, cfg);
         let mut p = request(PacketKind::Syn, 0, 0, 0);
         if let Header::D3(h) = &mut p.header {
@@ -563,8 +558,8 @@ fn no_allocation_beyond_the_previous_routers() {
     }
 }
 
-fn link_1mbps() -> TransportConfig {
-    TransportConfig {
+fn link_1mbps() -> D3Config {
+    D3Config {
         d3_capacity: Some("link".into()),
         ..Default::default()
     }
@@ -573,14 +568,9 @@ fn link_1mbps() -> TransportConfig {
 /// The keys: bad values are refused with a message naming the key.
 #[test]
 fn keys_are_validated() {
-    let params = |cfg: TransportConfig| {
-        D3Params::from_config(&TransportConfig {
-            protocol: "d3".into(),
-            ..cfg
-        })
-    };
+    let params = |cfg: D3Config| D3Params::from_config("d3", &D3Config { ..cfg });
     let unit = |mbps: f64| {
-        params(TransportConfig {
+        params(D3Config {
             d3_rate_unit_mbps: Some(mbps),
             ..Default::default()
         })
@@ -592,7 +582,7 @@ fn keys_are_validated() {
         let err = unit(bad).unwrap_err();
         assert_eq!(err.path, "transport.d3_rate_unit_mbps", "{bad}");
     }
-    let p = params(TransportConfig::default()).unwrap();
+    let p = params(D3Config::default()).unwrap();
     assert_eq!(
         p.capacity,
         Capacity::Adjusted {
@@ -601,13 +591,13 @@ fn keys_are_validated() {
             interval: Time::from_us(10)
         }
     );
-    let err = params(TransportConfig {
+    let err = params(D3Config {
         d3_capacity: Some("raw".into()),
         ..Default::default()
     })
     .unwrap_err();
     assert_eq!(err.path, "transport.d3_capacity");
-    let err = params(TransportConfig {
+    let err = params(D3Config {
         d3_capacity: Some("link".into()),
         d3_alpha: Some(0.2),
         ..Default::default()
@@ -616,14 +606,14 @@ fn keys_are_validated() {
     assert_eq!(err.path, "transport.d3_alpha");
     for (cfg, key) in [
         (
-            TransportConfig {
+            D3Config {
                 d3_beta: Some(-1.0),
                 ..Default::default()
             },
             "transport.d3_beta",
         ),
         (
-            TransportConfig {
+            D3Config {
                 d3_interval_us: Some(0.0),
                 ..Default::default()
             },
@@ -663,8 +653,7 @@ fn defaults_from_the_network() {
         rate: Rate(10_000_000_000),
     };
     let defaults = |capacity: Option<&str>, fastest_gbps: u64| {
-        let mut cfg = TransportConfig {
-            protocol: "d3".into(),
+        let mut cfg = D3Config {
             d3_capacity: capacity.map(str::to_string),
             ..Default::default()
         };
@@ -684,7 +673,7 @@ fn defaults_from_the_network() {
         (cfg.d3_alpha, cfg.d3_beta, cfg.d3_interval_us),
         (None, None, None)
     );
-    assert!(D3Params::from_config(&cfg).is_ok());
+    assert!(D3Params::from_config("d3", &cfg).is_ok());
 }
 
 /// A deadline flow asks for its remaining wire bytes over the time left, rounded up to a

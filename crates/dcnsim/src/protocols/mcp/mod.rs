@@ -167,7 +167,7 @@ pub use switch::McpSwitch;
 
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::scale::PathScale;
-use crate::protocols::TransportConfig;
+use crate::protocols::tcp::TcpConfig;
 use crate::units::Time;
 use crate::validate::micros_or;
 
@@ -213,7 +213,7 @@ pub struct McpParams {
 pub const DEFAULT_RATE_AVERAGE_US: f64 = 1000.0;
 
 impl McpParams {
-    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<McpParams> {
+    pub fn from_config(cfg: &TcpConfig) -> ConfigResult<McpParams> {
         let opt = one_of(
             "mcp_variant",
             &cfg.mcp_variant,
@@ -280,7 +280,7 @@ fn one_of<T: Copy>(key: &str, set: &Option<String>, choices: &[(&str, T)]) -> Co
 }
 
 /// `opt`'s measuring interval, where the scenario sets none: the network's base RTT.
-pub fn network_defaults(cfg: &mut TransportConfig, scale: &PathScale) {
+pub fn network_defaults(cfg: &mut TcpConfig, scale: &PathScale) {
     if cfg.mcp_variant.as_deref() == Some("opt") {
         cfg.mcp_rate_interval_us
             .get_or_insert_with(|| scale.rtt.as_us_rounded_to_ns());

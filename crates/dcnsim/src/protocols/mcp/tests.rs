@@ -10,16 +10,15 @@ use crate::units::{Rate, Time};
 
 const MSS: u64 = 1460;
 
-fn params(variant: &str, keys: impl FnOnce(&mut TransportConfig)) -> (McpParams, TcpParams) {
-    let mut cfg = TransportConfig {
-        protocol: "mcp".into(),
+fn params(variant: &str, keys: impl FnOnce(&mut TcpConfig)) -> (McpParams, TcpParams) {
+    let mut cfg = TcpConfig {
         mcp_variant: Some(variant.into()),
         ..Default::default()
     };
     keys(&mut cfg);
     (
         McpParams::from_config(&cfg).unwrap(),
-        TcpParams::from_config(&cfg).unwrap(),
+        TcpParams::from_config("mcp", &cfg).unwrap(),
     )
 }
 
@@ -28,7 +27,7 @@ fn mcp(variant: &str, deadline: Option<Time>) -> Mcp {
     mcp_with(variant, deadline, |_| {})
 }
 
-fn mcp_with(variant: &str, deadline: Option<Time>, keys: impl FnOnce(&mut TransportConfig)) -> Mcp {
+fn mcp_with(variant: &str, deadline: Option<Time>, keys: impl FnOnce(&mut TcpConfig)) -> Mcp {
     mcp_on(variant, deadline, Rate::gbps(10), keys)
 }
 
@@ -37,7 +36,7 @@ fn mcp_on(
     variant: &str,
     deadline: Option<Time>,
     fastest: Rate,
-    keys: impl FnOnce(&mut TransportConfig),
+    keys: impl FnOnce(&mut TcpConfig),
 ) -> Mcp {
     let (m, p) = params(variant, keys);
     let f = FlowSetup {
@@ -431,11 +430,8 @@ fn flows_without_deadline_run_dctcp() {
 
 #[test]
 fn keys_are_checked() {
-    let refused = |keys: fn(&mut TransportConfig)| {
-        let mut cfg = TransportConfig {
-            protocol: "mcp".into(),
-            ..Default::default()
-        };
+    let refused = |keys: fn(&mut TcpConfig)| {
+        let mut cfg = TcpConfig::default();
         keys(&mut cfg);
         McpParams::from_config(&cfg).unwrap_err().path
     };
@@ -452,8 +448,7 @@ fn keys_are_checked() {
         "transport.mcp_rate_average_us"
     );
     let bad = |variant: &str, interval: Option<f64>| {
-        let cfg = TransportConfig {
-            protocol: "mcp".into(),
+        let cfg = TcpConfig {
             mcp_variant: Some(variant.into()),
             mcp_rate_interval_us: interval,
             ..Default::default()
@@ -463,13 +458,12 @@ fn keys_are_checked() {
     assert_eq!(bad("exact", None), "transport.mcp_variant");
     assert_eq!(bad("approx", Some(10.0)), "transport.mcp_rate_interval_us");
     assert_eq!(bad("opt", Some(-1.0)), "transport.mcp_rate_interval_us");
-    let dctcp = TransportConfig {
-        protocol: "dctcp".into(),
+    let dctcp = TcpConfig {
         mcp_variant: Some("opt".into()),
         ..Default::default()
     };
     assert_eq!(
-        TcpParams::from_config(&dctcp).unwrap_err().path,
+        TcpParams::from_config("dctcp", &dctcp).unwrap_err().path,
         "transport.mcp_variant"
     );
 }

@@ -41,7 +41,7 @@
 //! | `initial_rto_us` | 3 × the network's RTT, moved into `[min_rto_us, max_rto_us]` | RTO before the first RTT sample; set outside those bounds it is refused, as under TCP ([`crate::validate#rto-bounds`]) |
 //! | `max_rto_us` | 1 000 000 | as TCP |
 //!
-//! The network-derived values are written into `scenario.json`; keys the scenario sets win.
+//! The network-derived values are shown in `scenario.json`; keys the scenario sets win.
 //!
 //! ## Choices where the paper is silent or garbled
 //!
@@ -232,9 +232,7 @@ use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::DEFAULT_MAX_RTO_US;
-use crate::protocols::{
-    AtOnce, Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol, TransportConfig,
-};
+use crate::protocols::{AtOnce, Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
 use crate::validate::{micros_or, rto_bounds, RtoDefaults};
 
@@ -245,18 +243,22 @@ pub const DEFAULT_ENTRY_TIMEOUT_US: f64 = 100_000.0;
 /// four hops each way (2 × 4 × 10 µs + 4 × (12 + 0.32) µs).
 pub const FALLBACK_RTT_US: f64 = 129.28;
 
-const KEYS: &[&str] = &[
-    "mss_bytes",
-    "header_bytes",
-    "min_rto_us",
-    "initial_rto_us",
-    "max_rto_us",
-    "merp_alpha",
-    "merp_q",
-    "merp_rtt_us",
-    "merp_entry_timeout_us",
-    "merp_handover",
-];
+crate::protocols::transport_keys! {
+    /// The `[transport]` keys `merp` reads (module doc); any other is refused.
+    pub struct MerpConfig uses [segment, rto] {
+        /// α, the largest share of a link a flow sends DATA at.
+        pub merp_alpha: Option<f64>,
+        /// The detecting rate threshold Q, as a fraction of the sender's link rate.
+        pub merp_q: Option<f64>,
+        /// The RTT switches' early start looks ahead by.
+        pub merp_rtt_us: Option<f64>,
+        /// A link forgets a flow that sent nothing across it for this long.
+        pub merp_entry_timeout_us: Option<f64>,
+        /// `work_conserving` (a first flow held elsewhere passes its grant on) or `paper`
+        /// (Algorithm 3 as written).
+        pub merp_handover: Option<String>,
+    }
+}
 
 /// How a link passes its full grant on when its first flow cannot use it
 /// (`transport.merp_handover`; module doc, "The hand-over").
@@ -270,7 +272,7 @@ pub enum Handover {
 }
 
 impl Handover {
-    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<Handover> {
+    pub fn from_config(cfg: &MerpConfig) -> ConfigResult<Handover> {
         match cfg.merp_handover.as_deref() {
             None | Some("work_conserving") => Ok(Handover::WorkConserving),
             Some("paper") => Ok(Handover::Paper),
@@ -340,9 +342,10 @@ impl Protocol for MerpParams {
     type Receiver = MerpReceiver;
     type Agent = MerpSwitch;
 
-    fn from_config(cfg: &TransportConfig) -> ConfigResult<MerpParams> {
-        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
-        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
+    type Config = MerpConfig;
+
+    fn from_config(_protocol: &str, cfg: &MerpConfig) -> ConfigResult<MerpParams> {
+        let (mss, header) = crate::protocols::segment_sizes(cfg.mss_bytes, cfg.header_bytes)?;
         let rtt = micros_or("transport.merp_rtt_us", cfg.merp_rtt_us, FALLBACK_RTT_US)?;
         let rto = rto_bounds(
             cfg.min_rto_us,
@@ -382,12 +385,7 @@ impl Protocol for MerpParams {
         }
     }
 
-    fn network_defaults(
-        &self,
-        cfg: &mut TransportConfig,
-        scale: Option<&PathScale>,
-        _net: &Network,
-    ) {
+    fn network_defaults(&self, cfg: &mut MerpConfig, scale: Option<&PathScale>, _net: &Network) {
         if let Some(scale) = scale {
             network_defaults(cfg, scale);
         }
@@ -408,7 +406,7 @@ impl Protocol for MerpParams {
 
 /// The keys defined by the network, where the scenario leaves them unset: the RTT early start
 /// looks ahead by, the RTO floor (one RTT) and the initial RTO (three).
-pub fn network_defaults(cfg: &mut TransportConfig, scale: &PathScale) {
+pub fn network_defaults(cfg: &mut MerpConfig, scale: &PathScale) {
     let rtt = *cfg
         .merp_rtt_us
         .get_or_insert_with(|| scale.rtt.as_us_rounded_to_ns());

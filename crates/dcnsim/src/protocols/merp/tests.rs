@@ -9,11 +9,13 @@ use crate::topo::TopologyConfig;
 use crate::units::{Rate, Time};
 
 fn params() -> MerpParams {
-    MerpParams::from_config(&TransportConfig {
-        protocol: "merp".into(),
-        merp_rtt_us: Some(64.0),
-        ..Default::default()
-    })
+    MerpParams::from_config(
+        "merp",
+        &MerpConfig {
+            merp_rtt_us: Some(64.0),
+            ..Default::default()
+        },
+    )
     .unwrap()
 }
 
@@ -278,12 +280,14 @@ fn the_full_grant_leaves_room_for_acks() {
 #[test]
 fn a_first_flow_held_elsewhere_passes_its_grant_on() {
     for handover in ["work_conserving", "paper"] {
-        let params = MerpParams::from_config(&TransportConfig {
-            protocol: "merp".into(),
-            merp_rtt_us: Some(64.0),
-            merp_handover: Some(handover.into()),
-            ..Default::default()
-        })
+        let params = MerpParams::from_config(
+            "merp",
+            &MerpConfig {
+                merp_rtt_us: Some(64.0),
+                merp_handover: Some(handover.into()),
+                ..Default::default()
+            },
+        )
         .unwrap();
         let mut s = switch_with(&params);
         let us = Time::from_us;
@@ -514,13 +518,10 @@ fn receiver_boosts_a_det_whose_asr_exceeds_q() {
 
 #[test]
 fn keys_are_validated_and_network_values_filled() {
-    let bad = |f: fn(&mut TransportConfig)| {
-        let mut c = TransportConfig {
-            protocol: "merp".into(),
-            ..Default::default()
-        };
+    let bad = |f: fn(&mut MerpConfig)| {
+        let mut c = MerpConfig::default();
         f(&mut c);
-        MerpParams::from_config(&c).unwrap_err().path
+        MerpParams::from_config("merp", &c).unwrap_err().path
     };
     assert_eq!(bad(|c| c.merp_alpha = Some(1.5)), "transport.merp_alpha");
     assert_eq!(bad(|c| c.merp_alpha = Some(1.0)), "transport.merp_alpha");
@@ -530,8 +531,9 @@ fn keys_are_validated_and_network_values_filled() {
         "transport.merp_entry_timeout_us"
     );
     assert_eq!(bad(|c| c.merp_rtt_us = Some(-1.0)), "transport.merp_rtt_us");
-    assert_eq!(bad(|c| c.dctcp_g = Some(0.1)), "transport.dctcp_g");
-    let mut c = TransportConfig::default();
+    let e = crate::protocols::refused("merp", "dctcp_g", serde_json::json!(0.1));
+    assert_eq!(e.path, "transport.dctcp_g");
+    let mut c = MerpConfig::default();
     let scale = crate::net::scale::PathScale {
         rtt: Time::from_ns(64_640),
         rate: Rate::gbps(1),

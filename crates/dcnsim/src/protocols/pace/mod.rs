@@ -138,16 +138,20 @@ pub use sender::PaceSender;
 use crate::error::{ConfigError, ConfigResult};
 use crate::net::network::Network;
 use crate::net::queue::Discipline;
-use crate::protocols::{
-    AtOnce, Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol, TransportConfig,
-};
+use crate::protocols::{AtOnce, Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::Rate;
 use crate::workload::FlowSpec;
 
 /// The initial period of §IV, µs.
 pub const DEFAULT_PERIOD_US: f64 = 200.0;
 
-const KEYS: &[&str] = &["mss_bytes", "header_bytes", "pace_period_us"];
+crate::protocols::transport_keys! {
+    /// The `[transport]` keys `pace` reads (module doc); any other is refused.
+    pub struct PaceConfig uses [segment] {
+        /// The initial (and shortest) allocation period.
+        pub pace_period_us: Option<f64>,
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PaceParams {
@@ -181,9 +185,10 @@ impl Protocol for PaceParams {
     type Receiver = PaceReceiver;
     type Agent = PaceForwarder;
 
-    fn from_config(cfg: &TransportConfig) -> ConfigResult<PaceParams> {
-        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
-        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
+    type Config = PaceConfig;
+
+    fn from_config(_protocol: &str, cfg: &PaceConfig) -> ConfigResult<PaceParams> {
+        let (mss, header) = crate::protocols::segment_sizes(cfg.mss_bytes, cfg.header_bytes)?;
         let us = cfg.pace_period_us.unwrap_or(DEFAULT_PERIOD_US);
         let unit = header::PERIOD_UNIT_US as f64;
         let units = us / unit;

@@ -9,15 +9,17 @@ use crate::net::Network;
 use crate::protocols::agent::Admission;
 use crate::protocols::SwitchAgent;
 use crate::protocols::{Endpoint, Protocol, ReceiverEndpoint, SenderEndpoint, SwitchHooks};
-use crate::protocols::{EndpointEvent, FlowSetup, Transport, TransportConfig};
+use crate::protocols::{EndpointEvent, FlowSetup, Transport};
 use crate::topo::TopologyConfig;
 use crate::units::{Rate, Time};
 
 fn params() -> PaceParams {
-    PaceParams::from_config(&TransportConfig {
-        protocol: "pace".into(),
-        ..Default::default()
-    })
+    PaceParams::from_config(
+        "pace",
+        &PaceConfig {
+            ..Default::default()
+        },
+    )
     .unwrap()
 }
 
@@ -537,11 +539,13 @@ fn receiver_allocates_every_period_with_the_returned_demand() {
 #[test]
 fn bad_keys_and_weights_are_refused_with_the_key() {
     let bad = |us: f64| {
-        PaceParams::from_config(&TransportConfig {
-            protocol: "pace".into(),
-            pace_period_us: Some(us),
-            ..Default::default()
-        })
+        PaceParams::from_config(
+            "pace",
+            &PaceConfig {
+                pace_period_us: Some(us),
+                ..Default::default()
+            },
+        )
         .unwrap_err()
     };
     for us in [0.0, 30.0, 5120.0, f64::NAN] {
@@ -550,12 +554,7 @@ fn bad_keys_and_weights_are_refused_with_the_key() {
         assert!(e.message.contains("multiple of 20"), "{e}");
     }
     assert_eq!(params().period_units, 10);
-    let e = PaceParams::from_config(&TransportConfig {
-        protocol: "pace".into(),
-        rcp_alpha: Some(0.1),
-        ..Default::default()
-    })
-    .unwrap_err();
+    let e = crate::protocols::refused("pace", "rcp_alpha", serde_json::json!(0.1));
     assert_eq!(e.path, "transport.rcp_alpha");
     let flow = |w: f64| crate::workload::FlowSpec {
         src: 0,

@@ -273,9 +273,7 @@ use crate::error::{AtKey, ConfigError, ConfigResult};
 use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::protocols::tcp::DEFAULT_MIN_RTO_US;
-use crate::protocols::{
-    AtOnce, Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol, TransportConfig,
-};
+use crate::protocols::{AtOnce, Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
 use crate::validate::micros_or;
 
@@ -285,24 +283,28 @@ pub const DEFAULT_DAMPENING_US: f64 = 10.0;
 pub const DEFAULT_ENTRY_TIMEOUT_US: f64 = 100_000.0;
 pub const DEFAULT_SUBFLOWS: u32 = 3;
 
-const KEYS: &[&str] = &[
-    "mss_bytes",
-    "header_bytes",
-    "min_rto_us",
-    "pdq_early_start",
-    "pdq_early_start_k",
-    "pdq_early_termination",
-    "pdq_suppressed_probing",
-    "pdq_probing_x",
-    "pdq_dampening",
-    "pdq_dampening_us",
-    "pdq_rate_controller",
-    "pdq_aging_rate",
-    "pdq_syn_requests_rate",
-    "pdq_entry_timeout_us",
-    "pdq_accounting",
-    "subflows",
-];
+crate::protocols::transport_keys! {
+    /// The `[transport]` keys `pdq` reads (module doc); any other is refused.
+    pub struct PdqConfig uses [segment, min_rto] {
+        /// Optimisation switches and parameters (module doc).
+        pub pdq_early_start: Option<bool>,
+        pub pdq_early_start_k: Option<f64>,
+        pub pdq_early_termination: Option<bool>,
+        pub pdq_suppressed_probing: Option<bool>,
+        pub pdq_probing_x: Option<f64>,
+        pub pdq_dampening: Option<bool>,
+        pub pdq_dampening_us: Option<f64>,
+        pub pdq_rate_controller: Option<bool>,
+        pub pdq_aging_rate: Option<f64>,
+        pub pdq_syn_requests_rate: Option<bool>,
+        /// A link forgets a listed flow that sent nothing across it for this long.
+        pub pdq_entry_timeout_us: Option<f64>,
+        /// `whole_path` (no link lets a flow send uncounted) or `literal`.
+        pub pdq_accounting: Option<String>,
+        /// M-PDQ: subflows per flow.
+        pub subflows: Option<u32>,
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PdqParams {
@@ -387,9 +389,10 @@ impl Protocol for PdqParams {
     type Receiver = PdqReceiver;
     type Agent = PdqAgent;
 
-    fn from_config(cfg: &TransportConfig) -> ConfigResult<PdqParams> {
-        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
-        let multipath = cfg.protocol == "mpdq";
+    type Config = PdqConfig;
+
+    fn from_config(protocol: &str, cfg: &PdqConfig) -> ConfigResult<PdqParams> {
+        let multipath = protocol == "mpdq";
         let subflows = match (multipath, cfg.subflows) {
             (false, Some(_)) => {
                 return Err(ConfigError::new(
@@ -453,7 +456,7 @@ impl Protocol for PdqParams {
             }
         };
         let on = |v: Option<bool>| v.unwrap_or(true);
-        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg.mss_bytes, cfg.header_bytes)?;
         Ok(PdqParams {
             multipath,
             subflows,

@@ -5,17 +5,15 @@ use super::header::{PdqHeader, NO_DEADLINE};
 use super::sender::PROBE_SEQ;
 use super::*;
 use crate::net::packet::{Packet, PacketKind};
+use crate::protocols::{refused, EndpointEvent, FlowSetup};
 use crate::protocols::{Endpoint, Protocol, ReceiverEndpoint, SenderEndpoint};
-use crate::protocols::{EndpointEvent, FlowSetup, TransportConfig};
 use crate::units::Rate;
+use serde_json::json;
 
-fn params(protocol: &str, set: impl FnOnce(&mut TransportConfig)) -> PdqParams {
-    let mut cfg = TransportConfig {
-        protocol: protocol.into(),
-        ..Default::default()
-    };
+fn params(protocol: &str, set: impl FnOnce(&mut PdqConfig)) -> PdqParams {
+    let mut cfg = PdqConfig::default();
     set(&mut cfg);
-    PdqParams::from_config(&cfg).unwrap()
+    PdqParams::from_config(protocol, &cfg).unwrap()
 }
 
 fn flow(size: u64, deadline: Option<Time>) -> FlowSetup {
@@ -367,23 +365,16 @@ fn receiver_echoes_the_header_and_resequences_across_subflows() {
 
 #[test]
 fn keys_are_checked_and_named() {
-    let bad = |protocol: &str, set: fn(&mut TransportConfig)| {
-        let mut cfg = TransportConfig {
-            protocol: protocol.into(),
-            ..Default::default()
-        };
-        set(&mut cfg);
-        PdqParams::from_config(&cfg).unwrap_err().path
-    };
-    assert_eq!(bad("pdq", |c| c.subflows = Some(2)), "transport.subflows");
-    assert_eq!(bad("mpdq", |c| c.subflows = Some(0)), "transport.subflows");
+    let bad = |protocol: &str, key: &str, value| refused(protocol, key, value).path;
+    assert_eq!(bad("pdq", "subflows", json!(2)), "transport.subflows");
+    assert_eq!(bad("mpdq", "subflows", json!(0)), "transport.subflows");
     assert_eq!(
-        bad("pdq", |c| c.pdq_probing_x = Some(-1.0)),
+        bad("pdq", "pdq_probing_x", json!(-1.0)),
         "transport.pdq_probing_x"
     );
-    assert_eq!(bad("pdq", |c| c.dctcp_g = Some(0.1)), "transport.dctcp_g");
+    assert_eq!(bad("pdq", "dctcp_g", json!(0.1)), "transport.dctcp_g");
     assert_eq!(
-        bad("mpdq", |c| c.pdq_entry_timeout_us = Some(0.0)),
+        bad("mpdq", "pdq_entry_timeout_us", json!(0.0)),
         "transport.pdq_entry_timeout_us"
     );
     assert_eq!(

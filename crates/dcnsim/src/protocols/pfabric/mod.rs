@@ -46,7 +46,7 @@
 //! up, so a flow alone keeps the path busy: the paper's 18.2 KB BDP is "12 packets" only
 //! because its RTT includes host latency a simulator has no reason to add), `pfabric_rto_us` =
 //! 3 × RTT (to the nanosecond), `pfabric_max_cwnd_pkts` = 2·`init_cwnd_pkts` − 1; the values
-//! used are written into `scenario.json`, and a key the scenario sets wins. The constants
+//! used are shown in `scenario.json`, and a key the scenario sets wins. The constants
 //! below (12, 45 µs) are the paper's fabric, used only where no network is known (unit tests
 //! of the sender). Other TCP keys (RTO estimator bounds, dupACK threshold) mean nothing here
 //! and are refused.
@@ -118,9 +118,7 @@ use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::TcpReceiver;
-use crate::protocols::{
-    Caps, FlowMemory, FlowSetup, FluidPolicy, NoAgent, Protocol, TransportConfig,
-};
+use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, NoAgent, Protocol};
 use crate::units::{Rate, Time};
 use crate::validate::{at_least_one, micros_or};
 
@@ -128,15 +126,17 @@ pub const DEFAULT_INIT_CWND_PKTS: u32 = 12;
 pub const DEFAULT_RTO_US: f64 = 45.0;
 pub const DEFAULT_PROBE_AFTER: u32 = 5;
 
-/// Keys `pfabric` reads; any other set key is refused.
-const KEYS: &[&str] = &[
-    "mss_bytes",
-    "header_bytes",
-    "init_cwnd_pkts",
-    "pfabric_max_cwnd_pkts",
-    "pfabric_rto_us",
-    "pfabric_probe_after",
-];
+crate::protocols::transport_keys! {
+    /// The `[transport]` keys `pfabric` reads (module doc); any other is refused.
+    pub struct PfabricConfig uses [segment, init_cwnd] {
+        /// Window cap, in segments.
+        pub pfabric_max_cwnd_pkts: Option<u32>,
+        /// The fixed retransmission timeout.
+        pub pfabric_rto_us: Option<f64>,
+        /// Consecutive timeouts before probe mode.
+        pub pfabric_probe_after: Option<u32>,
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PfabricParams {
@@ -165,8 +165,9 @@ impl Protocol for PfabricParams {
     type Receiver = TcpReceiver;
     type Agent = NoAgent;
 
-    fn from_config(cfg: &TransportConfig) -> ConfigResult<PfabricParams> {
-        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
+    type Config = PfabricConfig;
+
+    fn from_config(_protocol: &str, cfg: &PfabricConfig) -> ConfigResult<PfabricParams> {
         let init = at_least_one(
             "transport.init_cwnd_pkts",
             cfg.init_cwnd_pkts,
@@ -194,7 +195,7 @@ impl Protocol for PfabricParams {
                 format!("{}; the paper uses 45 µs ≈ 3 RTT", e.message),
             )
         })?;
-        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg.mss_bytes, cfg.header_bytes)?;
         Ok(PfabricParams {
             mss,
             header,
@@ -222,12 +223,7 @@ impl Protocol for PfabricParams {
         }
     }
 
-    fn network_defaults(
-        &self,
-        cfg: &mut TransportConfig,
-        scale: Option<&PathScale>,
-        _net: &Network,
-    ) {
+    fn network_defaults(&self, cfg: &mut PfabricConfig, scale: Option<&PathScale>, _net: &Network) {
         if let Some(scale) = scale {
             network_defaults(cfg, scale, (self.mss + self.header) as u64);
         }
@@ -253,7 +249,7 @@ fn twice_less_one(init: u32) -> u32 {
 
 /// Fills the keys the paper defines relative to the network and the scenario left unset:
 /// window = BDP of the longest path, maximum window 2·BDP − 1, RTO = 3 RTT (module doc).
-pub fn network_defaults(cfg: &mut TransportConfig, scale: &PathScale, full_packet_bytes: u64) {
+pub fn network_defaults(cfg: &mut PfabricConfig, scale: &PathScale, full_packet_bytes: u64) {
     let init = *cfg
         .init_cwnd_pkts
         .get_or_insert_with(|| scale.bdp_pkts(full_packet_bytes));

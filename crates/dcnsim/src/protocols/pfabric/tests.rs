@@ -8,10 +8,12 @@ use crate::protocols::{EndpointEvent, FlowSetup};
 const MSS: u64 = 1460;
 
 fn sender(size: u64) -> PfabricSender {
-    let p = PfabricParams::from_config(&TransportConfig {
-        protocol: "pfabric".into(),
-        ..Default::default()
-    })
+    let p = PfabricParams::from_config(
+        "pfabric",
+        &PfabricConfig {
+            ..Default::default()
+        },
+    )
     .unwrap();
     let f = FlowSetup {
         flow: 1,
@@ -163,20 +165,10 @@ fn finishes_on_the_last_ack() {
 
 #[test]
 fn keys_of_other_protocols_are_refused_by_name() {
-    let err = PfabricParams::from_config(&TransportConfig {
-        protocol: "pfabric".into(),
-        min_rto_us: Some(100.0),
-        ..Default::default()
-    })
-    .unwrap_err();
+    let err = crate::protocols::refused("pfabric", "min_rto_us", serde_json::json!(100.0));
     assert_eq!(err.path, "transport.min_rto_us");
     assert!(err.message.contains("pfabric_rto_us"), "{err}");
     // And pFabric's keys are refused for the TCP family.
-    let err = crate::protocols::Transport::from_config(&TransportConfig {
-        protocol: "dctcp".into(),
-        pfabric_rto_us: Some(45.0),
-        ..Default::default()
-    })
-    .unwrap_err();
+    let err = crate::protocols::refused("dctcp", "pfabric_rto_us", serde_json::json!(45.0));
     assert_eq!(err.path, "transport.pfabric_rto_us");
 }

@@ -33,8 +33,8 @@
 //! | `min_rto_us`, `initial_rto_us`, `max_rto_us` | as TCP | the paced core's loss recovery (`crate::protocols::paced`); an `initial_rto_us` set outside `[min_rto_us, max_rto_us]` is refused, as under TCP ([`crate::validate#rto-bounds`]) |
 //!
 //! A key the scenario sets wins over its variant's default (`rcp_variant = "published"` with
-//! `rcp_beta = 0` is the published start without the queue term). The values used are written
-//! into `scenario.json`. Where no network is known (unit tests of the endpoints) the `ps`
+//! `rcp_beta = 0` is the published start without the queue term). The values used are shown
+//! in `scenario.json`. Where no network is known (unit tests of the endpoints) the `ps`
 //! defaults take a 10 Gb/s link and d0 = 10 µs.
 //!
 //! ## Defaults: processor sharing on the network at hand (`rcp_variant = "ps"`)
@@ -169,7 +169,7 @@ use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::rto_bounds;
 use crate::protocols::tcp::TcpReceiver;
-use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol, TransportConfig};
+use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
 use crate::validate::number_in;
 
@@ -193,18 +193,22 @@ pub const HEADER_BYTES: u32 = 8;
 /// `rate_kbps` of a header no router has stamped yet.
 pub const RATE_UNSET: u32 = u32::MAX;
 
-const KEYS: &[&str] = &[
-    "mss_bytes",
-    "header_bytes",
-    "min_rto_us",
-    "initial_rto_us",
-    "max_rto_us",
-    "rcp_variant",
-    "rcp_alpha",
-    "rcp_beta",
-    "rcp_init_rate",
-    "rcp_init_rtt_us",
-];
+crate::protocols::transport_keys! {
+    /// The `[transport]` keys `rcp` reads (module doc); any other is refused.
+    pub struct RcpConfig uses [segment, rto] {
+        /// `ps` (defaults that emulate processor sharing on the network at hand) or
+        /// `published` (the papers' law: α = 0.1, β = 1, R(0) = C).
+        pub rcp_variant: Option<String>,
+        /// Gain α on spare capacity.
+        pub rcp_alpha: Option<f64>,
+        /// Gain β on the queue.
+        pub rcp_beta: Option<f64>,
+        /// R(0) as a fraction of the link rate.
+        pub rcp_init_rate: Option<f64>,
+        /// Average RTT a link assumes before its first sample.
+        pub rcp_init_rtt_us: Option<f64>,
+    }
+}
 
 /// Which defaults the unset gains take (`rcp_variant`); keys the scenario sets win.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,7 +220,7 @@ pub enum Variant {
 }
 
 impl Variant {
-    pub fn from_config(cfg: &TransportConfig) -> ConfigResult<Variant> {
+    pub fn from_config(cfg: &RcpConfig) -> ConfigResult<Variant> {
         match cfg.rcp_variant.as_deref() {
             None | Some("ps") => Ok(Variant::ProcessorSharing),
             Some("published") => Ok(Variant::Published),
@@ -274,8 +278,8 @@ pub struct RcpParams {
 /// d0 before any sample is its base RTT (the papers give no initial value; an RTT the
 /// network can actually have keeps the first control interval about one RTT long, as the law
 /// assumes), and α, β and R(0) are the variant's, β of `ps` from its BDP ([`ps_beta`]). The
-/// values used are written into `scenario.json`.
-pub fn network_defaults(cfg: &mut TransportConfig, scale: &PathScale) {
+/// values used are shown in `scenario.json`.
+pub fn network_defaults(cfg: &mut RcpConfig, scale: &PathScale) {
     cfg.rcp_init_rtt_us
         .get_or_insert_with(|| scale.rtt.as_us_rounded_to_ns());
     // An unknown variant is refused by `from_config`, which runs before and after this.
@@ -298,12 +302,13 @@ impl Protocol for RcpParams {
     type Receiver = TcpReceiver;
     type Agent = RcpSwitch;
 
-    fn from_config(cfg: &TransportConfig) -> ConfigResult<RcpParams> {
-        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
+    type Config = RcpConfig;
+
+    fn from_config(_protocol: &str, cfg: &RcpConfig) -> ConfigResult<RcpParams> {
         let variant = Variant::from_config(cfg)?;
         let (alpha, beta, init_rate) = variant.gains(FALLBACK_BDP_BYTES);
-        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
-        let rto = rto_bounds(cfg)?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg.mss_bytes, cfg.header_bytes)?;
+        let rto = rto_bounds(cfg.min_rto_us, cfg.initial_rto_us, cfg.max_rto_us)?;
         let init_rtt_us = number_in(
             "transport.rcp_init_rtt_us",
             cfg.rcp_init_rtt_us,
@@ -344,12 +349,7 @@ impl Protocol for RcpParams {
         }
     }
 
-    fn network_defaults(
-        &self,
-        cfg: &mut TransportConfig,
-        scale: Option<&PathScale>,
-        _net: &Network,
-    ) {
+    fn network_defaults(&self, cfg: &mut RcpConfig, scale: Option<&PathScale>, _net: &Network) {
         if let Some(scale) = scale {
             network_defaults(cfg, scale);
         }

@@ -18,12 +18,16 @@ fn star_switch(variant: &str) -> (RcpSwitch, crate::net::Network) {
     };
     let topo = crate::topo::build(&cfg, std::path::Path::new("."), 1).unwrap();
     let net = crate::net::Network::build(&topo, crate::net::queue::Discipline::Fifo, &|_| None);
-    let t = Transport::from_config(&TransportConfig {
-        protocol: "rcp".into(),
-        rcp_variant: Some(variant.into()),
-        ..Default::default()
-    })
-    .unwrap();
+    let t = Transport::Rcp(
+        RcpParams::from_config(
+            "rcp",
+            &RcpConfig {
+                rcp_variant: Some(variant.into()),
+                ..Default::default()
+            },
+        )
+        .unwrap(),
+    );
     match SwitchAgent::new(&t, &net, false) {
         Some(SwitchAgent::Rcp(s)) => (s, net),
         _ => panic!("rcp has a switch agent"),
@@ -136,12 +140,14 @@ fn rate_law_terms_by_hand() {
 #[test]
 fn variants_and_their_keys() {
     let params = |variant: Option<&str>, beta: Option<f64>| {
-        RcpParams::from_config(&TransportConfig {
-            protocol: "rcp".into(),
-            rcp_variant: variant.map(str::to_string),
-            rcp_beta: beta,
-            ..Default::default()
-        })
+        RcpParams::from_config(
+            "rcp",
+            &RcpConfig {
+                rcp_variant: variant.map(str::to_string),
+                rcp_beta: beta,
+                ..Default::default()
+            },
+        )
     };
     let p = params(Some("published"), None).unwrap();
     assert_eq!((p.alpha, p.beta, p.init_rate), (0.1, 1.0, 1.0));
@@ -166,8 +172,7 @@ fn variants_and_their_keys() {
 fn ps_defaults_from_the_network() {
     use crate::units::Rate;
     let defaults = |gbps: f64, rtt_us: f64, variant: Option<&str>| {
-        let mut cfg = TransportConfig {
-            protocol: "rcp".into(),
+        let mut cfg = RcpConfig {
             rcp_variant: variant.map(str::to_string),
             ..Default::default()
         };

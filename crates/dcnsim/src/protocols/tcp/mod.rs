@@ -121,7 +121,7 @@ use crate::error::{ConfigError, ConfigResult};
 use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
-use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol, TransportConfig};
+use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
 use crate::validate::{at_least_one, RtoBounds, RtoDefaults};
 
@@ -136,27 +136,68 @@ pub const DEFAULT_LIMITED_TRANSMIT: bool = true;
 pub const DEFAULT_DCTCP_G: f64 = 1.0 / 16.0;
 pub const DEFAULT_DCTCP_INIT_ALPHA: f64 = 1.0;
 
-/// Every key the TCP family reads (the DCTCP and D2TCP ones are checked above by protocol).
-const KEYS: &[&str] = &[
-    "mss_bytes",
-    "header_bytes",
-    "init_cwnd_pkts",
-    "min_rto_us",
-    "initial_rto_us",
-    "max_rto_us",
-    "dupack_threshold",
-    "rwnd_pkts",
-    "limited_transmit",
-    "dctcp_g",
-    "dctcp_init_alpha",
-    "d2tcp_d_min",
-    "d2tcp_d_max",
-    "d2tcp_late",
-    "mcp_variant",
-    "mcp_rate_interval_us",
-    "mcp_rate_average_us",
-    "mcp_abort",
-    "mcp_aim",
+crate::protocols::transport_keys! {
+    /// The `[transport]` keys of the TCP family (`tcp`, `dctcp`, `d2tcp`, `mcp`): those of the
+    /// table above, D2TCP's ([`crate::protocols::d2tcp`]) and MCP's
+    /// ([`crate::protocols::mcp`]). A key of one variant is refused under another, naming
+    /// the variants it is for ([`VARIANT_KEYS`]).
+    pub struct TcpConfig uses [segment, init_cwnd, rto] {
+        /// Duplicate ACKs that trigger fast retransmit.
+        pub dupack_threshold: Option<u32>,
+        /// Receiver window, in segments (caps the flight size).
+        pub rwnd_pkts: Option<u32>,
+        /// RFC 3042 limited transmit: a new segment on each of the first two duplicate ACKs.
+        pub limited_transmit: Option<bool>,
+        /// DCTCP: EWMA gain g of α.
+        pub dctcp_g: Option<f64>,
+        /// DCTCP: α before the first window of feedback.
+        pub dctcp_init_alpha: Option<f64>,
+        /// D2TCP: lower clamp of the deadline imminence factor d.
+        pub d2tcp_d_min: Option<f64>,
+        /// D2TCP: upper clamp of d.
+        pub d2tcp_d_max: Option<f64>,
+        /// D2TCP: what a flow still unfinished after its deadline does (`d_min`, the default;
+        /// `dctcp`, `d_max`, `close`).
+        pub d2tcp_late: Option<String>,
+        /// MCP: `approx` (the window from ECN marks, eq. 11) or `opt` (from the path's true
+        /// queues and prices, eq. 10).
+        pub mcp_variant: Option<String>,
+        /// MCP-Opt: the interval over which a port samples its load and its standing queue.
+        pub mcp_rate_interval_us: Option<f64>,
+        /// MCP-Opt: the time over which a port averages its load samples for the link price.
+        pub mcp_rate_average_us: Option<f64>,
+        /// MCP: the abort rule, `deficit` or `per_rtt`.
+        pub mcp_abort: Option<String>,
+        /// MCP: the expected rate aims at `rtt_early` (one RTT before the deadline) or
+        /// `deadline`.
+        pub mcp_aim: Option<String>,
+    }
+}
+
+/// The keys of [`TcpConfig`] only some variants read, with those variants and why the others
+/// refuse them (checked in this order; every other key is read by all four).
+pub const VARIANT_KEYS: &[(&[&str], &[&str], &str)] = &[
+    (
+        &["d2tcp_d_min", "d2tcp_d_max", "d2tcp_late"],
+        &["d2tcp"],
+        "only for d2tcp",
+    ),
+    (
+        &[
+            "mcp_variant",
+            "mcp_rate_interval_us",
+            "mcp_rate_average_us",
+            "mcp_abort",
+            "mcp_aim",
+        ],
+        &["mcp"],
+        "only for mcp",
+    ),
+    (
+        &["dctcp_g", "dctcp_init_alpha"],
+        &["dctcp", "d2tcp", "mcp"],
+        "only for dctcp, d2tcp and mcp; protocol 'tcp' (NewReno) sends no ECN-capable packets",
+    ),
 ];
 
 /// Which window policy the TCP sender runs (the controllers of [`cc`]).
@@ -215,13 +256,18 @@ pub struct TcpParams {
     pub dctcp_init_alpha: f64,
 }
 
-/// `min_rto_us`, `initial_rto_us` and `max_rto_us` with TCP's defaults, read by the one rule
-/// of [`crate::validate#rto-bounds`]; the paced core (RCP, D3) reads them so too.
-pub(crate) fn rto_bounds(cfg: &TransportConfig) -> ConfigResult<RtoBounds> {
+/// `min_rto_us`, `initial_rto_us` and `max_rto_us` (the keys of the `rto` group of
+/// `transport_keys!` (in `protocols`)) with TCP's defaults, read by the one
+/// rule of [`crate::validate#rto-bounds`]; the paced core (RCP, D3) reads them so too.
+pub(crate) fn rto_bounds(
+    min_rto_us: Option<f64>,
+    initial_rto_us: Option<f64>,
+    max_rto_us: Option<f64>,
+) -> ConfigResult<RtoBounds> {
     crate::validate::rto_bounds(
-        cfg.min_rto_us,
-        cfg.initial_rto_us,
-        cfg.max_rto_us,
+        min_rto_us,
+        initial_rto_us,
+        max_rto_us,
         RtoDefaults {
             min_us: DEFAULT_MIN_RTO_US,
             initial_us: DEFAULT_INITIAL_RTO_US,
@@ -254,13 +300,23 @@ impl Protocol for TcpParams {
     /// MCP-Opt's ports sum the path's queues and prices; the rest of the family has none.
     type Agent = crate::protocols::mcp::McpSwitch;
 
-    fn from_config(cfg: &TransportConfig) -> ConfigResult<TcpParams> {
-        let protocol = cfg.protocol.as_str();
+    type Config = TcpConfig;
+
+    fn from_config(protocol: &str, cfg: &TcpConfig) -> ConfigResult<TcpParams> {
         if !matches!(protocol, "tcp" | "dctcp" | "d2tcp" | "mcp") {
             return Err(ConfigError::new(
                 "transport.protocol",
                 format!("'{protocol}' is not a TCP variant (tcp, dctcp, d2tcp, mcp)"),
             ));
+        }
+        let set = serde_json::to_value(cfg).expect("transport keys always serialise");
+        for (keys, variants, why) in VARIANT_KEYS {
+            if variants.contains(&protocol) {
+                continue;
+            }
+            if let Some(key) = keys.iter().find(|k| !set[**k].is_null()) {
+                return Err(ConfigError::new(format!("transport.{key}"), *why));
+            }
         }
         let d2tcp = if protocol == "d2tcp" {
             let lo = cfg
@@ -284,35 +340,11 @@ impl Protocol for TcpParams {
             let late = crate::protocols::d2tcp::Late::from_config(cfg.d2tcp_late.as_deref())?;
             Some((lo, hi, late))
         } else {
-            let d2tcp_only = [
-                ("transport.d2tcp_d_min", cfg.d2tcp_d_min.is_some()),
-                ("transport.d2tcp_d_max", cfg.d2tcp_d_max.is_some()),
-                ("transport.d2tcp_late", cfg.d2tcp_late.is_some()),
-            ];
-            if let Some((key, _)) = d2tcp_only.iter().find(|(_, set)| *set) {
-                return Err(ConfigError::new(*key, "only for d2tcp"));
-            }
             None
         };
         let mcp = if protocol == "mcp" {
             Some(crate::protocols::mcp::McpParams::from_config(cfg)?)
         } else {
-            let mcp_only = [
-                ("transport.mcp_variant", cfg.mcp_variant.is_some()),
-                (
-                    "transport.mcp_rate_interval_us",
-                    cfg.mcp_rate_interval_us.is_some(),
-                ),
-                (
-                    "transport.mcp_rate_average_us",
-                    cfg.mcp_rate_average_us.is_some(),
-                ),
-                ("transport.mcp_abort", cfg.mcp_abort.is_some()),
-                ("transport.mcp_aim", cfg.mcp_aim.is_some()),
-            ];
-            if let Some((key, _)) = mcp_only.iter().find(|(_, set)| *set) {
-                return Err(ConfigError::new(*key, "only for mcp"));
-            }
             None
         };
         let variant = match (protocol, d2tcp, mcp) {
@@ -321,22 +353,9 @@ impl Protocol for TcpParams {
             ("dctcp", _, _) => Variant::Dctcp,
             _ => Variant::NewReno,
         };
-        if !variant.uses_ecn() {
-            let dctcp_only = [
-                ("transport.dctcp_g", cfg.dctcp_g.is_some()),
-                ("transport.dctcp_init_alpha", cfg.dctcp_init_alpha.is_some()),
-            ];
-            if let Some((key, _)) = dctcp_only.iter().find(|(_, set)| *set) {
-                return Err(ConfigError::new(
-                    *key,
-                    "only for dctcp, d2tcp and mcp; protocol 'tcp' (NewReno) sends no ECN-capable packets",
-                ));
-            }
-        }
-        crate::protocols::refuse_unused_keys(cfg, KEYS)?;
 
-        let (mss, header) = crate::protocols::segment_sizes(cfg)?;
-        let rto = rto_bounds(cfg)?;
+        let (mss, header) = crate::protocols::segment_sizes(cfg.mss_bytes, cfg.header_bytes)?;
+        let rto = rto_bounds(cfg.min_rto_us, cfg.initial_rto_us, cfg.max_rto_us)?;
         let rwnd_pkts = match cfg.rwnd_pkts {
             None => None,
             Some(w) => Some(at_least_one("transport.rwnd_pkts", Some(w), 1)?),
@@ -397,12 +416,7 @@ impl Protocol for TcpParams {
         }
     }
 
-    fn network_defaults(
-        &self,
-        cfg: &mut TransportConfig,
-        scale: Option<&PathScale>,
-        _net: &Network,
-    ) {
+    fn network_defaults(&self, cfg: &mut TcpConfig, scale: Option<&PathScale>, _net: &Network) {
         if let Some(scale) = scale {
             crate::protocols::mcp::network_defaults(cfg, scale);
         }
@@ -448,22 +462,24 @@ impl Protocol for TcpParams {
 mod param_tests {
     use super::*;
 
-    fn cfg(proto: &str, f: impl FnOnce(&mut TransportConfig)) -> TransportConfig {
-        let mut c = TransportConfig {
-            protocol: proto.into(),
-            ..Default::default()
-        };
+    /// The protocol `proto` with the keys `f` sets.
+    fn cfg(proto: &str, f: impl FnOnce(&mut TcpConfig)) -> (&str, TcpConfig) {
+        let mut c = TcpConfig::default();
         f(&mut c);
-        c
+        (proto, c)
     }
 
-    fn err_key(c: &TransportConfig) -> String {
-        TcpParams::from_config(c).unwrap_err().path
+    fn read(c: &(&str, TcpConfig)) -> ConfigResult<TcpParams> {
+        TcpParams::from_config(c.0, &c.1)
+    }
+
+    fn err_key(c: &(&str, TcpConfig)) -> String {
+        read(c).unwrap_err().path
     }
 
     #[test]
     fn defaults_match_the_documented_table() {
-        let p = TcpParams::from_config(&cfg("dctcp", |_| {})).unwrap();
+        let p = read(&cfg("dctcp", |_| {})).unwrap();
         assert_eq!(p.variant, Variant::Dctcp);
         assert_eq!((p.mss, p.header, p.init_cwnd_pkts), (1460, 40, 10));
         assert_eq!(p.min_rto, Time::from_us(1000));
@@ -472,7 +488,7 @@ mod param_tests {
         assert_eq!((p.dupack_threshold, p.rwnd_pkts), (3, None));
         assert_eq!((p.dctcp_g, p.dctcp_init_alpha), (0.0625, 1.0));
         // The default initial RTO follows a larger min RTO instead of failing.
-        let p = TcpParams::from_config(&cfg("tcp", |c| c.min_rto_us = Some(5000.0))).unwrap();
+        let p = read(&cfg("tcp", |c| c.min_rto_us = Some(5000.0))).unwrap();
         assert_eq!(p.initial_rto, Time::from_us(5000));
         assert_eq!(p.variant, Variant::NewReno);
     }
@@ -483,7 +499,7 @@ mod param_tests {
         assert_eq!(k, "transport.dctcp_g");
         let k = err_key(&cfg("tcp", |c| c.dctcp_init_alpha = Some(0.0)));
         assert_eq!(k, "transport.dctcp_init_alpha");
-        let e = TcpParams::from_config(&cfg("tcp", |c| c.dctcp_g = Some(0.1))).unwrap_err();
+        let e = read(&cfg("tcp", |c| c.dctcp_g = Some(0.1))).unwrap_err();
         assert!(e.message.contains("only for dctcp"), "{e}");
         let k = err_key(&cfg("dctcp", |c| c.d2tcp_d_min = Some(0.3)));
         assert_eq!(k, "transport.d2tcp_d_min");
@@ -493,7 +509,7 @@ mod param_tests {
         assert_eq!(k, "transport.d2tcp_late");
         let k = err_key(&cfg("d2tcp", |c| c.d2tcp_late = Some("kill".into())));
         assert_eq!(k, "transport.d2tcp_late");
-        let p = TcpParams::from_config(&cfg("d2tcp", |_| {})).unwrap();
+        let p = read(&cfg("d2tcp", |_| {})).unwrap();
         use crate::protocols::d2tcp::Late;
         assert_eq!(
             p.variant,
@@ -509,15 +525,15 @@ mod param_tests {
             ("d_max", Late::DMax),
             ("close", Late::Close),
         ] {
-            let p = TcpParams::from_config(&cfg("d2tcp", |c| c.d2tcp_late = Some(name.into())));
+            let p = read(&cfg("d2tcp", |c| c.d2tcp_late = Some(name.into())));
             assert!(matches!(p.unwrap().variant, Variant::D2tcp { late: l, .. } if l == late));
         }
-        assert!(TcpParams::from_config(&cfg("dctcp", |c| c.dctcp_g = Some(0.1))).is_ok());
+        assert!(read(&cfg("dctcp", |c| c.dctcp_g = Some(0.1))).is_ok());
     }
 
     #[test]
     fn bad_values_are_refused_naming_the_key() {
-        let cases: Vec<(&str, TransportConfig)> = vec![
+        let cases: Vec<(&str, (&str, TcpConfig))> = vec![
             ("transport.mss_bytes", cfg("tcp", |c| c.mss_bytes = Some(0))),
             (
                 "transport.header_bytes",
@@ -574,12 +590,12 @@ mod param_tests {
             c.initial_rto_us = Some(1000.0);
             c.max_rto_us = Some(1000.0);
         });
-        assert!(TcpParams::from_config(&ok).is_ok());
+        assert!(read(&ok).is_ok());
     }
 
     #[test]
     fn ecn_threshold_defaults_by_port_rate() {
-        let d = TcpParams::from_config(&cfg("dctcp", |_| {})).unwrap();
+        let d = read(&cfg("dctcp", |_| {})).unwrap();
         let k = |r: Rate| d.default_ecn_k_pkts(r);
         assert_eq!(k(Rate::mbps(100)), Some(20));
         assert_eq!(k(Rate::gbps(1)), Some(20));
@@ -588,7 +604,7 @@ mod param_tests {
         assert_eq!(k(Rate::gbps(25)), Some(163)); // 162.5 rounds up
         assert_eq!(k(Rate::gbps(40)), Some(260));
         assert_eq!(k(Rate::gbps(100)), Some(650));
-        let tcp = TcpParams::from_config(&cfg("tcp", |_| {})).unwrap();
+        let tcp = read(&cfg("tcp", |_| {})).unwrap();
         assert_eq!(tcp.default_ecn_k_pkts(Rate::gbps(10)), None);
     }
 }

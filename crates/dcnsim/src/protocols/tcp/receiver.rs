@@ -161,12 +161,12 @@ impl ReceiverEndpoint for TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::{Protocol, TransportConfig};
+    use crate::protocols::Protocol;
 
     const MSS: u64 = 1460;
 
     fn rx(size: u64) -> TcpReceiver {
-        let p = TcpParams::from_config(&TransportConfig::default()).unwrap();
+        let p = TcpParams::from_config("dctcp", &Default::default()).unwrap();
         let f = FlowSetup {
             src: 1,
             dst: 2,

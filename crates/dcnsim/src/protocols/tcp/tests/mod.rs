@@ -65,13 +65,10 @@ struct Pair {
     timeouts: Vec<(Time, u64, u64)>,
 }
 
-fn params(proto: &str, f: impl FnOnce(&mut TransportConfig)) -> TcpParams {
-    let mut c = TransportConfig {
-        protocol: proto.into(),
-        ..Default::default()
-    };
+fn params(proto: &str, f: impl FnOnce(&mut TcpConfig)) -> TcpParams {
+    let mut c = TcpConfig::default();
     f(&mut c);
-    TcpParams::from_config(&c).unwrap()
+    TcpParams::from_config(proto, &c).unwrap()
 }
 
 fn flow(size: u64) -> FlowSetup {
