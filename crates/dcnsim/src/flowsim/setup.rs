@@ -23,6 +23,7 @@ impl FlowSimulation {
             load,
             memory,
             transport_keys: _,
+            lb: _,
         } = p;
         let net = Network::build(&topo, Discipline::Fifo, &|_| None);
         let policy = Policy::of(&transport);

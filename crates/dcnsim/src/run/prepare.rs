@@ -27,6 +27,8 @@ pub struct Prepared {
     /// ([`Transport::derives_defaults_from_network`]). `scenario.json` writes them
     /// ([`Prepared::scenario_json`]).
     pub transport_keys: TransportKeys,
+    /// The path choice, read and checked once here.
+    pub lb: LbParams,
     pub flows: Vec<FlowSpec>,
     /// The load the flows offer the host links, for the summary.
     pub load: crate::metrics::load::OfferedLoad,
@@ -214,6 +216,7 @@ pub fn prepare_within(
         topo,
         transport,
         transport_keys,
+        lb,
         flows,
         load,
         memory: MemoryPlan {

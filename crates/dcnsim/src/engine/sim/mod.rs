@@ -36,7 +36,7 @@ use super::queue::{EventQueue, Urgency};
 use crate::budget::MemoryPlan;
 use crate::error::ConfigError;
 use crate::lb::resequencer::Resequencer;
-use crate::lb::{LbParams, PathChoice};
+use crate::lb::PathChoice;
 use crate::metrics::series::{Series, TraceRow};
 use crate::metrics::{NetCounters, RunOutput};
 use crate::net::packet::{Packet, PacketPool, PacketRef};
@@ -242,6 +242,7 @@ impl Simulation {
             load,
             memory,
             transport_keys: _,
+            lb: lb_params,
         } = p;
         let ecn = |rate| transport.default_ecn_k_pkts(rate);
         let mut net = Network::build(&topo, discipline, &ecn);
@@ -250,7 +251,6 @@ impl Simulation {
             .iter()
             .map(|p| 1 + (net.nodes[p.node as usize].kind == crate::topo::NodeKind::Switch) as u64)
             .sum();
-        let lb_params = LbParams::from_config(&scenario.routing).expect("checked in prepare");
         let agent = SwitchAgent::new(&transport, &net, lb_params.kind == crate::lb::LbKind::Memr);
         if agent.is_some() {
             // An agent acts when a packet leaves the queue: no port may fix departures early.
