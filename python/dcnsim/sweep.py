@@ -374,7 +374,18 @@ def is_done(point: Point, out: Path, resolved: Mapping[str, Any]) -> bool:
         stored = json.loads((d / "scenario.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return stored == resolved
+    return _without_null_transport_keys(stored) == resolved
+
+
+def _without_null_transport_keys(scenario: dict[str, Any]) -> dict[str, Any]:
+    """``scenario`` without the ``transport`` keys that are null: scenario.json files written
+    before each transport read its own keys listed every transport's keys, unset ones as null;
+    a point they record is the same run."""
+    transport = scenario.get("transport")
+    if not isinstance(transport, dict):
+        return scenario
+    kept = {k: v for k, v in transport.items() if v is not None}
+    return {**scenario, "transport": kept}
 
 
 def check_points(points: list[Point]) -> tuple[dict[str, dict[str, Any]], list[Failure]]:

@@ -203,6 +203,28 @@ def test_interrupted_sweep_resumes_with_only_the_missing_point(sweep_file, tmp_p
 
 
 @needs_core
+def test_points_recorded_with_every_transport_key_null_are_kept(sweep_file, tmp_path):
+    """scenario.json written before each transport read its own keys listed all of them, the
+    unset ones null: such a finished point is the same run and is kept, not run again."""
+    out = tmp_path / "out"
+    spec = sw.load_spec(sweep_file)
+    sw.run_sweep(spec, out, workers=2)
+    for point in spec.points():
+        path = out / point.name / "scenario.json"
+        old = json.loads(path.read_text())
+        old["transport"].update({"rcp_alpha": None, "pdq_dampening": None, "mss_bytes": None})
+        path.write_text(json.dumps(old))
+    again = sw.run_sweep(spec, out, workers=2)
+    assert not again.ran and len(again.kept) == 4
+    # a key that is set (not null) and differs still makes the point stale
+    stale = out / spec.points()[0].name / "scenario.json"
+    changed = json.loads(stale.read_text())
+    changed["transport"]["mss_bytes"] = 1000
+    stale.write_text(json.dumps(changed))
+    assert sw.run_sweep(spec, out, workers=2).ran == [spec.points()[0].name]
+
+
+@needs_core
 def test_changed_base_scenario_reruns_the_stale_points(sweep_file, tmp_path):
     out = tmp_path / "out"
     sw.run_sweep(sw.load_spec(sweep_file), out, workers=2)
