@@ -2,8 +2,9 @@
 //! `routing.lb`, `topology.kind`, a size distribution's `dist`) names a variant, and whose
 //! other keys are that variant's own.
 //!
-//! The scenario holds such a table raw: the tag and a [`Map`] of the other keys
-//! ([`split_tag`]). Whoever owns the variants dispatches by the tag and calls [`read`] with the
+//! The scenario holds such a table raw: the tag and a [`Map`] of the other keys (for
+//! `[transport]`, `TransportConfig` with a flattened map; [`split_tag`] takes the tag out of a
+//! table read whole). Whoever owns the variants dispatches by the tag and calls [`read`] with the
 //! variant's own keys type, a `#[derive(Deserialize)] #[serde(deny_unknown_fields)]` struct of
 //! `Option` fields. [`read`] refuses a key that type does not declare, naming the key path and
 //! listing the variant's keys (the field names of the type, read from its derived

@@ -81,7 +81,8 @@ pub trait SenderEndpoint: Endpoint {
     fn bytes_in_flight(&self) -> u64;
 
     /// The acknowledged prefix: every payload byte below it has been acknowledged, and it
-    /// never decreases.
+    /// never decreases. The cumulative ACK for the TCP family, pFabric, RCP and D3; for PDQ,
+    /// which acknowledges segments one by one, the start of its first unacknowledged segment.
     fn snd_una(&self) -> u64;
 
     /// After [`Endpoint::abort`], whether the sender still has to hear from the network

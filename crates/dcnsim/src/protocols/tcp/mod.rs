@@ -478,6 +478,20 @@ mod param_tests {
     }
 
     #[test]
+    fn every_variant_only_key_is_a_key_of_the_table() {
+        // A misspelt name here would read as never set and switch its check off.
+        let keys = crate::tagged::field_names::<TcpConfig>();
+        for (names, variants, _) in VARIANT_KEYS {
+            for name in *names {
+                assert!(keys.contains(name), "{name} is not a TcpConfig key");
+            }
+            for v in *variants {
+                assert!(TcpParams::NAMES.iter().any(|(n, _)| n == v), "{v}");
+            }
+        }
+    }
+
+    #[test]
     fn defaults_match_the_documented_table() {
         let p = read(&cfg("dctcp", |_| {})).unwrap();
         assert_eq!(p.variant, Variant::Dctcp);
