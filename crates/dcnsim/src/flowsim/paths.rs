@@ -3,6 +3,7 @@
 //! `bcube_paths`) would choose it, and the constant part of its completion time.
 
 use crate::lb::bcube_paths::BcubePaths;
+use crate::lb::LbKind;
 use crate::lb::{flow_hash, hash_threshold};
 use crate::net::packet::Packet;
 use crate::net::{Network, PortIdx};
@@ -72,9 +73,9 @@ pub enum Router {
 impl Router {
     /// The path choice `lb` (`ecmp` or `bcube_paths`: [`super::check_scenario`] refuses the
     /// others) for `net`.
-    pub fn new(lb: &str, net: &Network, seed: u64) -> Router {
+    pub fn new(lb: LbKind, net: &Network, seed: u64) -> Router {
         match lb {
-            "bcube_paths" => Router::Bcube(BcubePaths::new(net, seed)),
+            LbKind::BcubePaths => Router::Bcube(BcubePaths::new(net, seed)),
             _ => Router::Ecmp(EcmpPaths::new(net, seed)),
         }
     }

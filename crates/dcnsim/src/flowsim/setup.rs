@@ -23,12 +23,12 @@ impl FlowSimulation {
             load,
             memory,
             transport_keys: _,
-            lb: _,
+            lb,
         } = p;
         let net = Network::build(&topo, Discipline::Fifo, &|_| None);
         let policy = Policy::of(&transport);
         let (mss, header) = transport.data_packet_sizes();
-        let router = paths::Router::new(&scenario.routing.lb, &net, scenario.seed);
+        let router = paths::Router::new(lb.kind, &net, scenario.seed);
         let mut graph = LinkFlows {
             on: vec![Vec::new(); net.ports.len()],
             ..LinkFlows::default()
