@@ -3,8 +3,8 @@
 //! other keys are that variant's own.
 //!
 //! The scenario holds such a table raw: the tag and a [`Map`] of the other keys (for
-//! `[transport]`, `TransportConfig` with a flattened map; [`split_tag`] takes the tag out of a
-//! table read whole). Whoever owns the variants dispatches by the tag and calls [`read`] with the
+//! `[transport]`, `TransportConfig` with a flattened map). Whoever owns the variants
+//! dispatches by the tag and calls [`read`] with the
 //! variant's own keys type, a `#[derive(Deserialize)] #[serde(deny_unknown_fields)]` struct of
 //! `Option` fields. [`read`] refuses a key that type does not declare, naming the key path and
 //! listing the variant's keys (the field names of the type, read from its derived
@@ -14,11 +14,6 @@
 use crate::error::{ConfigError, ConfigResult};
 use serde::de::{self, DeserializeOwned, Visitor};
 use serde_json::{Map, Value};
-
-/// Removes the tag key `tag` from `table` and returns its value, if present.
-pub fn split_tag(table: &mut Map<String, Value>, tag: &str) -> Option<Value> {
-    table.remove(tag)
-}
 
 /// Reads `keys` (a table's keys less its tag) into the variant's own keys type `T`. `at` is
 /// the table's path (`transport`), `variant` how the message names the variant (`protocol
@@ -127,8 +122,5 @@ mod tests {
         let e = read::<Keys>("t", "kind 'x'", &table(json!({"alpha": "no"}))).unwrap_err();
         assert_eq!(e.path, "t.alpha");
         assert!(e.message.contains("invalid type"), "{e}");
-        let mut t = table(json!({"kind": "x", "alpha": 1}));
-        assert_eq!(split_tag(&mut t, "kind"), Some(json!("x")));
-        assert_eq!(t, table(json!({"alpha": 1})));
     }
 }

@@ -75,28 +75,13 @@ impl RoutingConfig {
     /// The keys of the path choices' parameters, each with whether the scenario sets it, in
     /// the order of the table. The pattern lists every field, so a new key cannot be left out.
     pub fn scheme_keys(&self) -> Vec<(&'static str, bool)> {
-        let RoutingConfig {
-            lb: _,
-            reroute_delay_us: _,
-            flowlet_gap_us,
-            flowcell_bytes,
-            reorder_timeout_us,
-            conga_tau_us,
-            conga_metric_bits,
-            conga_aging_us,
-            drill_samples,
-            drill_memory,
-            tr_long_bytes,
-            tr_queue_bits,
-            tr_inactive_us,
-            tr_ack_path,
-        } = self;
-        macro_rules! set {
-            ($($key:ident),*) => {
+        macro_rules! scheme_keys {
+            ($($key:ident),*) => {{
+                let RoutingConfig { lb: _, reroute_delay_us: _, $($key),* } = self;
                 vec![$((stringify!($key), $key.is_some())),*]
-            };
+            }};
         }
-        set!(
+        scheme_keys!(
             flowlet_gap_us,
             flowcell_bytes,
             reorder_timeout_us,
