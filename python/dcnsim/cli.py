@@ -375,6 +375,40 @@ def reproduce(paper: str | None, list_papers: bool, figure_id: str | None, inclu
         sys.exit(EXIT_SOME_FAILED)
 
 
+@cli.group()
+def docs() -> None:
+    """Write the generated parts of the manual (docs/)."""
+
+
+@docs.command(name="papers")
+@click.option("--dir", "pages_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("docs") / "papers", show_default=True,
+              help="The paper pages' folder; its data/ holds the committed runs.")
+@click.option("--check", is_flag=True,
+              help="Write nothing; exit 1 if a page's claims table is out of date.")
+def docs_papers(pages_dir: Path, check: bool) -> None:
+    """Rewrite each paper page's claims table (and the index's table of runs) from the committed
+    runs in DIR/data/<paper>.csv and <paper>.run.json."""
+    from .experiments import paper_pages
+
+    try:
+        if check:
+            old = paper_pages.stale(pages_dir)
+            for page in old:
+                click.echo(f"out of date: {page}")
+            if old:
+                sys.exit(1)
+            click.echo("the paper pages are up to date")
+            return
+        changed = paper_pages.write(pages_dir)
+    except paper_pages.PageError as e:
+        _fail(str(e))
+    for page in changed:
+        click.echo(f"wrote {page}")
+    if not changed:
+        click.echo("the paper pages are up to date")
+
+
 def _paper_list(papers) -> str:
     blocks = []
     for p in papers.values():

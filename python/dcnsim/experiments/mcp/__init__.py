@@ -86,93 +86,8 @@ a different kind of model, and three of the set-up's sentences must be read into
   rate is at most both baselines' (issue 34's goal).
 * ``--quick``: 600 flows, loads 20 % and 100 % of the maximum; for tests, not for verdicts.
 
-Issue 34 changed MCP itself (module doc of ``protocols::mcp``): the update ran twice per RTT
-(its window ended at data already in flight), the window counted only whole segments rounded
-down and started from the handshake's 40-byte RTT, γ aimed at the deadline itself with no room
-for the last packet's trip, the abort compared the expected rate instead of the paper's Z,
-MCP-Opt's switches read a port busy for one RTT as full and reported per-packet queues, and a
-cut was unbounded (N flows sharing a queue each subtracted all of it). The first reproduction
-(2026-11-24, host-link loads 10–100 %) got 5 of 26 claims and MCP behind both baselines at 28
-of 30 (type, load) points; its numbers are in the git history of this file.
-
-What we get (full run 2026-11-28, after issue 34), and our reading of the gaps
-------------------------------------------------------------------------------
-
-5 of the 26 claims reproduced, all about the baselines (goodput at 10 % and its fall at high
-load, the spread of short-flow misses at 10 %; DCTCP's 70 % of long flows missed at 80 %,
-reproduced on the first axis, is not on this one); none about MCP's absolute numbers, which
-the paper gives as near zero at its maximum. The relative claim: MCP-Approx is at or below the
-better baseline at 24 of the 30 (type, load) points (80 %), MCP-Opt at 17 (57 %). Most of the
-change from the first reproduction's 2 comes from the axis: at the three loads of its axis
-re-run here (host links 50, 70, 100 %), MCP-Approx is at or below the better baseline at 0 of
-9 points, MCP-Opt at 1. 65 packet-level runs and 13 flow-level ones in 19 min with ``-j 2`` on
-2 cores; ``--quick`` about 15 s.
-
-Overall miss rate (all types, the measured window), per cent; loads as fractions of the
-maximum (host links at 30 %):
-
-| load | MCP-Approx | MCP-Approx, per-RTT abort | MCP-Opt | DCTCP | D2TCP | PDQ, flow level |
-|---|---|---|---|---|---|---|
-| 10 % | 0.0 | 0.1 | 0.2 | 1.0 | 0.8 | 0.0 |
-| 30 % | 1.1 | 1.1 | 2.6 | 4.3 | 3.5 | 0.0 |
-| 50 % | 4.5 | 4.5 | 9.4 | 9.0 | 8.0 | 0.2 |
-| 70 % | 11.8 | 10.9 | 19.8 | 15.2 | 14.2 | 0.9 |
-| 80 % | 16.2 | 14.0 | 25.9 | 18.7 | 17.8 | 1.7 |
-| 90 % | 21.5 | 18.6 | 32.2 | 22.4 | 21.4 | 2.6 |
-| 100 % | 27.2 | 22.2 | 39.3 | 26.4 | 25.4 | 3.7 |
-| 167 % (host links 50 %) | 65.3 | 48.7 | 75.5 | 50.5 | 51.6 | 13.0 |
-| 333 % (host links full) | 95.1 | 81.6 | 96.3 | 84.3 | 86.5 | 32.8 |
-
-At the maximum, per type (paper / ours): query miss < 2 % / MCP-Approx 41 %, MCP-Opt 39 %
-(DCTCP 53 %, D2TCP 54 %); short ≈ 0 / 27 %, 38 % (DCTCP 29 %, D2TCP 29 %; the paper ~40 % and
-~20 %); long < 4 % / 26 %, 41 % (DCTCP 21 %, D2TCP 19 %); goodput over the offered traffic ≈ 1 /
-74 %, 60 % (DCTCP 79 %, D2TCP 81 %). At 80 % the paper's baselines miss 70 % and 50 % of long
-flows, ours 13 % and 12 %.
-
-* **The goal of issue 34 is met up to 80 % of the maximum, not at the top.** MCP-Approx misses
-  fewer deadlines overall than both baselines from 10 % to 80 %, ties D2TCP at 90 % (21.5
-  against 21.4 %) and misses more at the maximum (27.2 against 25.4 %). With §4.2's per-window
-  reading it is below both at every load, beyond the maximum too (22.2 % against 25.4 % at
-  the maximum). The difference is when a hopeless flow is let go: the default ends a flow only
-  once the fastest link on its path (through the core 40 Gb/s, four times its host link) could
-  no longer finish it — never one that could (Z is at most what the flow has left) — so a
-  flow that cannot make it keeps its share of the host link until late. The per-window rule
-  ends flows a window's worth behind: of those it ended early, 30–53 % met their deadline
-  under the default on the same flows. Up to 40 % of the maximum the two are within 0.2
-  points (the default met 11, 46 and 122 flows the per-window rule missed at 20, 30 and 40 %,
-  against 4, 42 and 104 the other way); from 50 % the bandwidth the per-window rule frees
-  saves more flows than it ends. That is an abort policy, not MCP's window. The paper's rule
-  is a safeguard for failures ("in case of failure, Z may grow rapidly"), and its sentence
-  says it ends flows that cannot make it: the default keeps to that, and the figure's legend
-  calls the per-window reading the literal one.
-* **MCP wins on queries and short flows, loses on long ones.** Queries: 0 % at 10 % and 41 %
-  at the maximum against 6 % and 53–54 % for the baselines (DCTCP's initial window meets
-  queues that MCP's paced flows keep short). Short flows: MCP-Approx below both at every load
-  to the maximum. Long flows: below both to 30 %, behind from 40 % (26 % against 19–21 % at
-  the maximum), with less goodput than both from 50 % (than D2TCP's from 30 %). That is the pacing design: a long flow is spread
-  over its whole deadline, aiming one RTT before it, so any queueing late in its life costs
-  the deadline; 24–63 % of MCP-Approx's misses up to the maximum had 95 % of their bytes
-  delivered (the baselines' 7–12 %).
-* **MCP-Opt runs behind its schedule.** Its switches report the standing queue below K that
-  the approximation reads as empty; the source term Z·γ/x² balances a queue Q only with a
-  deficit Z ≈ Q·x²/γ, so flows run that far behind and miss by a little (the most near misses:
-  30–78 %). It is below both baselines to 30 % and behind from 40 %. The paper reports the two
-  variants close; its numerical model has no packet queues.
-* **These deadlines allow little beyond the maximum.** Even the ideal scheduler misses 13–33 %
-  there (first reproduction's axis), and the packet-level schemes 49–76 % at the first of
-  those loads (host links 50 %).
-* **What else differs from the paper.** Equal shares make every flow need the same rate (above),
-  which leaves MCP's §2 argument (a flow that needs more than its fair share) little to act
-  on, and D2TCP no urgency to use: D2TCP is within 1.2 points of DCTCP at every load up to
-  the maximum (2.3 beyond). Our DCTCP
-  and D2TCP miss far fewer long flows at 80 % (13 %, 12 %) than the paper's (70 %, 50 %): at
-  our maximum, host links are 30 % loaded. Query goodput is 0.02 % of the bytes, so Fig. 4 is
-  the short and long flows'. Drops stay 0 for every scheme up to 60 % and below 250 per run
-  up to the maximum.
-
-What we do not know: the paper's deadline rule and traffic mix, its network model (a 30 s
-numerical simulation with no handshake, no packets and presumably no receiver contention) and
-the units of eqs. (10)–(11). Each of the readings above is one of several.
+Our numbers beside the paper's, a reading of each difference, and how issue 34 changed MCP
+since the first reproduction: ``docs/papers/mcp.md``.
 """
 
 from ..figure import Paper
@@ -185,5 +100,6 @@ PAPER = Paper(
     figures=(FIG3_4,),
     note="The paper's numbers come from a 30 s numerical (Matlab) model; ours from packet-level "
          "runs of 20 000 flows per point. Sizes, deadlines and the load are each read from one "
-         "sentence; the module doc of dcnsim.experiments.mcp gives the readings and the outcome.",
+         "sentence; the module doc of dcnsim.experiments.mcp gives the readings, "
+         "docs/papers/mcp.md the outcome.",
 )

@@ -25,14 +25,11 @@ What the paper did, what we run, and why
   on a 1 Gb/s link. The paper's D3 is "an optimized RCP" whose "convergence to full
   utilization is done by adjusting the total allocated capacity"; so does the core's D3 by
   default since issue 32 (D3's own §4 rule: every RTT the capacity moves by α·(C − u) −
-  β·q/T, here never below the link rate; module doc of ``protocols::d3``). The readings
-  below are of that D3 (re-run 2026-11-27, issue 32); where they moved, the value with the
-  raw link rate (``d3_capacity = "link"``) and drop-tail host NICs is given as "was". Its
-  125-flow limit stays (the adjustment never hands out less than the link, and 126 paused
-  flows' requests keep it from rising far).
+  β·q/T, here never below the link rate; module doc of ``protocols::d3``). Its 125-flow
+  limit stays (the adjustment never hands out less than the link, and 126 paused flows'
+  requests keep it from rising far).
 * **Hosts** push back on their transports (``topology.host_nic = "backpressure"``, the core's
-  default since issue 32): a sender's own NIC no longer drops its bursts. It moves TCP's
-  numbers below (fewer drops, and less fair), not PACE's, D3's or DCTCP's.
+  default since issue 32): a sender's own NIC does not drop its bursts.
 * **Flows that stop at given times.** The paper's flows stop at set times (5, 20 or 50 ms
   apart, in reverse order); the core's flows end when their bytes are delivered. Each flow
   carries the bytes an exactly fair share of F4–F5 (1 Gb/s × 1460/1500) gives it while it is
@@ -65,51 +62,7 @@ What the paper did, what we run, and why
 * ``--quick``: scenario 1 at 5 ms only; Table 1 with flows 1 ms apart; scenario 2 to 26 ms;
   controllability as is. For tests, not for verdicts.
 
-What we get (full run, 28–40 s wall with ``-j 2``), and our reading of the gaps
--------------------------------------------------------------------------------
-
-33 of the 40 claims reproduced. No PACE packet is dropped in any run (claims ``drops``; the
-quick reproduction's test checks every PACE point).
-
-* **fig6** — PACE's index is 0.997/0.999/1.000 (different RTTs) and 0.996/0.999/1.000 (same
-  RTT) at 5/20/50 ms spacing: reproduced. D3 is as fair (0.998–1.000) and its drop for short
-  flows is 0.08 % and 0.21 % (was 0.6 % and 0.8 %), not the paper's ~5 %: the core's D3
-  re-divides the link one RTT after each arrival and its capacity adjustment only adds to
-  the link rate, where the paper's converges over several RTTs. Its efficiency is 96.7–97.6 %
-  (was 95.5–97 %; 1 B/µs units: ⌊125/n⌋ per flow). DCTCP 0.89–0.94 and TCP 0.41–0.84 (was
-  0.62–0.85) are well below; TCP is clearly worse with different RTTs (0.41–0.60 against
-  0.71–0.84), DCTCP is not (0.91–0.93 against 0.89–0.94). Only TCP drops packets (552–1746,
-  was 1356–3389 with drop-tail host NICs: the senders' NICs no longer drop).
-* **table1** — PACE: Jain 0.999 and 1.000, efficiency 0.997 and 0.997 for 64 and 250 flows
-  (paper 0.992/0.963 and 0.989/0.989): efficiency reproduced; at 250 flows we are fairer than
-  the paper (+3.8 %, "differs"). The index depends on the window: with 10 ms windows PACE's
-  250-flow index is 0.993 (each flow sends only ~2 packets per 5.1 ms period); the paper's
-  window is not given. D3: 64 flows fair (1.000 vs 0.982) but 88.0 % efficient (was 86.3 %
-  with the raw link rate; paper 93.1 %: once 63 flows are active every share rounds to
-  1 B/µs, half the link, and the adjustment wins back only part of it); 250 flows: every flow
-  stalls once 126 are active (efficiency 0.038 there, was 0.001) — reproduced, and why:
-  1 Gb/s is 125 B/µs. DCTCP with 2·p·R buffers
-  stays fair (0.999 at 250 flows, paper 0.399): 250 flows at 2 packets each fit in 850 packets
-  of buffer. With 100-packet buffers it drops 10 580 packets and falls to 0.814; with ns-3's
-  200 ms minimum RTO as well (a one-off run, ``transport.min_rto_us = 200000``) to 0.591 — the
-  paper's "timeouts ... and consequent fairness degradation", though not its 0.399.
-* **fig7** — PACE is within 1 % of the max-min rates in every phase (phase 3: S1 0.99, S2
-  1.00, S3 1.00; phase 4: 1.00, 1.00, 1.00) and its queue at F4 peaks at 41 KB (DCTCP 117,
-  TCP 150 — the buffer, D3 6): reproduced.
-  DCTCP's first S2–R2 flow takes 1.34× its fair share from t2 (paper "almost 20 % more"): the
-  S3 flows (75 µs RTT) take more than their share of F3–F4 from S1 (150 µs; 0.47× its share),
-  which leaves S2 more of F4–F5 — the paper instead saw S1 above its share. The core's D3
-  now builds a queue at F4 (peak 40 KB, was 6 KB with the raw link rate, which never
-  allocates above the link), as the paper's Fig. 7(d) shows; its first S2 flow gets 97 % of
-  its share in phase 2 (was 6 %) and 62 % in phase 3 (was 33 %: first come, first served,
-  the S1 flows hold the link), and every group is within 3–10 % of max-min in phase 4.
-* **fig8** — S2 gets 0.48 of S1 after 1.5 ms, S3 2.02× S1 after 3 ms, S2 doubles its rate
-  (1.96×), and once S1 ends both reach the whole link (best one-period goodput 1.00 and 1.00
-  of it): reproduced. Reaching it takes two periods — a flow's demand grows by one feedback
-  round per period — so over the 0.36 ms both still run after S1 their mean is 95 % and 91 %
-  (``share_S2``, ``share_S3``: S2 has only ~0.5 ms of data left). Flows end at 8.1, 8.8,
-  9.1 ms (by hand 7.9, 8.3, 8.8: a request round trip at the start and a period to settle at
-  each change).
+Our numbers beside the paper's, and a reading of each difference: ``docs/papers/pace.md``.
 """
 
 from ..figure import Paper
@@ -122,6 +75,7 @@ PAPER = Paper(
              "Multi-Tenant Data Center Networks (the text we have gives no venue or year).",
     figures=(FIG6, TABLE1, FIG7, FIG8),
     note="The paper's Fig. 5 (the parking lot) and its buffers are not in the text: the "
-         "module doc of dcnsim.experiments.pace says what we chose and why. Table 1 runs with "
-         "buffers of 2·p·R (PACE's lossless condition); DCTCP also with 100-packet buffers.",
+         "module doc of dcnsim.experiments.pace says what we chose and why, docs/papers/pace.md "
+         "what the last full run gives. Table 1 runs with buffers of 2·p·R (PACE's lossless "
+         "condition); DCTCP also with 100-packet buffers.",
 )
