@@ -36,13 +36,6 @@ const LAYERS: &[(&[&str], Within)] = &[
     (&["engine", "flowsim"], Within::Apart),
 ];
 
-/// Imports against the order that `lib.rs` names: (from, to).
-const EXCEPTIONS: &[(&str, &str)] = &[
-    // `net::packet::Header` holds the transports' headers: the part of issue 38's cycle
-    // still open.
-    ("net", "protocols"),
-];
-
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
@@ -194,7 +187,7 @@ fn every_module_imports_only_its_layer_and_those_below() {
         for (n, file) in imports_of(m) {
             let j = layer_of(&n).unwrap();
             let allowed = j < i || (j == i && within == Within::Free && here.contains(&&*n));
-            if !allowed && !EXCEPTIONS.contains(&(m, n.as_str())) {
+            if !allowed {
                 let file = file.strip_prefix(src()).unwrap().display().to_string();
                 wrong.push(format!("{m} imports {n} (in src/{file})"));
             }
@@ -233,16 +226,6 @@ fn the_two_engines_do_not_import_each_other() {
     // Both run on the set-up below them.
     assert!(engine.contains(&"run".to_string()));
     assert!(flowsim.contains(&"run".to_string()));
-}
-
-#[test]
-fn every_exception_is_still_needed() {
-    for (m, n) in EXCEPTIONS {
-        assert!(
-            imports_of(m).iter().any(|(x, _)| x == n),
-            "{m} no longer imports {n}: remove the exception"
-        );
-    }
 }
 
 #[test]

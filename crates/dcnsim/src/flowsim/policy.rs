@@ -18,7 +18,8 @@ impl Policy {
         matches!(
             self,
             Policy::Pdq {
-                early_termination: true
+                early_termination: true,
+                ..
             } | Policy::D3 { quench: true, .. }
         )
     }

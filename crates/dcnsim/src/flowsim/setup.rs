@@ -8,7 +8,6 @@ use super::{
 use crate::net::ideal::{BestPathsTo, IdealFct};
 use crate::net::queue::Discipline;
 use crate::net::{Network, PortIdx};
-use crate::protocols::Transport;
 use crate::run::Prepared;
 use crate::units::Time;
 use std::collections::BinaryHeap;
@@ -68,7 +67,7 @@ impl FlowSimulation {
             let subs = first_sub[i]..first_sub[i + 1];
             let share = spec.size_bytes.div_ceil(subs.len() as u64);
             for (j, e) in subs.enumerate() {
-                let key = crate::protocols::pdq::subflow_path_key(path_key, j as u32);
+                let key = transport.subflow_path_key(path_key, j as u32);
                 let start = routes.len();
                 routed[i] &= router.route(&net, spec.src, spec.dst, key, &mut routes);
                 route_range[e as usize] = (start as u32, routes.len() as u32);
@@ -126,8 +125,8 @@ impl FlowSimulation {
             .iter()
             .map(|p| p.rate.bits_per_sec() as f64)
             .collect();
-        let aging_rate = match &transport {
-            Transport::Pdq(p) => p.aging_rate,
+        let aging_rate = match policy {
+            Policy::Pdq { aging_rate, .. } => aging_rate,
             _ => 0.0,
         };
         let n_links = net.ports.len();

@@ -1,5 +1,6 @@
 //! The network: packets and their pool, egress queues, ports and links, routing tables.
 
+pub mod header;
 pub mod ideal;
 pub mod network;
 pub mod packet;

@@ -1,9 +1,11 @@
 //! The packet: one struct for every protocol, small and `Clone`, living in a [`PacketPool`].
 //!
 //! Protocols fill the transport fields; the engine fills the bookkeeping fields. Header fields
-//! of protocols with switch agents (RCP, D3, PDQ, MERP, PACE) go in [`Header`], one enum for all,
-//! so the packet never allocates. `size` is the wire size in bytes and includes every header.
+//! of protocols with switch agents (RCP, D3, PDQ, MERP, PACE, MCP-Opt) go in the opaque
+//! [`Header`] slot, so the packet never allocates. `size` is the wire size in bytes and includes
+//! every header.
 
+use super::header::Header;
 use crate::units::Time;
 
 /// Index of a flow in the simulation's flow table.
@@ -35,38 +37,6 @@ pub enum Ecn {
     NotEct,
     Ect,
     Ce,
-}
-
-/// Protocol-specific header fields carried by the packet: the fields that switch agents read
-/// and rewrite ([`crate::protocols::agent`]). `None` for TCP, DCTCP, D2TCP and pFabric.
-///
-/// **Size budget.** The packet must stay within two cache lines, with room to spare (a test
-/// checks it), which leaves this enum 24 bytes: a variant holds at most 20 bytes of
-/// 4-byte-aligned fields plus one `u16` (e.g. five `u32` and a `u16`), or 22 bytes of
-/// 2-byte-aligned fields. Fields are therefore compact
-/// fixed-point integers (a rate in kbit/s or bytes/µs, a time in ns), each protocol documenting
-/// its units. The bytes the header occupies *on the wire* are a separate matter: every protocol
-/// adds them to `Packet::size` itself.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-pub enum Header {
-    #[default]
-    None,
-    /// PDQ's scheduling header; fields and units in [`crate::protocols::pdq::header`].
-    Pdq {
-        rate_kbps: u32,
-        pause_by: u32,
-        deadline: u32,
-        expected_ns: u32,
-        rtt_ns: u32,
-        inter_probe: u16,
-        subflow: u8,
-    },
-    Rcp(crate::protocols::rcp::RcpHeader),
-    D3(crate::protocols::d3::D3Header),
-    Merp(crate::protocols::merp::header::MerpHeader),
-    Pace(crate::protocols::pace::PaceHeader),
-    /// MCP-Opt's sums of the path's queues and prices ([`crate::protocols::mcp::McpHeader`]).
-    Mcp(crate::protocols::mcp::McpHeader),
 }
 
 /// Fields of the path choices in `lb/` (10 bytes; the packet's budget is in `packet_stays_small`).
@@ -258,31 +228,13 @@ mod tests {
 
     /// Packets are copied into and out of the pool and scanned by queues: keep them small.
     /// 128 bytes: two cache lines (the packet is aligned to one), of which the fields take
-    /// 104 (the header enum's 24 and the path choices' 10 included); any growth beyond that
+    /// 104 (the header slot's 24 and the path choices' 10 included); any growth beyond that
     /// should first shrink something.
     #[test]
     fn packet_stays_small() {
-        assert!(
-            std::mem::size_of::<Header>() <= 24,
-            "{}",
-            std::mem::size_of::<Header>()
-        );
+        assert_eq!(std::mem::size_of::<Header>(), 24);
         assert_eq!(std::mem::size_of::<Packet>(), 128);
         assert!(std::mem::offset_of!(Packet, header) + std::mem::size_of::<Header>() <= 104);
-        // The budget claimed for a PDQ-like header (five u32 fields and a u16) holds.
-        #[allow(dead_code)]
-        enum Widest {
-            None,
-            Pdq {
-                r: u32,
-                p: u32,
-                d: u32,
-                t: u32,
-                rtt: u32,
-                i: u16,
-            },
-        }
-        assert_eq!(std::mem::size_of::<Widest>(), 24);
     }
 
     /// What every hop reads lies in the packet's first cache line.

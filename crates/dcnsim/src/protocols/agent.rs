@@ -1,7 +1,7 @@
 //! Switch agents: the switch half of a protocol, installed on every egress port.
 //!
 //! A protocol with switch logic (RCP, D3, PDQ, MERP, PACE, MCP-Opt) reads and rewrites its
-//! packets' [`Header`](crate::net::packet::Header) fields as they pass each port, and keeps
+//! packets' [`Header`](crate::net::header::Header) fields as they pass each port, and keeps
 //! per-port state (an advertised rate, allocation counters, a flow list). One [`SwitchAgent`](crate::protocols::SwitchAgent)
 //! value holds that state for *every* port of the network, in dense vectors indexed by
 //! [`PortIdx`], so an agent can also update another port's state (PDQ commits a flow's state

@@ -35,6 +35,7 @@ use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
 use crate::net::{NodeIdx, PortIdx};
 use crate::units::{Rate, Time};
+use crate::workload::FlowSpec;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -43,6 +44,10 @@ use serde::Serialize;
 pub trait Protocol: Sized {
     /// The `transport.protocol` names this transport reads, each with its `dcnsim list` line.
     const NAMES: &'static [(&'static str, &'static str)];
+    /// The [`WireHeader::TAG`](crate::net::header::WireHeader::TAG) of every header type it
+    /// puts in packets (none for TCP's plain variants): distinct across the registry, so that
+    /// no transport's header reads as another's (a test checks).
+    const HEADER_TAGS: &'static [u8];
     type Sender: SenderEndpoint;
     type Receiver: ReceiverEndpoint;
     /// The switch half ([`NoAgent`] for a transport without one).
@@ -88,6 +93,26 @@ pub trait Protocol: Sized {
     fn subflows_of(&self, size: u64) -> u32 {
         let _ = size;
         1
+    }
+
+    /// The path entropy of subflow `sub` of a flow whose own is `flow_key` (the flow's for a
+    /// transport that does not split flows). The flow-level model routes subflows by it.
+    fn subflow_path_key(&self, flow_key: u32, sub: u32) -> u32 {
+        let _ = sub;
+        flow_key
+    }
+
+    /// Refuses, at packet level, a network some link of which its header cannot describe
+    /// (D3's 16-bit rate fields). `rates`: every port's rate.
+    fn check_link_rates(&self, rates: &mut dyn Iterator<Item = Rate>) -> ConfigResult<()> {
+        let _ = rates;
+        Ok(())
+    }
+
+    /// Refuses flows it cannot carry (PACE: weights its header cannot hold).
+    fn check_flows(&self, flows: &[FlowSpec]) -> ConfigResult<()> {
+        let _ = flows;
+        Ok(())
     }
 
     /// The switch agent of this network, if the transport has switch logic. `memr`: the path
@@ -160,7 +185,7 @@ pub enum AtOnce {
 
 /// How the rates of the flows present are shared out in the flow-level model
 /// ([`crate::flowsim`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FluidPolicy {
     /// Max-min fair (TCP and its variants, RCP).
     MaxMin,
@@ -171,8 +196,12 @@ pub enum FluidPolicy {
     WeightedMaxMin,
     /// Preemptive shortest remaining size first, per link (pFabric).
     Srpt,
-    /// Preemptive priority by PDQ's comparator: earliest deadline, then smallest remaining.
-    Pdq { early_termination: bool },
+    /// Preemptive priority by PDQ's comparator: earliest deadline, then smallest remaining;
+    /// `aging_rate`: flow aging's α (0: none).
+    Pdq {
+        early_termination: bool,
+        aging_rate: f64,
+    },
     /// Preemptive priority by MERP's virtual deadlines (VDG per link, smallest esr of a path).
     Merp,
 }
@@ -227,6 +256,12 @@ macro_rules! transports {
             )+
             all
         };
+
+        /// Each transport's header tags ([`Protocol::HEADER_TAGS`]), for the test that they
+        /// are distinct.
+        #[cfg(test)]
+        const HEADER_TAGS: &[(&str, &[u8])] =
+            &[$((stringify!($variant), <$params as Protocol>::HEADER_TAGS)),+];
 
         /// A `[transport]` table read into its protocol's own keys ([`Protocol::Config`]),
         /// with the protocol's name: the keys the scenario sets, and after
@@ -348,6 +383,24 @@ macro_rules! transports {
             /// See [`Protocol::subflows_of`].
             pub fn subflows_of(&self, size: u64) -> u32 {
                 match self { $(Transport::$variant(p) => p.subflows_of(size)),+ }
+            }
+
+            /// See [`Protocol::subflow_path_key`].
+            pub fn subflow_path_key(&self, flow_key: u32, sub: u32) -> u32 {
+                match self { $(Transport::$variant(p) => p.subflow_path_key(flow_key, sub)),+ }
+            }
+
+            /// See [`Protocol::check_link_rates`].
+            pub fn check_link_rates(
+                &self,
+                rates: &mut dyn Iterator<Item = Rate>,
+            ) -> ConfigResult<()> {
+                match self { $(Transport::$variant(p) => p.check_link_rates(rates)),+ }
+            }
+
+            /// See [`Protocol::check_flows`].
+            pub fn check_flows(&self, flows: &[FlowSpec]) -> ConfigResult<()> {
+                match self { $(Transport::$variant(p) => p.check_flows(flows)),+ }
             }
 
             pub fn default_ecn_k_pkts(&self, rate: Rate) -> Option<u32> {
@@ -558,6 +611,21 @@ impl Transport {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn header_tags_are_distinct_and_not_the_empty_slot() {
+        let mut seen: Vec<(u8, &str)> = Vec::new();
+        for &(transport, tags) in HEADER_TAGS {
+            for &tag in tags {
+                assert_ne!(tag, 0, "{transport}: tag 0 is the empty slot");
+                if let Some((_, other)) = seen.iter().find(|(t, _)| *t == tag) {
+                    panic!("{transport} and {other} both use header tag {tag}");
+                }
+                seen.push((tag, transport));
+            }
+        }
+        assert_eq!(seen.len(), 6, "{seen:?}");
+    }
 
     /// Under every protocol of the catalogue, a key no transport reads and a key of another
     /// transport are refused naming `transport.<key>` and listing the protocol's keys.

@@ -108,10 +108,9 @@ pub fn prepare_within(
     } else {
         (declared, keys)
     };
-    // D3's 16-bit header fields hold the links' rates in its unit (the fluid has no header).
-    if let (Transport::D3(p), false) = (&transport, scenario.engine == crate::config::Engine::Flow)
-    {
-        p.check_link_rates(topo.links.iter().flat_map(|l| [l.rate_ab, l.rate_ba]))?;
+    // Headers hold the links' rates (D3's 16-bit fields); the fluid has no header.
+    if scenario.engine != crate::config::Engine::Flow {
+        transport.check_link_rates(&mut topo.links.iter().flat_map(|l| [l.rate_ab, l.rate_ba]))?;
     }
     // A protocol's own buffer default (pFabric's 2 BDP) applies when the scenario sets none.
     let t = &mut scenario.topology;
@@ -159,9 +158,7 @@ pub fn prepare_within(
     if scenario.engine == crate::config::Engine::Flow {
         super::check_flow_count(flows.len())?;
     }
-    if let Transport::Pace(_) = transport {
-        crate::protocols::pace::check_weights(&flows)?;
-    }
+    transport.check_flows(&flows)?;
     if let Some(&f) = (scenario.output.trace_flow.iter()).find(|&&f| f as usize >= flows.len()) {
         return Err(ConfigError::new(
             "output.trace_flow",

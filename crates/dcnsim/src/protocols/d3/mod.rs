@@ -270,6 +270,7 @@ pub use sender::D3Sender;
 pub use switch::{adjusted_capacity, D3Switch, MAX_CAPACITY_FACTOR};
 
 use crate::error::{ConfigError, ConfigResult};
+use crate::net::header::{Reader, WireHeader, Writer};
 use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
@@ -337,6 +338,28 @@ pub struct D3Header {
     /// Index of the next hop's slot: routers increment it.
     pub hop: u8,
     pub flags: u8,
+}
+
+impl WireHeader for D3Header {
+    const TAG: u8 = 2;
+    #[inline(always)]
+    fn pack(&self, to: &mut Writer) {
+        self.alloc.iter().for_each(|&a| to.u16(a));
+        to.u16(self.desired);
+        to.u16(self.prev_desired);
+        to.u8(self.hop);
+        to.u8(self.flags);
+    }
+    #[inline(always)]
+    fn unpack(from: &mut Reader) -> Self {
+        D3Header {
+            alloc: std::array::from_fn(|_| from.u16()),
+            desired: from.u16(),
+            prev_desired: from.u16(),
+            hop: from.u8(),
+            flags: from.u8(),
+        }
+    }
 }
 
 impl D3Header {
@@ -449,38 +472,8 @@ fn capacity(cfg: &D3Config) -> ConfigResult<Capacity> {
     })
 }
 
-impl D3Params {
-    /// Refuses a network some link of which the unit cannot express: faster than
-    /// [`MAX_LINK_UNITS`] units (the 16-bit header fields), or slower than one unit (it could
-    /// never allocate anything). `rates`: every port's rate.
-    pub fn check_link_rates(&self, rates: impl Iterator<Item = Rate>) -> ConfigResult<()> {
-        let unit = format!("{} Mb/s", self.unit_bps as f64 / 1e6);
-        for rate in rates {
-            let units = units_of(rate, self.unit_bps);
-            if units > MAX_LINK_UNITS {
-                return Err(ConfigError::new(
-                    "transport.d3_rate_unit_mbps",
-                    format!(
-                        "a {rate} link is {units} units of {unit}, more than D3's 16-bit rate \
-                         fields hold ({MAX_LINK_UNITS}); set a unit of at least {} Mb/s",
-                        rate.bits_per_sec().div_ceil(MAX_LINK_UNITS) as f64 / 1e6
-                    ),
-                ));
-            }
-            if units == 0 {
-                return Err(ConfigError::new(
-                    "transport.d3_rate_unit_mbps",
-                    format!(
-                        "a {rate} link is less than one unit of {unit}: it could allocate nothing"
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
 impl Protocol for D3Params {
+    const HEADER_TAGS: &'static [u8] = &[D3Header::TAG];
     const NAMES: &'static [(&'static str, &'static str)] = &[(
         "d3",
         "D3 (Wilson et al., SIGCOMM 2011): per-RTT rate requests, greedy FCFS allocation in bytes/us",
@@ -527,6 +520,35 @@ impl Protocol for D3Params {
     fn network_defaults(&self, cfg: &mut D3Config, scale: Option<&PathScale>, net: &Network) {
         let fastest = net.ports.iter().map(|p| p.rate).max().unwrap_or_default();
         network_defaults(cfg, scale, fastest);
+    }
+
+    /// Refuses a network some link of which the unit cannot express: faster than
+    /// [`MAX_LINK_UNITS`] units (the 16-bit header fields), or slower than one unit (it could
+    /// never allocate anything). `rates`: every port's rate.
+    fn check_link_rates(&self, rates: &mut dyn Iterator<Item = Rate>) -> ConfigResult<()> {
+        let unit = format!("{} Mb/s", self.unit_bps as f64 / 1e6);
+        for rate in rates {
+            let units = units_of(rate, self.unit_bps);
+            if units > MAX_LINK_UNITS {
+                return Err(ConfigError::new(
+                    "transport.d3_rate_unit_mbps",
+                    format!(
+                        "a {rate} link is {units} units of {unit}, more than D3's 16-bit rate \
+                         fields hold ({MAX_LINK_UNITS}); set a unit of at least {} Mb/s",
+                        rate.bits_per_sec().div_ceil(MAX_LINK_UNITS) as f64 / 1e6
+                    ),
+                ));
+            }
+            if units == 0 {
+                return Err(ConfigError::new(
+                    "transport.d3_rate_unit_mbps",
+                    format!(
+                        "a {rate} link is less than one unit of {unit}: it could allocate nothing"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn new_sender(&self, flow: &FlowSetup, _nic_rate: Rate) -> D3Sender {

@@ -5,7 +5,8 @@ use super::{
     rate_of, D3Header, D3Params, FLAG_HEADER_ONLY, FLAG_QUENCH, FLAG_REQUEST, HEADER_BYTES,
     MAX_HOPS,
 };
-use crate::net::packet::{Header, Packet, PacketKind};
+use crate::net::header::Header;
+use crate::net::packet::{Packet, PacketKind};
 use crate::protocols::paced::PacedCore;
 use crate::protocols::tcp::RttEstimator;
 use crate::protocols::{Endpoint, SenderEndpoint};
@@ -103,7 +104,7 @@ impl D3Sender {
         };
         self.prev_desired = desired;
         self.request_ready = false;
-        Header::D3(h)
+        Header::of(h)
     }
 
     /// The reply to a request: the new allocations and the rate for the next RTT.
@@ -139,7 +140,7 @@ impl D3Sender {
 
 impl Endpoint for D3Sender {
     fn handle_packet(&mut self, now: Time, pkt: &Packet) {
-        let Header::D3(h) = pkt.header else {
+        let Some(h) = pkt.header.read::<D3Header>() else {
             return;
         };
         match (self.state, pkt.kind) {
@@ -227,7 +228,7 @@ impl Endpoint for D3Sender {
                     p.header = if self.request_ready {
                         self.request(now, 0)
                     } else {
-                        Header::D3(D3Header::default())
+                        Header::of(D3Header::default())
                     };
                     return Some(p);
                 }
@@ -246,7 +247,7 @@ impl Endpoint for D3Sender {
             State::Closing => {
                 // The FIN returns the last request's numbers to every router on the path.
                 let mut p = self.core.packet(now, PacketKind::Fin, self.core.snd_max, 0);
-                p.header = Header::D3(D3Header {
+                p.header = Header::of(D3Header {
                     alloc: self.alloc,
                     desired: 0,
                     prev_desired: self.prev_desired,

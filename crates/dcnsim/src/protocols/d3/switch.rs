@@ -6,7 +6,7 @@ use super::{
     units_of, Capacity, D3Header, D3Params, FLAG_LONG_PATH, FLAG_QUENCH, FLAG_REQUEST, MAX_HOPS,
 };
 use crate::net::network::{Network, Port};
-use crate::net::packet::{Header, Packet, PacketKind};
+use crate::net::packet::{Packet, PacketKind};
 use crate::net::PortIdx;
 use crate::protocols::agent::{Admission, SwitchHooks};
 use crate::units::Time;
@@ -62,7 +62,7 @@ impl Counters {
         // Snippet 1's `left > r ? r + fs : left`, capped at `left` (see the module doc): when
         // `left ≤ r` the cap alone gives `left`. Never more than the link carries (the
         // adjusted capacity may exceed it), and the link rate fits the header's 16 bits
-        // (`D3Params::check_link_rates`).
+        // (`Protocol::check_link_rates` of `D3Params`).
         let mut a = (desired + fair_share)
             .min(left)
             .min(self.capacity)
@@ -170,9 +170,20 @@ impl D3Switch {
         pkt: &mut Packet,
     ) -> Admission {
         let kind = pkt.kind;
-        let Header::D3(h) = &mut pkt.header else {
-            return Admission::Normal;
-        };
+        pkt.header
+            .update(|h: &mut D3Header| self.serve_header(now, port, tx_bytes, kind, h))
+            .unwrap_or(Admission::Normal)
+    }
+
+    /// [`D3Switch::serve`] on the packet's header.
+    fn serve_header(
+        &mut self,
+        now: Time,
+        port: PortIdx,
+        tx_bytes: u64,
+        kind: PacketKind,
+        h: &mut D3Header,
+    ) -> Admission {
         if kind.is_reverse() {
             let reply = kind == PacketKind::SynAck || h.has(FLAG_REQUEST);
             return if reply {

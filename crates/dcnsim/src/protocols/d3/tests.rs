@@ -5,7 +5,8 @@
 
 use super::switch::Counters;
 use super::*;
-use crate::net::packet::{Header, Packet, PacketKind};
+use crate::net::header::Header;
+use crate::net::packet::{Packet, PacketKind};
 use crate::protocols::agent::Admission;
 use crate::protocols::SwitchAgent;
 use crate::protocols::{Endpoint, Protocol, SenderEndpoint, SwitchHooks};
@@ -53,7 +54,7 @@ fn request(kind: PacketKind, desired: u16, prev_desired: u16, prev: u16) -> Pack
     Packet {
         kind,
         size: 62,
-        header: Header::D3(D3Header {
+        header: Header::of(D3Header {
             alloc,
             desired,
             prev_desired,
@@ -65,10 +66,7 @@ fn request(kind: PacketKind, desired: u16, prev_desired: u16, prev: u16) -> Pack
 }
 
 fn header(p: &Packet) -> D3Header {
-    match p.header {
-        Header::D3(h) => h,
-        _ => panic!("not a D3 header"),
-    }
+    p.header.read().expect("not a D3 header")
 }
 
 /// `s.on_enqueue` at time 0, the port having sent nothing.
@@ -115,13 +113,8 @@ fn first_come_takes_its_demand_plus_fair_share_later_ones_get_what_is_left() {
     assert_eq!(s.counters(PORT), counters(2, 1600, 1250));
     // X's FIN returns 1000 and its demand; N = 1.
     let mut fin = request(PacketKind::Fin, 0, 1000, 1000);
-    fin.header = match fin.header {
-        Header::D3(mut h) => {
-            h.flags = 0; // a FIN is served for its kind, request flag or not
-            Header::D3(h)
-        }
-        h => h,
-    };
+    // A FIN is served for its kind, request flag or not.
+    fin.header.update(|h: &mut D3Header| h.flags = 0);
     assert_eq!(enqueue(&mut s, PORT, &mut fin), Admission::Protected);
     assert_eq!(s.counters(PORT), counters(1, 600, 250));
     // Y now: fs = 1250 − 600 = 650, left = 1250 → 600 + 650 = 1250.
@@ -158,7 +151,7 @@ fn data_without_a_request_and_acks_leave_the_counters_alone() {
     serve(&mut s, request(PacketKind::Syn, 100, 0, 0));
     let before = s.counters(PORT);
     let mut plain = request(PacketKind::Data, 999, 0, 0);
-    plain.header = Header::D3(D3Header::default());
+    plain.header = Header::of(D3Header::default());
     assert_eq!(enqueue(&mut s, PORT, &mut plain), Admission::Normal);
     assert_eq!(header(&plain).hop, 0);
     // A reply (the ACK that echoes a request, or the SYN-ACK) is protected, as the request
@@ -169,7 +162,7 @@ fn data_without_a_request_and_acks_leave_the_counters_alone() {
     let mut syn_ack = request(PacketKind::SynAck, 999, 5, 5);
     assert_eq!(enqueue(&mut s, PORT, &mut syn_ack), Admission::Protected);
     let mut ack = request(PacketKind::Ack, 999, 5, 5);
-    ack.header = Header::D3(D3Header::default());
+    ack.header = Header::of(D3Header::default());
     assert_eq!(enqueue(&mut s, PORT, &mut ack), Admission::Normal);
     assert_eq!((header(&reply).hop, header(&syn_ack).hop), (0, 0));
     assert_eq!(s.counters(PORT), before);
@@ -188,7 +181,7 @@ fn each_hop_reads_and_writes_its_own_slot() {
     assert_eq!(serve(&mut s, request(PacketKind::Syn, 0, 0, 0)), 0);
     // The first flow's next request returns 1250 at each hop from its own slot.
     let mut next = request(PacketKind::Data, 0, 0, 0);
-    next.header = Header::D3(D3Header {
+    next.header = Header::of(D3Header {
         hop: 0,
         flags: FLAG_REQUEST,
         ..h
@@ -210,9 +203,9 @@ fn hop_zero_flags_a_desired_rate_beyond_the_uplink() {
     assert!(header(&p).has(FLAG_QUENCH));
     // Beyond hop 0 the flag is not the router's business (that would be a core link).
     let mut q = request(PacketKind::Syn, 1251, 0, 0);
-    if let Header::D3(h) = &mut q.header {
+    q.header.update(|h: &mut D3Header| {
         h.hop = 1;
-    }
+    });
     enqueue(&mut s, 3, &mut q);
     assert!(!header(&q).has(FLAG_QUENCH));
     let mut ok = request(PacketKind::Syn, 1250, 0, 0);
@@ -224,9 +217,9 @@ fn hop_zero_flags_a_desired_rate_beyond_the_uplink() {
 fn a_path_longer_than_the_vector_passes_unmanaged() {
     let mut s = star_switch(10.0);
     let mut p = request(PacketKind::Syn, 10, 0, 0);
-    if let Header::D3(h) = &mut p.header {
+    p.header.update(|h: &mut D3Header| {
         h.hop = MAX_HOPS as u8;
-    }
+    });
     assert_eq!(enqueue(&mut s, PORT, &mut p), Admission::Protected);
     assert!(header(&p).has(FLAG_LONG_PATH));
     assert_eq!(s.counters(PORT), counters(0, 0, 0));
@@ -298,7 +291,7 @@ fn answer(kind: PacketKind, p: &Packet, ack: u64, alloc: u16) -> Packet {
         kind,
         ack,
         ts_echo: p.ts,
-        header: Header::D3(h),
+        header: Header::of(h),
         ..Default::default()
     }
 }
@@ -548,10 +541,10 @@ fn no_allocation_beyond_the_previous_routers() {
     for (cfg, want) in [(D3Config::default(), 2_500u16), (link_1mbps(), 10_000)] {
         let (mut s, _) = star_switch_with(10.0, cfg);
         let mut p = request(PacketKind::Syn, 0, 0, 0);
-        if let Header::D3(h) = &mut p.header {
+        p.header.update(|h: &mut D3Header| {
             h.alloc[0] = 2_500;
             h.hop = 1;
-        }
+        });
         assert_eq!(enqueue(&mut s, PORT, &mut p), Admission::Protected);
         assert_eq!(header(&p).alloc[1], want);
         assert_eq!(s.counters(PORT).allocated, want as u64);
@@ -627,16 +620,16 @@ fn keys_are_validated() {
     use crate::units::Rate;
     let p = unit(1.0).unwrap();
     assert!(p
-        .check_link_rates([Rate(65_534_000_000)].into_iter())
+        .check_link_rates(&mut [Rate(65_534_000_000)].into_iter())
         .is_ok());
     let err = p
-        .check_link_rates([Rate(1_000_000_000), Rate(100_000_000_000)].into_iter())
+        .check_link_rates(&mut [Rate(1_000_000_000), Rate(100_000_000_000)].into_iter())
         .unwrap_err();
     assert_eq!(err.path, "transport.d3_rate_unit_mbps");
     assert!(err.to_string().contains("at least 1.525"), "{err}");
     let err = unit(2000.0)
         .unwrap()
-        .check_link_rates([Rate(1_000_000_000)].into_iter())
+        .check_link_rates(&mut [Rate(1_000_000_000)].into_iter())
         .unwrap_err();
     assert_eq!(err.path, "transport.d3_rate_unit_mbps");
 }
@@ -711,4 +704,15 @@ fn a_higher_rate_speeds_up_the_waiting_packet() {
         Some(t2 + Time::from_ps(1_522 * 8 * 1_000_000 / 5_000)),
         "paced at 5 Gb/s from here"
     );
+}
+
+#[test]
+fn the_header_round_trips_through_the_slot() {
+    crate::net::header::assert_round_trips(D3Header {
+        alloc: [1, 2, 3, 4, 5, 6, 7, u16::MAX],
+        desired: 40_000,
+        prev_desired: 9,
+        hop: 7,
+        flags: FLAG_REQUEST | FLAG_QUENCH,
+    });
 }

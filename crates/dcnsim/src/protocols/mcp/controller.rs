@@ -2,7 +2,7 @@
 //! the reading of each term and its units).
 
 use super::{price, AbortRule, McpHeader, McpParams};
-use crate::net::packet::Header;
+use crate::net::header::Header;
 use crate::protocols::tcp::cc::{newreno, Ack, CongestionControl, Conn, Dctcp, Window};
 use crate::protocols::tcp::TcpParams;
 use crate::protocols::FlowSetup;
@@ -227,7 +227,7 @@ impl CongestionControl for Mcp {
         if let Some(d) = self.fallback.as_mut() {
             return d.on_ack(c, a, w);
         }
-        if let Header::Mcp(h) = a.header {
+        if let Some(h) = a.header.read::<McpHeader>() {
             self.path = h;
         }
         self.acked += a.newly_acked;
@@ -308,9 +308,9 @@ impl CongestionControl for Mcp {
     /// `opt`: data packets carry the field the switches add their queue and price to.
     fn data_header(&self) -> Header {
         if self.opt && self.fallback.is_none() {
-            Header::Mcp(McpHeader::default())
+            Header::of(McpHeader::default())
         } else {
-            Header::None
+            Header::NONE
         }
     }
 }

@@ -166,6 +166,7 @@ pub use controller::Mcp;
 pub use switch::McpSwitch;
 
 use crate::error::{ConfigError, ConfigResult};
+use crate::net::header::{Reader, WireHeader, Writer};
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::TcpConfig;
 use crate::units::Time;
@@ -182,6 +183,22 @@ pub struct McpHeader {
     /// Σ 1/(C_l − y_l)², rates in bytes/s: the ports' prices before the sender's conversion to
     /// its packets and RTT.
     pub price: f32,
+}
+
+impl WireHeader for McpHeader {
+    const TAG: u8 = 6;
+    #[inline(always)]
+    fn pack(&self, to: &mut Writer) {
+        to.u32(self.queue_pkts);
+        to.f32(self.price);
+    }
+    #[inline(always)]
+    fn unpack(from: &mut Reader) -> Self {
+        McpHeader {
+            queue_pkts: from.u32(),
+            price: from.f32(),
+        }
+    }
 }
 
 /// §4.2's abort rule: how the deficit Z is held against the fastest link (module doc).

@@ -12,9 +12,9 @@
 //!   rate (eq. (3)), and a port busy for one base RTT would otherwise read as full and add a
 //!   price of tens of packets per hop.
 
-use super::{price, McpParams};
+use super::{price, McpHeader, McpParams};
 use crate::net::network::{Network, Port};
-use crate::net::packet::{Header, Packet, PacketKind};
+use crate::net::packet::{Packet, PacketKind};
 use crate::net::PortIdx;
 use crate::protocols::agent::{Admission, SwitchHooks};
 use crate::units::Time;
@@ -87,11 +87,11 @@ impl McpSwitch {
         if pkt.kind != PacketKind::Data || !at.at_switch {
             return;
         }
-        if let Header::Mcp(h) = &mut pkt.header {
+        pkt.header.update(|h: &mut McpHeader| {
             let standing = load.least_queue.min(load.last_least_queue);
             h.queue_pkts = h.queue_pkts.saturating_add(standing);
             h.price += price(load.capacity, load.rate) as f32;
-        }
+        });
     }
 
     /// The averaged arrival rate (bytes/s) of `port` (for tests).

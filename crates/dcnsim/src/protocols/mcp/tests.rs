@@ -1,7 +1,7 @@
 //! MCP's window update on hand-made connections, against numbers worked out by hand.
 
 use super::*;
-use crate::net::packet::Header;
+use crate::net::header::Header;
 use crate::protocols::tcp::cc::{Ack, CongestionControl, Conn, Window};
 use crate::protocols::tcp::TcpParams;
 use crate::protocols::Protocol;
@@ -75,7 +75,7 @@ fn ack(bytes: u64, ece: bool) -> Ack {
     Ack {
         newly_acked: bytes,
         ece,
-        header: Header::None,
+        header: Header::NONE,
     }
 }
 
@@ -249,7 +249,7 @@ fn marks_cut_the_window_and_the_deficit_lifts_it_again() {
 #[test]
 fn opt_reads_the_path_sums_from_the_ack() {
     let mut m = mcp("opt", DEADLINE);
-    assert_eq!(m.data_header(), Header::Mcp(McpHeader::default()));
+    assert_eq!(m.data_header(), Header::of(McpHeader::default()));
     let mut w = window(10);
     m.on_established(&conn(0, 0, 0), &mut w);
     let w0 = m.window_pkts();
@@ -259,7 +259,7 @@ fn opt_reads_the_path_sums_from_the_ack() {
         price: (2.0 / (per_rtt * per_rtt)) as f32,
     };
     let a = |bytes| Ack {
-        header: Header::Mcp(sums),
+        header: Header::of(sums),
         ..ack(bytes, false)
     };
     m.on_ack(&conn(30, MSS, 10 * MSS), a(MSS), &mut w);
@@ -425,7 +425,7 @@ fn a_flow_past_its_deadline_ends() {
 fn flows_without_deadline_run_dctcp() {
     let m = mcp("approx", None);
     assert!(m.fallback().is_some() && m.ect());
-    assert_eq!(m.data_header(), Header::None);
+    assert_eq!(m.data_header(), Header::NONE);
 }
 
 #[test]
@@ -486,7 +486,7 @@ fn data(size: u32) -> crate::net::packet::Packet {
     crate::net::packet::Packet {
         kind: crate::net::packet::PacketKind::Data,
         size,
-        header: Header::Mcp(McpHeader::default()),
+        header: Header::of(McpHeader::default()),
         ..Default::default()
     }
 }
@@ -508,7 +508,9 @@ fn the_link_price_follows_the_load_averaged_over_a_millisecond() {
     }
     let y = sw.arrival_rate(3);
     assert!((y / c - 0.5).abs() < 0.01, "{}", y / c);
-    let Header::Mcp(h) = p.header else { panic!() };
+    let Some(h) = p.header.read::<McpHeader>() else {
+        panic!()
+    };
     assert!((h.price as f64 * (c - y) * (c - y) - 1.0).abs() < 1e-3);
     // Idle for 10 ms, then 17.5 µs at line rate (1.2 µs a packet).
     let (mut sw, net) = opt_switch();
@@ -531,10 +533,7 @@ fn the_queue_a_port_reports_is_its_standing_queue() {
     let reported = |sw: &mut McpSwitch, net: &crate::net::Network, t: Time| {
         let mut p = data(1500);
         sw.stamp(t, 3, &net.ports[3], &mut p);
-        match p.header {
-            Header::Mcp(h) => h.queue_pkts,
-            _ => panic!(),
-        }
+        p.header.read::<McpHeader>().unwrap().queue_pkts
     };
     // Interval [0, 10 µs): an arrival finds the port empty, then 20 packets wait.
     assert_eq!(reported(&mut sw, &net, Time::from_us(1)), 0);
@@ -547,4 +546,12 @@ fn the_queue_a_port_reports_is_its_standing_queue() {
     assert_eq!(reported(&mut sw, &net, Time::from_us(12)), 0);
     // [20, 30): two intervals with 20 at least: a standing queue of 20.
     assert_eq!(reported(&mut sw, &net, Time::from_us(25)), 20);
+}
+
+#[test]
+fn the_header_round_trips_through_the_slot() {
+    crate::net::header::assert_round_trips(McpHeader {
+        queue_pkts: 123,
+        price: 2.5e-18,
+    });
 }

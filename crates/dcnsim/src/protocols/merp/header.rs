@@ -2,7 +2,8 @@
 //! packet carries (§4.1): flow size, actual sending rate (asr), expected sending rate (esr) and
 //! the detecting rate threshold (Q).
 
-use crate::net::packet::{Header, Packet, PacketKind};
+use crate::net::header::{Header, Reader, WireHeader, Writer};
+use crate::net::packet::{Packet, PacketKind};
 
 /// The nine packet types of §3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +22,19 @@ pub enum MerpKind {
 }
 
 impl MerpKind {
+    /// Every kind, indexed by its header code (the discriminant).
+    const ALL: [MerpKind; 9] = [
+        MerpKind::Syn,
+        MerpKind::Det,
+        MerpKind::Data,
+        MerpKind::Fin,
+        MerpKind::SynAck,
+        MerpKind::DetAck,
+        MerpKind::Boost,
+        MerpKind::DataAck,
+        MerpKind::FinAck,
+    ];
+
     /// Table 2: SYN, SYNACK and BOOST high (0); DATA, DATAACK, FIN and FINACK middle (1); DET
     /// and DETACK low (2). Switch buffers serve the highest first and drop the lowest.
     pub fn priority(self) -> u8 {
@@ -65,12 +79,31 @@ pub struct MerpHeader {
     pub q_kbps: u32,
 }
 
+impl WireHeader for MerpHeader {
+    const TAG: u8 = 4;
+    #[inline(always)]
+    fn pack(&self, to: &mut Writer) {
+        to.u8(self.kind as u8);
+        to.u32(self.size);
+        to.u32(self.asr_kbps);
+        to.f32(self.esr);
+        to.u32(self.q_kbps);
+    }
+    #[inline(always)]
+    fn unpack(from: &mut Reader) -> Self {
+        MerpHeader {
+            kind: MerpKind::ALL[from.u8() as usize],
+            size: from.u32(),
+            asr_kbps: from.u32(),
+            esr: from.f32(),
+            q_kbps: from.u32(),
+        }
+    }
+}
+
 impl MerpHeader {
     pub fn read(p: &Packet) -> Option<MerpHeader> {
-        match p.header {
-            Header::Merp(h) => Some(h),
-            _ => None,
-        }
+        p.header.read()
     }
 
     /// Writes the header and what follows from its type: the engine's kind and the rank the
@@ -79,7 +112,7 @@ impl MerpHeader {
         p.kind = self.kind.packet_kind();
         p.rank = self.kind.priority() as u64;
         p.priority = self.kind.priority();
-        p.header = Header::Merp(self);
+        p.header = Header::of(self);
     }
 
     pub fn asr_bps(&self) -> u64 {

@@ -228,6 +228,7 @@ pub use sender::MerpSender;
 pub use switch::MerpSwitch;
 
 use crate::error::{ConfigError, ConfigResult};
+use crate::net::header::WireHeader;
 use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
@@ -334,6 +335,7 @@ const MEMORY: FlowMemory = FlowMemory {
 };
 
 impl Protocol for MerpParams {
+    const HEADER_TAGS: &'static [u8] = &[header::MerpHeader::TAG];
     const NAMES: &'static [(&'static str, &'static str)] = &[(
         "merp",
         "MERP (IEEE TPDS 2017): switches order flows for the least maximum expansion ratio (virtual deadlines)",

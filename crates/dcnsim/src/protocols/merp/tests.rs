@@ -111,9 +111,9 @@ fn links_of_a_path_order_flows_alike() {
     // Both flows' packets bring the same, smaller esr (from a busier link elsewhere).
     let det = |s: &mut MerpSwitch, port: u32, flow: u32| {
         let mut p = packet(flow, MerpKind::Det, 90_000, 40);
-        if let crate::net::packet::Header::Merp(h) = &mut p.header {
+        p.header.update(|h: &mut MerpHeader| {
             h.esr = 10e6;
-        }
+        });
         p.ts = us(300);
         s.packet_arrives(us(300), port, &mut p);
         s.packet_leaves(us(300), port, &mut p);
@@ -179,9 +179,9 @@ fn esr_is_the_smaller_of_packet_and_table_both_ways() {
     // A packet that carries a smaller esr from another link lowers the table's, and the vdl
     // moves out to aT + size / esr.
     let mut p = packet(0, MerpKind::Data, 125_000, 1500);
-    if let crate::net::packet::Header::Merp(h) = &mut p.header {
+    p.header.update(|h: &mut MerpHeader| {
         h.esr = 62.5e6;
-    }
+    });
     s.packet_arrives(t, PORT, &mut p);
     let f = s.links[PORT as usize].table[0];
     assert_eq!(f.esr, 62.5e6);
@@ -349,9 +349,9 @@ fn a_flow_held_upstream_passes_its_grant_on_at_once() {
     );
     // Within the RTT, a DET of flow 0 that an upstream link lowered to 1 Mb/s.
     let mut det = packet(0, MerpKind::Det, 30_000, 40);
-    if let crate::net::packet::Header::Merp(h) = &mut det.header {
+    det.header.update(|h: &mut MerpHeader| {
         h.asr_kbps = 1_000;
-    }
+    });
     s.packet_arrives(us(20), PORT, &mut det);
     s.packet_leaves(us(20), PORT, &mut det);
     assert_eq!(
@@ -493,9 +493,9 @@ fn receiver_boosts_a_det_whose_asr_exceeds_q() {
         (MerpHeader::read(&a).unwrap().kind, a.kind, a.rank),
         (MerpKind::Boost, PacketKind::Ack, 0)
     );
-    if let crate::net::packet::Header::Merp(h) = &mut det.header {
+    det.header.update(|h: &mut MerpHeader| {
         h.asr_kbps = 2_000;
-    }
+    });
     r.handle_packet(Time::ZERO, &det);
     let a = r.poll_transmit(Time::ZERO).unwrap();
     assert_eq!(
@@ -543,4 +543,18 @@ fn keys_are_validated_and_network_values_filled() {
         (c.merp_rtt_us, c.min_rto_us, c.initial_rto_us),
         (Some(64.64), Some(64.64), Some(193.92))
     );
+}
+
+#[test]
+fn the_header_round_trips_through_the_slot_for_every_kind() {
+    use super::header::MerpKind::*;
+    for kind in [Syn, Det, Data, Fin, SynAck, DetAck, Boost, DataAck, FinAck] {
+        crate::net::header::assert_round_trips(MerpHeader {
+            kind,
+            size: u32::MAX,
+            asr_kbps: 1_000_000,
+            esr: f32::INFINITY,
+            q_kbps: 7,
+        });
+    }
 }

@@ -16,8 +16,9 @@ use super::header::{
     bytes_of, capacity_bytes, credits, credits_up, period_time, PaceHeader, FLAG_FEEDBACK,
     MSG_ALLOCATION, MSG_DATA, MSG_REQUEST, MSG_TERMINATE,
 };
+use crate::net::header::Header;
 use crate::net::network::{Network, Port};
-use crate::net::packet::{Header, Packet};
+use crate::net::packet::Packet;
 use crate::net::{NodeIdx, PortIdx};
 use crate::protocols::agent::{Admission, SwitchHooks};
 use crate::units::{Rate, Time};
@@ -152,7 +153,7 @@ impl PaceForwarder {
     /// The port a reverse message (allocation, terminate) leaves `node` by: back over the
     /// link its flow's request came in on.
     pub fn reverse_route(&self, node: NodeIdx, pkt: &Packet) -> Option<PortIdx> {
-        if !pkt.kind.is_reverse() || !matches!(pkt.header, Header::Pace(_)) {
+        if !pkt.kind.is_reverse() || !pkt.header.holds::<PaceHeader>() {
             return None;
         }
         let path = self.paths.get(pkt.flow as usize)?;
@@ -248,7 +249,7 @@ impl SwitchHooks for PaceForwarder {
     }
 
     fn on_enqueue(&mut self, now: Time, port: PortIdx, at: &Port, pkt: &mut Packet) -> Admission {
-        let Header::Pace(mut h) = pkt.header else {
+        let Some(mut h) = pkt.header.read::<PaceHeader>() else {
             return Admission::Normal;
         };
         // Q_u mirror: exact at every packet offered to or leaving the port (a data packet
@@ -282,7 +283,7 @@ impl SwitchHooks for PaceForwarder {
             (true, MSG_ALLOCATION) => {
                 if let Some(i) = self.paths.get(flow).and_then(|p| p.find(at.reverse)) {
                     self.serve(now, flow, i, at.reverse, &mut h);
-                    pkt.header = Header::Pace(h);
+                    pkt.header = Header::of(h);
                 }
                 Admission::Protected
             }

@@ -136,6 +136,7 @@ pub use receiver::PaceReceiver;
 pub use sender::PaceSender;
 
 use crate::error::{ConfigError, ConfigResult};
+use crate::net::header::WireHeader;
 use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::protocols::{AtOnce, Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
@@ -177,6 +178,7 @@ const MEMORY: FlowMemory = FlowMemory {
 };
 
 impl Protocol for PaceParams {
+    const HEADER_TAGS: &'static [u8] = &[header::PaceHeader::TAG];
     const NAMES: &'static [(&'static str, &'static str)] = &[(
         "pace",
         "PACE (Carvalho et al.): per-period credits cut by forwarders to weighted max-min, lossless",
@@ -220,6 +222,10 @@ impl Protocol for PaceParams {
             memory: MEMORY,
             fluid: FluidPolicy::WeightedMaxMin,
         }
+    }
+
+    fn check_flows(&self, flows: &[FlowSpec]) -> ConfigResult<()> {
+        check_weights(flows)
     }
 
     fn new_sender(&self, flow: &FlowSetup, nic_rate: Rate) -> PaceSender {

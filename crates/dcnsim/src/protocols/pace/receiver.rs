@@ -7,7 +7,8 @@ use super::header::{
     MSG_DATA, MSG_REQUEST, MSG_TERMINATE, WEIGHT_ONE, WIRE_BYTES,
 };
 use super::PaceParams;
-use crate::net::packet::{FlowId, Header, HostId, Packet, PacketKind};
+use crate::net::header::Header;
+use crate::net::packet::{FlowId, HostId, Packet, PacketKind};
 use crate::protocols::{Endpoint, ReceiverEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup};
 use crate::units::Time;
@@ -78,7 +79,7 @@ impl PaceReceiver {
             kind: PacketKind::Ack,
             ack: self.delivered,
             size: self.control_bytes,
-            header: Header::Pace(h),
+            header: Header::of(h),
             ..Packet::of_flow(self.flow, self.me, self.peer, self.path_key, now)
         }
     }
@@ -142,7 +143,7 @@ impl PaceReceiver {
 
 impl Endpoint for PaceReceiver {
     fn handle_packet(&mut self, now: Time, pkt: &Packet) {
-        let Header::Pace(h) = pkt.header else {
+        let Some(h) = pkt.header.read::<PaceHeader>() else {
             return;
         };
         if self.completed {

@@ -7,7 +7,8 @@ use super::header::{
     FLAG_GAP, MSG_ALLOCATION, MSG_DATA, MSG_REQUEST, MSG_TERMINATE, WIRE_BYTES,
 };
 use super::PaceParams;
-use crate::net::packet::{FlowId, Header, HostId, Packet, PacketKind};
+use crate::net::header::Header;
+use crate::net::packet::{FlowId, HostId, Packet, PacketKind};
 use crate::protocols::{Endpoint, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::{Rate, Time};
@@ -110,7 +111,7 @@ impl PaceSender {
             seq,
             payload,
             size: payload + self.header,
-            header: Header::Pace(h),
+            header: Header::of(h),
             ..Packet::of_flow(self.flow, self.src, self.dst, self.path_key, now)
         }
     }
@@ -234,7 +235,7 @@ impl PaceSender {
 
 impl Endpoint for PaceSender {
     fn handle_packet(&mut self, now: Time, pkt: &Packet) {
-        let Header::Pace(h) = pkt.header else {
+        let Some(h) = pkt.header.read::<PaceHeader>() else {
             return;
         };
         if pkt.kind != PacketKind::Ack || self.state == State::Done {

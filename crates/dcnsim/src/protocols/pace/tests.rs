@@ -4,7 +4,8 @@
 
 use super::header::*;
 use super::*;
-use crate::net::packet::{Header, Packet, PacketKind};
+use crate::net::header::Header;
+use crate::net::packet::{Packet, PacketKind};
 use crate::net::Network;
 use crate::protocols::agent::Admission;
 use crate::protocols::SwitchAgent;
@@ -42,10 +43,7 @@ fn star(hosts: u32) -> (Network, PaceForwarder) {
 const W1: u16 = WEIGHT_ONE;
 
 fn hdr(p: &Packet) -> PaceHeader {
-    match p.header {
-        Header::Pace(h) => h,
-        _ => panic!("not a PACE header"),
-    }
+    p.header.read().expect("not a PACE header")
 }
 
 fn request(flow: u32) -> Packet {
@@ -53,7 +51,7 @@ fn request(flow: u32) -> Packet {
         flow,
         kind: PacketKind::Syn,
         size: 54,
-        header: Header::Pace(PaceHeader {
+        header: Header::of(PaceHeader {
             msg: MSG_REQUEST,
             period: 10,
             potential: 3125,
@@ -71,7 +69,7 @@ fn allocation(flow: u32, epoch: u8, demand: u16, w_sender: u16) -> Packet {
         flow,
         kind: PacketKind::Ack,
         size: 54,
-        header: Header::Pace(PaceHeader {
+        header: Header::of(PaceHeader {
             msg: MSG_ALLOCATION,
             epoch,
             period: 10,
@@ -128,7 +126,7 @@ fn data(flow: u32, bytes: u32) -> Packet {
         kind: PacketKind::Data,
         payload: bytes - 54,
         size: bytes,
-        header: Header::Pace(PaceHeader {
+        header: Header::of(PaceHeader {
             msg: MSG_DATA,
             ..Default::default()
         }),
@@ -255,7 +253,7 @@ fn credits_expire_after_two_periods_and_feedback_returns_a_cut() {
     // grant): the 6 000 it cannot use are released here at once.
     let mut fb = data(0, 54);
     fb.payload = 0;
-    fb.header = Header::Pace(PaceHeader {
+    fb.header = Header::of(PaceHeader {
         msg: MSG_DATA,
         flags: FLAG_FEEDBACK,
         epoch: 2,
@@ -299,7 +297,7 @@ fn terminate_releases_the_flow_and_the_period_follows_the_flows() {
     let before = f.ports[23].outstanding;
     for flow in 1..10 {
         let mut t = allocation(flow, 0, 0, W1);
-        t.header = Header::Pace(PaceHeader {
+        t.header = Header::of(PaceHeader {
             msg: MSG_TERMINATE,
             ..Default::default()
         });
@@ -336,10 +334,10 @@ fn drain_sender(s: &mut PaceSender, now: Time) -> Vec<Packet> {
 fn grant(epoch: u8, alloc: u16, period: u8, flags: u8, ack: u64) -> Packet {
     let mut p = allocation(3, epoch, alloc, W1);
     p.ack = ack;
-    if let Header::Pace(h) = &mut p.header {
+    p.header.update(|h: &mut PaceHeader| {
         h.period = period;
         h.flags = flags;
-    }
+    });
     p
 }
 
@@ -462,7 +460,7 @@ fn sender_resends_from_a_reported_gap_and_stops_on_terminate() {
     assert_eq!(again[0].seq, 2920);
     assert_eq!(s.stats().retransmits, 1);
     let mut t = grant(3, 0, 10, 0, 20_000);
-    t.header = Header::Pace(PaceHeader {
+    t.header = Header::of(PaceHeader {
         msg: MSG_TERMINATE,
         ..Default::default()
     });
@@ -478,9 +476,9 @@ fn receiver_allocates_every_period_with_the_returned_demand() {
     let p = params();
     let mut r = PaceReceiver::new(&p, &setup(3_000, 2.0));
     let mut req = request(3);
-    if let Header::Pace(h) = &mut req.header {
+    req.header.update(|h: &mut PaceHeader| {
         h.w_sender = 512;
-    }
+    });
     r.handle_packet(Time::ZERO, &req);
     let a = r.poll_transmit(Time::ZERO).unwrap();
     let h = hdr(&a);
@@ -497,7 +495,7 @@ fn receiver_allocates_every_period_with_the_returned_demand() {
     // for 500 × 200/400 = 250 credits at the initial period, and comes 400 µs after.
     let mut fb = data(3, 1514);
     fb.seq = 0;
-    fb.header = Header::Pace(PaceHeader {
+    fb.header = Header::of(PaceHeader {
         msg: MSG_DATA,
         flags: FLAG_FEEDBACK,
         epoch: 1,

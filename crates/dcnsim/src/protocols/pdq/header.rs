@@ -1,5 +1,5 @@
 //! PDQ's scheduling header (§3.1 and footnote 11 of the paper): R_H, P_H, D_H, T_H, RTT_H and
-//! I_H, plus the subflow index M-PDQ needs, packed into [`Header::Pdq`] as fixed-point integers
+//! I_H, plus the subflow index M-PDQ needs, packed into the packet's [`Header`] slot as fixed-point integers
 //! so the packet stays within its size budget.
 //!
 //! | field | meaning | unit in the packet |
@@ -16,7 +16,8 @@
 //! On the wire the header costs [`WIRE_BYTES`] = 16 bytes (footnote 11: four 4-byte fields,
 //! RTT and I reusing D's and T's slots on the reverse path).
 
-use crate::net::packet::{Header, Packet};
+use crate::net::header::{Header, Reader, WireHeader, Writer};
+use crate::net::packet::Packet;
 use crate::units::{Rate, Time};
 
 /// Bytes the scheduling header adds to every PDQ packet (footnote 11).
@@ -46,44 +47,47 @@ pub struct PdqHeader {
 
 impl PdqHeader {
     pub fn read(pkt: &Packet) -> Option<PdqHeader> {
-        match pkt.header {
-            Header::Pdq {
-                rate_kbps,
-                pause_by,
-                deadline,
-                expected_ns,
-                rtt_ns,
-                inter_probe,
-                subflow,
-            } => Some(PdqHeader {
-                rate_kbps,
-                pause_by,
-                deadline,
-                expected_ns,
-                rtt_ns,
-                inter_probe,
-                subflow: subflow & !PAUSER_CROSSED,
-                pauser_crossed: subflow & PAUSER_CROSSED != 0,
-            }),
-            _ => None,
-        }
+        pkt.header.read()
     }
 
     pub fn write(self, pkt: &mut Packet) {
-        pkt.header = Header::Pdq {
-            rate_kbps: self.rate_kbps,
-            pause_by: self.pause_by,
-            deadline: self.deadline,
-            expected_ns: self.expected_ns,
-            rtt_ns: self.rtt_ns,
-            inter_probe: self.inter_probe,
-            subflow: self.subflow
-                | if self.pauser_crossed {
-                    PAUSER_CROSSED
-                } else {
-                    0
-                },
+        pkt.header = Header::of(self);
+    }
+}
+
+/// Five `u32`, the `u16` and one byte for the subflow and `pauser_crossed`: the slot's 23.
+impl WireHeader for PdqHeader {
+    const TAG: u8 = 3;
+    #[inline(always)]
+    fn pack(&self, to: &mut Writer) {
+        to.u32(self.rate_kbps);
+        to.u32(self.pause_by);
+        to.u32(self.deadline);
+        to.u32(self.expected_ns);
+        to.u32(self.rtt_ns);
+        to.u16(self.inter_probe);
+        to.u8(self.subflow
+            | if self.pauser_crossed {
+                PAUSER_CROSSED
+            } else {
+                0
+            });
+    }
+    #[inline(always)]
+    fn unpack(from: &mut Reader) -> Self {
+        let mut h = PdqHeader {
+            rate_kbps: from.u32(),
+            pause_by: from.u32(),
+            deadline: from.u32(),
+            expected_ns: from.u32(),
+            rtt_ns: from.u32(),
+            inter_probe: from.u16(),
+            ..PdqHeader::default()
         };
+        let subflow = from.u8();
+        h.subflow = subflow & !PAUSER_CROSSED;
+        h.pauser_crossed = subflow & PAUSER_CROSSED != 0;
+        h
     }
 }
 

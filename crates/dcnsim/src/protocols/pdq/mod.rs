@@ -270,6 +270,7 @@ pub use sender::PdqSender;
 pub use switch::{PdqAgent, SwitchConfig};
 
 use crate::error::{AtKey, ConfigError, ConfigResult};
+use crate::net::header::WireHeader;
 use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::protocols::tcp::DEFAULT_MIN_RTO_US;
@@ -375,6 +376,7 @@ const MEMORY: FlowMemory = FlowMemory {
 };
 
 impl Protocol for PdqParams {
+    const HEADER_TAGS: &'static [u8] = &[header::PdqHeader::TAG];
     const NAMES: &'static [(&'static str, &'static str)] = &[
         (
             "pdq",
@@ -499,8 +501,13 @@ impl Protocol for PdqParams {
             memory: MEMORY,
             fluid: FluidPolicy::Pdq {
                 early_termination: self.early_termination,
+                aging_rate: self.aging_rate,
             },
         }
+    }
+
+    fn subflow_path_key(&self, flow_key: u32, sub: u32) -> u32 {
+        subflow_path_key(flow_key, sub)
     }
 
     fn new_sender(&self, flow: &FlowSetup, nic_rate: Rate) -> PdqSender {

@@ -156,6 +156,7 @@ impl PfabricParams {
 }
 
 impl Protocol for PfabricParams {
+    const HEADER_TAGS: &'static [u8] = &[];
     const NAMES: &'static [(&'static str, &'static str)] = &[(
         "pfabric",
         "pFabric (Alizadeh et al., SIGCOMM 2013): remaining-size priorities, tiny buffers, line-rate start",

@@ -164,6 +164,7 @@ pub use sender::RcpSender;
 pub use switch::{rate_law, RcpSwitch};
 
 use crate::error::{ConfigError, ConfigResult};
+use crate::net::header::{Reader, WireHeader, Writer};
 use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
@@ -259,6 +260,24 @@ pub struct RcpHeader {
     pub refresh: bool,
 }
 
+impl WireHeader for RcpHeader {
+    const TAG: u8 = 1;
+    #[inline(always)]
+    fn pack(&self, to: &mut Writer) {
+        to.u32(self.rate_kbps);
+        to.u32(self.rtt_ns);
+        to.bool(self.refresh);
+    }
+    #[inline(always)]
+    fn unpack(from: &mut Reader) -> Self {
+        RcpHeader {
+            rate_kbps: from.u32(),
+            rtt_ns: from.u32(),
+            refresh: from.bool(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct RcpParams {
     pub variant: Variant,
@@ -293,6 +312,7 @@ pub fn network_defaults(cfg: &mut RcpConfig, scale: &PathScale) {
 }
 
 impl Protocol for RcpParams {
+    const HEADER_TAGS: &'static [u8] = &[RcpHeader::TAG];
     const NAMES: &'static [(&'static str, &'static str)] = &[(
         "rcp",
         "RCP (Dukkipati et al., IWQoS 2005): per-link rate R(t), senders paced at the path minimum",

@@ -1,7 +1,8 @@
 //! The RCP sender: SYN, then data paced at the rate the latest ACK carries.
 
 use super::{RcpHeader, RcpParams, HEADER_BYTES, RATE_UNSET};
-use crate::net::packet::{Header, Packet, PacketKind};
+use crate::net::header::Header;
+use crate::net::packet::{Packet, PacketKind};
 use crate::protocols::paced::PacedCore;
 use crate::protocols::tcp::RttEstimator;
 use crate::protocols::{Endpoint, SenderEndpoint};
@@ -39,7 +40,7 @@ impl RcpSender {
 
     /// The rate the network names in a reply; an unstamped header keeps the current rate.
     fn take_rate(&mut self, pkt: &Packet) {
-        if let Header::Rcp(h) = pkt.header {
+        if let Some(h) = pkt.header.read::<RcpHeader>() {
             if h.rate_kbps != RATE_UNSET {
                 self.core.rate = Rate(h.rate_kbps as u64 * 1000);
             }
@@ -52,7 +53,7 @@ impl RcpSender {
             .rtt
             .srtt()
             .map_or(0, |t| (t.ps() / 1000).min(u32::MAX as u64) as u32);
-        Header::Rcp(RcpHeader {
+        Header::of(RcpHeader {
             rate_kbps: RATE_UNSET,
             rtt_ns,
             refresh,
@@ -97,7 +98,7 @@ impl Endpoint for RcpSender {
                 }
             }
             (State::Established, PacketKind::Ack) => {
-                let refresh = matches!(pkt.header, Header::Rcp(h) if h.refresh);
+                let refresh = pkt.header.read::<RcpHeader>().is_some_and(|h| h.refresh);
                 self.core.on_ack(now, pkt, !refresh);
                 self.take_rate(pkt);
                 if self.core.all_acked() {

@@ -1,8 +1,8 @@
 //! RCP's router: one advertised rate per egress port, updated every control interval.
 
-use super::{RcpParams, RATE_UNSET};
+use super::{RcpHeader, RcpParams, RATE_UNSET};
 use crate::net::network::{Network, Port};
-use crate::net::packet::{Header, Packet};
+use crate::net::packet::Packet;
 use crate::net::PortIdx;
 use crate::protocols::agent::{Admission, SwitchHooks};
 use crate::units::Time;
@@ -90,16 +90,17 @@ impl RcpSwitch {
         if pkt.kind.is_reverse() {
             return Admission::Normal;
         }
-        if let Header::Rcp(h) = &mut pkt.header {
+        let size = pkt.size;
+        pkt.header.update(|h: &mut RcpHeader| {
             let offered = (link.rate_bps / 1000.0) as u64;
             if h.rate_kbps == RATE_UNSET || (h.rate_kbps as u64) > offered {
                 h.rate_kbps = offered.min(RATE_UNSET as u64 - 1) as u32;
             }
             if h.rtt_ns > 0 {
-                link.rtt_weighted += pkt.size as f64 * h.rtt_ns as f64 * 1e-9;
-                link.rtt_bytes += pkt.size as u64;
+                link.rtt_weighted += size as f64 * h.rtt_ns as f64 * 1e-9;
+                link.rtt_bytes += size as u64;
             }
-        }
+        });
         Admission::Normal
     }
 

@@ -2,7 +2,8 @@
 //! variants' gains and the defaults they take from the network.
 
 use super::*;
-use crate::net::packet::{Header, Packet, PacketKind};
+use crate::net::header::{assert_round_trips, Header};
+use crate::net::packet::{Packet, PacketKind};
 use crate::net::scale::PathScale;
 use crate::protocols::SwitchAgent;
 use crate::protocols::Transport;
@@ -38,7 +39,7 @@ fn data(rate_kbps: u32, rtt_ns: u32, size: u32) -> Packet {
     Packet {
         kind: PacketKind::Data,
         size,
-        header: Header::Rcp(RcpHeader {
+        header: Header::of(RcpHeader {
             rate_kbps,
             rtt_ns,
             refresh: false,
@@ -48,10 +49,7 @@ fn data(rate_kbps: u32, rtt_ns: u32, size: u32) -> Packet {
 }
 
 fn stamped(p: &Packet) -> u32 {
-    match p.header {
-        Header::Rcp(h) => h.rate_kbps,
-        _ => panic!(),
-    }
+    p.header.read::<RcpHeader>().unwrap().rate_kbps
 }
 
 #[test]
@@ -201,4 +199,15 @@ fn ps_defaults_from_the_network() {
         defaults(10.0, 6.49, Some("published")),
         (0.1, 1.0, 1.0, 6.49)
     );
+}
+
+#[test]
+fn the_header_round_trips_through_the_slot() {
+    for refresh in [false, true] {
+        assert_round_trips(RcpHeader {
+            rate_kbps: RATE_UNSET,
+            rtt_ns: 123_456,
+            refresh,
+        });
+    }
 }

@@ -118,6 +118,7 @@ pub(crate) use rto::RttEstimator;
 pub use sender::TcpSender;
 
 use crate::error::{ConfigError, ConfigResult};
+use crate::net::header::WireHeader;
 use crate::net::network::Network;
 use crate::net::queue::Discipline;
 use crate::net::scale::PathScale;
@@ -277,6 +278,7 @@ pub(crate) fn rto_bounds(
 }
 
 impl Protocol for TcpParams {
+    const HEADER_TAGS: &'static [u8] = &[super::mcp::McpHeader::TAG];
     const NAMES: &'static [(&'static str, &'static str)] = &[
         (
             "tcp",

@@ -3,7 +3,7 @@
 //! One ACK per data packet (no delayed ACK, see the module doc), carrying the cumulative next
 //! expected byte, `ece` = CE of *that* data packet (DCTCP per-packet echo, never latched) and
 //! the packet's `ts` in `ts_echo`. The reply echoes the packet's protocol
-//! [`Header`](crate::net::packet::Header) (always `None` for TCP), so explicit-rate protocols
+//! [`Header`](crate::net::header::Header) (always empty for TCP), so explicit-rate protocols
 //! reuse this receiver.
 
 use super::TcpParams;
@@ -41,7 +41,7 @@ impl TcpReceiver {
 
     /// A receiver whose replies are `header` bytes on the wire: the cumulative-ACK receiver of
     /// other protocols (pFabric, RCP, D3), whose replies also echo the data packet's
-    /// [`Header`](crate::net::packet::Header) fields.
+    /// [`Header`](crate::net::header::Header) fields.
     pub fn with_header_bytes(header: u32, f: &FlowSetup) -> TcpReceiver {
         TcpReceiver {
             flow: f.flow,

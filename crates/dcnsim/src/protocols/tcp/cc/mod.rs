@@ -135,7 +135,7 @@ pub struct Ack {
     /// ECN-Echo: the data packet this ACK answers arrived CE-marked.
     pub ece: bool,
     /// The protocol header the receiver echoed (MCP-Opt reads the path's queue and price).
-    pub header: crate::net::packet::Header,
+    pub header: crate::net::header::Header,
 }
 
 /// The window policy of a TCP sender (see the module doc for when each hook runs).
@@ -177,8 +177,8 @@ pub trait CongestionControl {
 
     /// The protocol header of data packets, for controllers whose switches fill it in
     /// (MCP-Opt); none by default.
-    fn data_header(&self) -> crate::net::packet::Header {
-        crate::net::packet::Header::None
+    fn data_header(&self) -> crate::net::header::Header {
+        crate::net::header::Header::NONE
     }
 }
 
@@ -261,7 +261,7 @@ impl CongestionControl for Controller {
         dispatch!(self, cc => cc.wants_abort(now))
     }
     #[inline]
-    fn data_header(&self) -> crate::net::packet::Header {
+    fn data_header(&self) -> crate::net::header::Header {
         dispatch!(self, cc => cc.data_header())
     }
 }
