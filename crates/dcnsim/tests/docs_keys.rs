@@ -12,9 +12,7 @@ use dcnsim::config::{FailureConfig, OutputConfig, RoutingConfig, Scenario};
 use dcnsim::protocols::{TransportConfig, TransportKeys, PROTOCOLS};
 use dcnsim::tagged::field_names;
 use dcnsim::topo::{LinkOverride, TopologyConfig, TOPOLOGIES};
-use dcnsim::workload::{
-    size_distributions, DeadlineSpec, SizeTable, WorkloadConfig, WORKLOADS,
-};
+use dcnsim::workload::{size_distributions, DeadlineSpec, SizeTable, WorkloadConfig, WORKLOADS};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -57,13 +55,23 @@ fn tag_values() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {
         ("scenarios.md", "transport.protocol", first(PROTOCOLS)),
         ("scenarios.md", "topology.kind", first(TOPOLOGIES)),
         ("scenarios.md", "workload.kind", first(WORKLOADS)),
-        ("scenarios.md", "workload.sizes", first(size_distributions())),
-        ("path-choices.md", "routing.lb", first(dcnsim::lb::PATH_CHOICES)),
+        (
+            "scenarios.md",
+            "workload.sizes",
+            first(size_distributions()),
+        ),
+        (
+            "path-choices.md",
+            "routing.lb",
+            first(dcnsim::lb::PATH_CHOICES),
+        ),
     ]
 }
 
 fn page(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs")
+        .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -121,7 +129,11 @@ fn every_value_of_a_tag_key_is_named_on_its_page() {
             }
         }
     }
-    assert!(missing.is_empty(), "not documented:\n  {}", missing.join("\n  "));
+    assert!(
+        missing.is_empty(),
+        "not documented:\n  {}",
+        missing.join("\n  ")
+    );
 }
 
 /// The section parser and the row rule, on a page of two sections.
