@@ -53,7 +53,7 @@
 //! error ([`crate::run::RunError::Memory`]), and no result directory is written.
 //!
 //! Calibration (peak RSS of `dcnsim-core`, `/usr/bin/time -v`, against the estimate): the
-//! table in the README ("Memory budget"). On those runs — routing tables of fat-trees,
+//! table in the manual (`docs/performance.md`, "Memory budget"). On those runs — routing tables of fat-trees,
 //! leaf-spines, Jellyfish and BCube, 10⁶ flows at packet and flow level, incasts of 150 000
 //! flows, fine series — the estimate is within −2 % … +23 % of the peak. Under packet-level
 //! PDQ, M-PDQ and MERP, where every flow counts as held at once, it is a ceiling: near the

@@ -151,7 +151,7 @@ pub struct Caps {
 }
 
 /// What a transport's flows take of memory at packet level, measured (peak RSS of runs of
-/// 10⁵–10⁶ flows and of incasts, against the estimate: the README's "Memory budget").
+/// 10⁵–10⁶ flows and of incasts, against the estimate: `docs/performance.md`, "Memory budget").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlowMemory {
     /// Bytes per flow for the whole run: its spec, its state, its record and its line of

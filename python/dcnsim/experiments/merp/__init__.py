@@ -36,8 +36,8 @@ What the paper did, what we run, and why
   Figs. 10–11 use random pairs on the fat-tree, whose fabric links carry at most a host
   link's load when spread evenly: host load = L.
 * **Baselines.** pFabric with the core's network-derived defaults (window = BDP of the
-  longest path, RTO = 3 RTT; README). TCP NewReno with the core's defaults (minimum RTO 1 ms,
-  initial window 10); the paper's "TCP-DropTail" gives no parameters.
+  longest path, RTO = 3 RTT; ``docs/scenarios.md``). TCP NewReno with the core's defaults
+  (minimum RTO 1 ms, initial window 10); the paper's "TCP-DropTail" gives no parameters.
 * **Fat-tree schemes** (§6.2): MERP = MERP's rate control + MEMR (``routing.lb = "memr"``);
   ECMP = MERP's rate control + ECMP ("ECMP also uses MERP rate control component as the
   transport layer protocol"); CONGA with TCP NewReno: the paper says "also" of ECMP only, and

@@ -111,7 +111,7 @@ Figs. 9–12, large scale (§4.2)
   "group"``, Poisson arrivals. Workloads: the built-in Data Mining, Web Search, Cache Follower
   and Web Server CDFs. The paper's Table 3 agrees with ours within 2–5 points per bin except
   for Web Search, whose column (59/3/18/20 %) matches no public copy of that workload (all
-  give 15/39/16/30; ``/work/shared/workloads/README.md``): we use the DCTCP one.
+  give 15/39/16/30; ``crates/dcnsim/src/workload/cdf/README.md``): we use the DCTCP one.
 * **"We also vary the load intensity by changing the total number of existing flows from
   10000 to 50000"**: read as N flows arriving in a fixed window, so the load grows with N.
   The window is not given; we put 50 000 flows at load 0.8 of each sender's link, so 10 000,

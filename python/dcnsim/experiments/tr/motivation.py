@@ -14,8 +14,8 @@ first five. The set-up and every choice are in the package doc
 
 - short-flow queueing delay: switch queueing per data packet over all short flows' packets
   (``queue_delay_mean_s`` weighted by ``data_packets``); retransmission ratio: Σ
-  ``spurious_retransmits`` / Σ ``data_packets`` (README: the paper's "retransmission ratio
-  caused by reordering"); AFCT: mean ``fct_s`` of the finished short flows.
+  ``spurious_retransmits`` / Σ ``data_packets`` (``docs/outputs.md``: the paper's
+  "retransmission ratio caused by reordering"); AFCT: mean ``fct_s`` of the finished short flows.
 - per-path throughput: ``tx_bytes`` of leaf0's ten uplinks (every sender is under leaf0, so
   these carry all the data) over the run; its standard deviation across the ten paths.
 - total throughput of long flows: the sum of their throughputs, bytes delivered / (finish −
