@@ -368,7 +368,8 @@ def reproduce(paper: str | None, list_papers: bool, figure_id: str | None, inclu
         click.echo(f"{f.figure.id}: " + ", ".join(f"{counts.get(v, 0)} {v}" for v in
                                                  ("reproduced", "differs", "not measured"))
                    + f"  -> {f.png}")
-    click.echo(f"wrote {out / 'report.html'}, {out / 'data.csv'}, {out / 'comparison.csv'}")
+    click.echo(f"wrote {out / 'report.html'}, {out / 'data.csv'}, {out / 'comparison.csv'}, "
+               f"{out / 'run.json'}")
     if rep.failed_points:
         click.echo(f"error: {rep.failed_points} simulation point(s) failed; see the report",
                    err=True)

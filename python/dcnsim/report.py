@@ -64,6 +64,15 @@ def _image(path: Path) -> str:
     return f"<img alt='{html.escape(Path(path).name)}' src='data:image/png;base64,{data}'>"
 
 
+def _provenance_line(p: dict) -> str:
+    code = f"dcnsim {p['dcnsim']}"
+    if p.get("commit"):
+        code += f", commit {p['commit'][:12]}"
+        if p.get("uncommitted_changes"):
+            code += " with uncommitted changes"
+    return f"Run {p['started']} to {p['ended']} (UTC); {code}; details in run.json."
+
+
 def write_html(rep, path: str | Path) -> Path:
     """Writes the report of a :class:`~dcnsim.experiments.runner.Reproduction`."""
     paper = rep.paper
@@ -79,6 +88,8 @@ def write_html(rep, path: str | Path) -> Path:
     ]
     if paper.note:
         parts.append(f"<p class='note'>{html.escape(paper.note)}</p>")
+    if rep.provenance:
+        parts.append(f"<p class='note'>{html.escape(_provenance_line(rep.provenance))}</p>")
     parts.append(
         f"<p><b>{counts['reproduced']}</b> claims reproduced, <b>{counts['differs']}</b> differ, "
         f"<b>{counts['not measured']}</b> not measured.</p>"

@@ -2,8 +2,9 @@
 
 For each figure: run its sweep (resumable, like any sweep) into ``OUT/<figure>/``, measure our
 numbers, draw ``OUT/<figure>.png`` with the paper's values as markers, and compare every claim.
-Then ``OUT/data.csv`` (our numbers), ``OUT/comparison.csv`` (claim by claim) and
-``OUT/report.html`` (self-contained: the images are embedded).
+Then ``OUT/data.csv`` (our numbers), ``OUT/comparison.csv`` (claim by claim),
+``OUT/report.html`` (self-contained: the images are embedded) and ``OUT/run.json`` (the
+figures run, when, and the code's version and commit: :mod:`dcnsim.provenance`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import json
+
 import pandas as pd
 
-from .. import report
+from .. import provenance, report
 from ..sweep import SWEEP_JSON, collect, load_spec, run_sweep, write_summaries
 from . import claims as claims_mod
 from .figure import MEASURE_COLUMNS, Figure, Paper, Runs, SweepDef
@@ -41,6 +44,8 @@ class Reproduction:
     figures: list[FigureResult]
     #: The tolerance of a claim that gives none, for the report's statement of the rule.
     default_tolerance: float = claims_mod.DEFAULT_TOLERANCE
+    #: What ``OUT/run.json`` holds: the figures, when, and the code's version and commit.
+    provenance: dict = field(default_factory=dict)
 
     @property
     def failed_points(self) -> int:
@@ -149,6 +154,7 @@ def reproduce(
                     f"(--figure {f.id} or --all to run it)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    started = provenance.utc_now()
     all_claims = claims_mod.load_claims(paper.name)
     known = claims_mod.load_metrics(paper.name)
     results = []
@@ -173,5 +179,9 @@ def reproduce(
     pd.concat([r.ours for r in results])[["figure", *MEASURE_COLUMNS]].to_csv(
         out / "data.csv", index=False)
     pd.concat([r.comparison for r in results]).to_csv(out / "comparison.csv", index=False)
+    rep.provenance = {"paper": paper.name, "figures": [f.id for f in figures], "quick": quick,
+                      "started": started, "ended": provenance.utc_now(),
+                      **provenance.code_version()}
+    (out / "run.json").write_text(json.dumps(rep.provenance, indent=2) + "\n")
     report.write_html(rep, out / "report.html")
     return rep
