@@ -106,6 +106,15 @@ def save_screenshot(driver, shot: Path) -> None:
     shot.write_bytes(base64.b64decode(png))
 
 
+def blank(shot: Path) -> bool:
+    """True if the screenshot is one flat colour: nothing was drawn."""
+    from PIL import Image
+
+    with Image.open(shot) as image:
+        lo, hi = image.convert("L").getextrema()
+    return lo == hi
+
+
 class _Anchors(HTMLParser):
     def __init__(self):
         super().__init__()

@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from pagecheck import check_page, missing_targets, served
+from pagecheck import blank, check_page, missing_targets, served
 
 # a 1x1 PNG
 PIXEL = base64.b64decode(
@@ -20,6 +20,7 @@ PAGES = {
     "missing-image.html": '<img src="nowhere.png">',
     "console-error.html": '<script>console.error("something broke")</script>',
     "exception.html": '<script>null.property</script>',
+    "empty.html": "",
     "broken-links.html": '<a href="gone.html">a</a><a href="other.html#nope">b</a>',
 }
 
@@ -67,3 +68,10 @@ def test_links_to_no_file_or_no_anchor_fail(browser, pages, tmp_path):
     assert len(broken) == 2
     assert "gone.html" in broken[0] and "no file gone.html" in broken[0]
     assert "no #nope in other.html" in broken[1]
+
+
+def test_a_page_that_draws_nothing_gives_a_blank_screenshot(browser, pages, tmp_path):
+    assert _check(browser, pages, "empty.html", tmp_path) == ([], [])
+    assert blank(tmp_path / "shot.png")
+    _check(browser, pages, "good.html", tmp_path)
+    assert not blank(tmp_path / "shot.png")
