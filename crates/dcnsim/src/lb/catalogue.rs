@@ -42,7 +42,7 @@ macro_rules! path_choices {
             }
 
             /// The `[routing]` keys it reads besides `reroute_delay_us`; any other set with
-            /// it is refused ([`check_keys`]).
+            /// it is refused (by the catalogue's `check_keys`).
             pub fn keys(self) -> &'static [&'static str] {
                 match self {
                     $(LbKind::$kind => &[$(stringify!($key)),*],)*
