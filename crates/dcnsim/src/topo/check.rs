@@ -3,7 +3,8 @@
 use super::builder::LinkParams;
 use super::{BufferSize, TopologyConfig};
 use crate::error::{AtKey, ConfigError, ConfigResult};
-use crate::units::{num, Rate, Time};
+use crate::units::{num, Rate};
+use crate::validate::micros;
 
 /// The largest topology we agree to build. Far above any paper's (PDQ's 4096 servers); it
 /// exists so that a typo like `k = 2000` fails at once instead of allocating gigabytes.
@@ -12,7 +13,7 @@ pub(crate) const MAX_NODES: usize = 1 << 22;
 /// Values shared by every kind, validated.
 pub(super) fn common(cfg: &TopologyConfig) -> ConfigResult<LinkParams> {
     let rate = rate(cfg.link_gbps, "topology.link_gbps")?;
-    let delay = delay(cfg.effective_link_delay_us(), "topology.link_delay_us")?;
+    let delay = micros("topology.link_delay_us", cfg.effective_link_delay_us())?;
     let buffer = match (cfg.buffer_pkts, cfg.buffer_kb) {
         (Some(_), Some(_)) => {
             return Err(ConfigError::new(
@@ -53,24 +54,6 @@ pub(super) fn rate(gbps: f64, key: &str) -> ConfigResult<Rate> {
 /// An optional rate key, defaulting to `default`.
 pub(super) fn rate_or(gbps: Option<f64>, key: &str, default: Rate) -> ConfigResult<Rate> {
     gbps.map_or(Ok(default), |g| rate(g, key))
-}
-
-/// A positive propagation delay in µs, at most the simulation horizon.
-pub(super) fn delay(us: f64, key: &str) -> ConfigResult<Time> {
-    if us.is_finite() && us <= 0.0 {
-        return Err(ConfigError::new(
-            key,
-            format!("must be a positive delay in microseconds, got {}", num(us)),
-        ));
-    }
-    let t = Time::try_from_us_f64(us).at_key(key)?;
-    if t == Time::ZERO {
-        return Err(ConfigError::new(
-            key,
-            format!("{} us rounds to 0 ps; give at least 1e-6", num(us)),
-        ));
-    }
-    Ok(t)
 }
 
 pub(super) fn buffer_pkts(p: u64, key: &str) -> ConfigResult<BufferSize> {

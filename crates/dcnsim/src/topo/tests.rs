@@ -222,7 +222,7 @@ fn override_errors_name_the_entry() {
         (
             "between = ['leaf0', 'spine1']\ndelay_us = 0",
             "topology.link_overrides[0].delay_us",
-            "positive delay",
+            "must be a finite time > 0 µs (got 0)",
         ),
     ];
     for (entry, path, msg) in cases {
@@ -259,7 +259,7 @@ fn common_keys_are_validated_with_their_path() {
         (
             "kind = 'star'\nlink_delay_us = -1",
             "topology.link_delay_us",
-            "positive delay",
+            "must be a finite time > 0 µs (got -1)",
         ),
         (
             "kind = 'star'\nbuffer_pkts = 10\nbuffer_kb = 150",
