@@ -118,7 +118,8 @@ macro_rules! variant_keys {
             };
             // A value of any type reads as `IgnoredAny`: the error is a key not declared.
             Some(read.map_err(|mut e| {
-                let key = e.path[at.len() + 1..].to_string();
+                let key = e.path.strip_prefix(at).and_then(|k| k.strip_prefix('.'));
+                let key = key.unwrap_or_default().to_string();
                 let taking = variants_taking(&key);
                 if !taking.is_empty() {
                     e.message += &format!(

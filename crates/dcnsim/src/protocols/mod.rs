@@ -81,8 +81,10 @@ impl TransportConfig {
 }
 
 /// Declares a protocol's `[transport]` keys type ([`Protocol::Config`]): a struct of `Option`
-/// fields, one per key, that refuses unknown keys, and its `is_set(key)`. Keys several protocols share are declared
-/// once here, in groups the protocol names after `uses` (in the order its keys are listed):
+/// fields, one per key, that refuses unknown keys, and its `is_set(key)` (whether the key has
+/// a value, for checks that name keys: TCP's variant-only keys). Keys several protocols share
+/// are declared once here, in groups the protocol names after `uses` (in the order its keys
+/// are listed):
 ///
 /// * `segment`: `mss_bytes`, `header_bytes` (read by [`segment_sizes`]);
 /// * `init_cwnd`: `init_cwnd_pkts`;
@@ -122,7 +124,7 @@ macro_rules! transport_keys {
 
         impl $name {
             /// Whether the scenario sets the key `key` (`false` for a name that is not one).
-            #[allow(dead_code)]
+            #[allow(dead_code)] // only the TCP family's checks ask
             pub fn is_set(&self, key: &str) -> bool {
                 match key {
                     $(stringify!($field) => self.$field.is_some(),)*

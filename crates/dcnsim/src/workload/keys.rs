@@ -49,3 +49,39 @@ pub(super) mod deadline_dist {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tagged::field_names;
+    use crate::workload::{DeadlineSpec, SizeTable, WorkloadConfig, WORKLOADS};
+
+    /// Every kind of the catalogue has its keys declared, and every key of each table is a key
+    /// of some variant (or of all).
+    #[test]
+    fn every_kind_and_every_key_is_declared() {
+        for (kind, _) in WORKLOADS {
+            let cfg = WorkloadConfig {
+                kind: kind.to_string(),
+                ..WorkloadConfig::default()
+            };
+            assert!(
+                matches!(super::kind::check(&cfg, "w"), Some(Ok(()))),
+                "{kind}"
+            );
+        }
+        // `size`: serde lists the alias of `sizes` among the fields; the table writes `sizes`.
+        let common = ["kind", "size", "deadline", "weight", "abort_at_deadline"];
+        for key in field_names::<WorkloadConfig>() {
+            let declared = common.contains(key) || !super::kind::variants_taking(key).is_empty();
+            assert!(declared, "workload.{key} is a key of no kind");
+        }
+        for key in field_names::<SizeTable>() {
+            let declared = *key == "dist" || !super::size_dist::variants_taking(key).is_empty();
+            assert!(declared, "sizes.{key} is a key of no dist");
+        }
+        for key in field_names::<DeadlineSpec>() {
+            let declared = *key == "dist" || !super::deadline_dist::variants_taking(key).is_empty();
+            assert!(declared, "deadline.{key} is a key of no dist");
+        }
+    }
+}
