@@ -1,18 +1,25 @@
-//! One reader of a kind-tagged table: a table whose tag key (`transport.protocol`, and in time
-//! `routing.lb`, `topology.kind`, a size distribution's `dist`) names a variant, and whose
-//! other keys are that variant's own.
+//! One reader of a kind-tagged table: a table whose tag key (`transport.protocol`,
+//! `topology.kind`, `workload.kind`, `routing.lb`, a size or deadline distribution's `dist`)
+//! names a variant, and whose other keys are that variant's own.
 //!
-//! The scenario holds such a table raw: the tag and a [`Map`] of the other keys (for
-//! `[transport]`, `TransportConfig` with a flattened map). Whoever owns the variants
-//! dispatches by the tag and calls [`read`] with the
-//! variant's own keys type, a `#[derive(Deserialize)] #[serde(deny_unknown_fields)]` struct of
-//! `Option` fields. [`read`] refuses a key that type does not declare, naming the key path and
-//! listing the variant's keys (the field names of the type, read from its derived
-//! `Deserialize`: [`field_names`]), then deserialises the rest keeping the key path of any
-//! error (`transport.pdq_dampening_us: invalid type: ...`).
+//! `[transport]` is held raw: the tag and a [`Map`] of the other keys (`TransportConfig` with
+//! a flattened map). Its registry dispatches by the tag and calls [`read`] with the variant's
+//! own keys type, a `#[derive(Deserialize)] #[serde(deny_unknown_fields)]` struct of `Option`
+//! fields. [`read`] refuses a key that type does not declare, naming the key path and listing
+//! the variant's keys (the field names of the type, read from its derived `Deserialize`:
+//! [`field_names`]), then deserialises the rest keeping the key path of any error
+//! (`transport.pdq_dampening_us: invalid type: ...`).
+//!
+//! The other tables are held flat, one typed struct with the keys of every variant: their
+//! builders read it and `scenario.json` writes it. Each declares which keys each variant takes
+//! with `variant_keys!` (in this module): one keys struct per variant, the same [`read`]
+//! applied to the keys the table sets ([`keys_set`]), and the message also names the variants
+//! that do take a refused key (`topology.k: not used by kind 'leafspine'; its keys are: ...;
+//! k is for kind 'fattree' or 'bcube'`).
 
 use crate::error::{ConfigError, ConfigResult};
 use serde::de::{self, DeserializeOwned, Visitor};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// Reads `keys` (a table's keys less its tag) into the variant's own keys type `T`. `at` is
@@ -41,6 +48,110 @@ pub fn read<T: DeserializeOwned>(
         ConfigError::new(path, e.into_inner().to_string())
     })
 }
+
+/// The keys a flat table sets, less its tag: the keys of its serialised form but those whose
+/// value is `null` (an unset `Option`, when it is not skipped).
+pub fn keys_set<T: Serialize>(table: &T, tag: &str) -> Map<String, Value> {
+    match serde_json::to_value(table) {
+        Ok(Value::Object(mut keys)) => {
+            keys.remove(tag);
+            keys.retain(|_, value| !value.is_null());
+            keys
+        }
+        _ => unreachable!("a flat table serialises to a map"),
+    }
+}
+
+/// Declares which keys each variant of a flat kind-tagged table takes, and generates the
+/// check of a table against them. One invocation per table, in a module of its own (it
+/// generates one struct per variant and two functions):
+///
+/// ```ignore
+/// variant_keys! {
+///     /// Checks the keys of `[topology]`.
+///     pub(super) fn check(TopologyConfig, tag kind) common [link_gbps, host_nic] {
+///         StarKeys = "star" [hosts],
+///         TreeKeys = "tree" [tors, hosts_per_tor],
+///     }
+/// }
+/// ```
+///
+/// `check(table, at)` returns `None` for a variant not declared, else [`read`]'s verdict on
+/// the keys the table sets, at `at` (`topology`): a key the variant does not take is refused,
+/// listing its own keys then the `common` ones, and naming the variants that do take it.
+/// `variants_taking(key)` lists those. Every key must be a field of the table (else it does
+/// not compile), so a declaration cannot drift from the type the builders read.
+macro_rules! variant_keys {
+    (@keys $Keys:ident [$($key:ident),*] [$($common:ident),* $(,)?]) => {
+        /// The keys of one variant: only which it declares matters
+        /// ([`crate::tagged::field_names`]), the table's own type reads the values.
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct $Keys {
+            $($key: Option<serde::de::IgnoredAny>,)*
+            $($common: Option<serde::de::IgnoredAny>,)*
+        }
+    };
+    (@fields $table:ident [$($key:ident),* $(,)?]) => {
+        $(let _ = &$table.$key;)*
+    };
+    (
+        $(#[$m:meta])*
+        $vis:vis fn $check:ident($Table:ty, tag $tag:ident) common $common:tt {
+            $($Keys:ident = $name:literal [$($key:ident),* $(,)?],)*
+        }
+    ) => {
+        $($crate::tagged::variant_keys!(@keys $Keys [$($key),*] $common);)*
+
+        $(#[$m])*
+        $vis fn $check(table: &$Table, at: &str) -> Option<$crate::error::ConfigResult<()>> {
+            let keys = $crate::tagged::keys_set(table, stringify!($tag));
+            let read = match table.$tag.as_str() {
+                $($name => $crate::tagged::read::<$Keys>(
+                    at,
+                    concat!(stringify!($tag), " '", $name, "'"),
+                    &keys,
+                )
+                .map(drop),)*
+                _ => return None,
+            };
+            // A value of any type reads as `IgnoredAny`: the error is a key not declared.
+            Some(read.map_err(|mut e| {
+                let key = e.path.strip_prefix(at).and_then(|k| k.strip_prefix('.'));
+                let key = key.unwrap_or_default().to_string();
+                let taking = variants_taking(&key);
+                if !taking.is_empty() {
+                    e.message += &format!(
+                        "; {key} is for {} '{}'",
+                        stringify!($tag),
+                        taking.join("' or '")
+                    );
+                }
+                e
+            }))
+        }
+
+        /// The variants that take `key` (none for a key of every variant).
+        $vis fn variants_taking(key: &str) -> Vec<&'static str> {
+            let mut taking = Vec::new();
+            $(
+                let own: &[&str] = &[$(stringify!($key)),*];
+                if own.contains(&key) {
+                    taking.push($name);
+                }
+            )*
+            taking
+        }
+
+        // Every declared key is a field of the table.
+        const _: fn(&$Table) = |table| {
+            $($crate::tagged::variant_keys!(@fields table [$($key),*]);)*
+            $crate::tagged::variant_keys!(@fields table $common);
+        };
+    };
+}
+pub(crate) use variant_keys;
 
 /// The keys a derived `Deserialize` struct declares, in declaration order: the `fields` its
 /// `Deserialize` impl hands the deserializer, caught by one that reads nothing else.
@@ -122,5 +233,45 @@ mod tests {
         let e = read::<Keys>("t", "kind 'x'", &table(json!({"alpha": "no"}))).unwrap_err();
         assert_eq!(e.path, "t.alpha");
         assert!(e.message.contains("invalid type"), "{e}");
+    }
+
+    /// A table held flat: `b` is unset when `null`, as an `Option` not skipped writes it.
+    #[derive(Serialize)]
+    struct Flat {
+        kind: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        a: Option<u32>,
+        b: Option<u32>,
+        c: f64,
+    }
+
+    variant_keys! {
+        fn check(Flat, tag kind) common [c] {
+            AKeys = "a" [a],
+            BKeys = "b" [b],
+        }
+    }
+
+    #[test]
+    fn a_flat_table_sets_only_keys_of_its_variant() {
+        let flat = |kind: &str, a, b| Flat {
+            kind: kind.into(),
+            a,
+            b,
+            c: 1.0,
+        };
+        assert!(matches!(
+            check(&flat("a", Some(1), None), "t"),
+            Some(Ok(()))
+        ));
+        assert!(matches!(check(&flat("b", None, None), "t"), Some(Ok(()))));
+        assert!(check(&flat("z", None, None), "t").is_none());
+        let e = check(&flat("a", None, Some(2)), "t").unwrap().unwrap_err();
+        assert_eq!(e.path, "t.b");
+        assert_eq!(
+            e.message,
+            "not used by kind 'a'; its keys are: a, c; b is for kind 'b'"
+        );
+        assert_eq!(variants_taking("c"), Vec::<&str>::new());
     }
 }

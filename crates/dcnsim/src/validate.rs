@@ -25,10 +25,14 @@ use crate::error::{AtKey, ConfigError, ConfigResult};
 use crate::units::{num, RangeError, Time};
 use std::fmt::Display;
 
-/// A time in µs at `key`, refused unless finite, at least a picosecond and at most the
-/// simulation horizon ([`crate::units`]).
+/// A time in µs at `key` (a timer, a link's propagation delay), refused unless finite, at
+/// least a picosecond and at most the simulation horizon ([`crate::units`]).
 pub fn micros(key: &str, us: f64) -> ConfigResult<Time> {
     match Time::try_from_us_f64(us) {
+        Ok(Time::ZERO) if us > 0.0 => Err(ConfigError::new(
+            key,
+            format!("{} µs rounds to 0 ps; give at least 1e-6", num(us)),
+        )),
         Ok(Time::ZERO) | Err(RangeError::Negative { .. }) => Err(ConfigError::new(
             key,
             format!("must be a finite time > 0 µs (got {})", num(us)),
@@ -175,6 +179,10 @@ mod tests {
             assert_eq!(e.path, K, "{bad}");
         }
         assert!(micros(K, 0.0).unwrap_err().message.contains("> 0 µs"));
+        assert!(micros(K, 1e-9)
+            .unwrap_err()
+            .message
+            .contains("rounds to 0 ps; give at least 1e-6"));
         // The horizon (1e6 s) is the largest time.
         assert!(micros(K, 1e12).is_ok());
         assert!(micros(K, 1.0001e12).is_err());

@@ -41,8 +41,8 @@ macro_rules! path_choices {
                 }
             }
 
-            /// The `[routing]` keys it reads; any other of [`RoutingConfig::scheme_keys`] set
-            /// with it is refused.
+            /// The `[routing]` keys it reads besides `reroute_delay_us`; any other set with
+            /// it is refused (by the catalogue's `check_keys`).
             pub fn keys(self) -> &'static [&'static str] {
                 match self {
                     $(LbKind::$kind => &[$(stringify!($key)),*],)*
@@ -60,10 +60,15 @@ macro_rules! path_choices {
         /// Every path choice with its line for `dcnsim list` (and the error of an unknown one).
         pub const PATH_CHOICES: &[(&str, &str)] = &[$(($name, $about)),*];
 
-        // A key that is not a field of `RoutingConfig` does not compile.
-        const _: fn(&RoutingConfig) = |cfg| {
-            $($(let _ = &cfg.$key;)*)*
-        };
+        // The same keys, as the checks of the one reader of kind-tagged tables: a key that
+        // is not a field of `RoutingConfig` does not compile.
+        crate::tagged::variant_keys! {
+            /// Checks that `cfg` sets only keys of its path choice (every one takes
+            /// `reroute_delay_us`); `None` for an unknown one.
+            pub(super) fn check_keys(RoutingConfig, tag lb) common [reroute_delay_us] {
+                $($kind = $name [$($key),*],)*
+            }
+        }
     };
 }
 

@@ -1,5 +1,6 @@
 //! The `[routing]` table and its reading into [`LbParams`]: the keys each path choice takes
-//! come from the catalogue ([`LbKind::keys`]), defaults from the module table of [`super`].
+//! come from the catalogue ([`LbKind::keys`], checked by [`crate::tagged::read`]), defaults
+//! from the module table of [`super`].
 
 use super::{tr, LbKind, PATH_CHOICES};
 use crate::error::{ConfigError, ConfigResult};
@@ -18,8 +19,8 @@ pub struct RoutingConfig {
     /// Time between a link failing (or recovering) and the routing tables reflecting it.
     #[serde(default)]
     pub reroute_delay_us: f64,
-    // Parameters of the path choices ([`RoutingConfig::scheme_keys`]); each is refused for a
-    // choice that does not use it. Defaults and meaning: the table in [`crate::lb`].
+    // Parameters of the path choices ([`LbKind::keys`]); each is refused for a choice that
+    // does not use it. Defaults and meaning: the table in [`crate::lb`].
     #[serde(default)]
     pub flowlet_gap_us: Option<f64>,
     #[serde(default)]
@@ -71,33 +72,6 @@ impl Default for RoutingConfig {
     }
 }
 
-impl RoutingConfig {
-    /// The keys of the path choices' parameters, each with whether the scenario sets it, in
-    /// the order of the table. The pattern lists every field, so a new key cannot be left out.
-    pub fn scheme_keys(&self) -> Vec<(&'static str, bool)> {
-        macro_rules! scheme_keys {
-            ($($key:ident),*) => {{
-                let RoutingConfig { lb: _, reroute_delay_us: _, $($key),* } = self;
-                vec![$((stringify!($key), $key.is_some())),*]
-            }};
-        }
-        scheme_keys!(
-            flowlet_gap_us,
-            flowcell_bytes,
-            reorder_timeout_us,
-            conga_tau_us,
-            conga_metric_bits,
-            conga_aging_us,
-            drill_samples,
-            drill_memory,
-            tr_long_bytes,
-            tr_queue_bits,
-            tr_inactive_us,
-            tr_ack_path
-        )
-    }
-}
-
 /// Validated `[routing]` parameters of the path choice (defaults in the module table).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LbParams {
@@ -145,23 +119,7 @@ impl LbParams {
                 ),
             )
         })?;
-        for (key, set) in cfg.scheme_keys() {
-            if set && !kind.keys().contains(&key) {
-                let users: Vec<&str> = LbKind::ALL
-                    .iter()
-                    .filter(|k| k.keys().contains(&key))
-                    .map(|k| k.name())
-                    .collect();
-                return Err(ConfigError::new(
-                    format!("routing.{key}"),
-                    format!(
-                        "only for lb = {}; lb '{}' does not use it",
-                        users.join(" or "),
-                        cfg.lb
-                    ),
-                ));
-            }
-        }
+        super::catalogue::check_keys(cfg, "routing").expect("lb checked above")?;
         let flowcell_bytes = cfg.flowcell_bytes.unwrap_or(DEFAULT_FLOWCELL_BYTES);
         if flowcell_bytes == 0 {
             return Err(ConfigError::new(

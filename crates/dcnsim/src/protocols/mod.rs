@@ -81,8 +81,10 @@ impl TransportConfig {
 }
 
 /// Declares a protocol's `[transport]` keys type ([`Protocol::Config`]): a struct of `Option`
-/// fields, one per key, that refuses unknown keys. Keys several protocols share are declared
-/// once here, in groups the protocol names after `uses` (in the order its keys are listed):
+/// fields, one per key, that refuses unknown keys, and its `is_set(key)` (whether the key has
+/// a value, for checks that name keys: TCP's variant-only keys). Keys several protocols share
+/// are declared once here, in groups the protocol names after `uses` (in the order its keys
+/// are listed):
 ///
 /// * `segment`: `mss_bytes`, `header_bytes` (read by [`segment_sizes`]);
 /// * `init_cwnd`: `init_cwnd_pkts`;
@@ -107,13 +109,28 @@ macro_rules! transport_keys {
             @munch [$(#[$m])* $vis $name] [$($group)*] {} { $($own)* }
         );
     };
-    (@munch [$(#[$m:meta])* $vis:vis $name:ident] [] { $($acc:tt)* } { $($own:tt)* }) => {
+    (@munch $head:tt [] { $($acc:tt)* } { $($own:tt)* }) => {
+        $crate::protocols::transport_keys!(@emit $head { $($acc)* $($own)* });
+    };
+    (@emit [$(#[$m:meta])* $vis:vis $name:ident] {
+        $($(#[$fm:meta])* $fvis:vis $field:ident: $fty:ty),* $(,)?
+    }) => {
         $(#[$m])*
         #[derive(Clone, Debug, Default, PartialEq, serde::Deserialize, serde::Serialize)]
         #[serde(deny_unknown_fields)]
         $vis struct $name {
-            $($acc)*
-            $($own)*
+            $($(#[$fm])* $fvis $field: $fty,)*
+        }
+
+        impl $name {
+            /// Whether the scenario sets the key `key` (`false` for a name that is not one).
+            #[allow(dead_code)] // only the TCP family's checks ask
+            pub fn is_set(&self, key: &str) -> bool {
+                match key {
+                    $(stringify!($field) => self.$field.is_some(),)*
+                    _ => false,
+                }
+            }
         }
     };
     (@munch $head:tt [segment $($rest:ident)*] { $($acc:tt)* } $own:tt) => {

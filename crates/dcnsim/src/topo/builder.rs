@@ -191,7 +191,7 @@ impl Builder {
                 link.rate_ba = r;
             }
             if let Some(d) = o.delay_us {
-                let t = check::delay(d, &format!("{key}.delay_us"))?;
+                let t = crate::validate::micros(&format!("{key}.delay_us"), d)?;
                 link.delay_ab = t;
                 link.delay_ba = t;
             }

@@ -3,91 +3,17 @@
 use super::builder::LinkParams;
 use super::{BufferSize, TopologyConfig};
 use crate::error::{AtKey, ConfigError, ConfigResult};
-use crate::units::{num, Rate, Time};
+use crate::units::{num, Rate};
+use crate::validate::micros;
 
 /// The largest topology we agree to build. Far above any paper's (PDQ's 4096 servers); it
 /// exists so that a typo like `k = 2000` fails at once instead of allocating gigabytes.
 pub(crate) const MAX_NODES: usize = 1 << 22;
 
-/// The kind-specific keys and the kinds they belong to.
-const KEY_KINDS: &[(&str, &[&str])] = &[
-    ("hosts", &["star"]),
-    ("senders", &["dumbbell"]),
-    ("receivers", &["dumbbell", "parkinglot"]),
-    ("bottleneck_gbps", &["dumbbell", "parkinglot"]),
-    ("tors", &["tree"]),
-    ("hosts_per_tor", &["tree"]),
-    ("core_gbps", &["tree", "fattree"]),
-    ("k", &["fattree", "bcube"]),
-    ("n", &["bcube"]),
-    ("agg_gbps", &["fattree"]),
-    ("leaves", &["leafspine"]),
-    ("spines", &["leafspine"]),
-    ("hosts_per_leaf", &["leafspine"]),
-    ("spine_gbps", &["leafspine"]),
-    ("forwarders", &["parkinglot"]),
-    ("hosts_per_group", &["parkinglot"]),
-    ("cross_receivers", &["parkinglot"]),
-    ("switches", &["jellyfish"]),
-    ("ports_per_switch", &["jellyfish"]),
-    ("hosts_per_switch", &["jellyfish"]),
-    ("file", &["file"]),
-];
-
-/// Which kind-specific keys the table sets, in [`KEY_KINDS`] order.
-fn given(cfg: &TopologyConfig) -> [(&'static str, bool); 21] {
-    [
-        ("hosts", cfg.hosts.is_some()),
-        ("senders", cfg.senders.is_some()),
-        ("receivers", cfg.receivers.is_some()),
-        ("bottleneck_gbps", cfg.bottleneck_gbps.is_some()),
-        ("tors", cfg.tors.is_some()),
-        ("hosts_per_tor", cfg.hosts_per_tor.is_some()),
-        ("core_gbps", cfg.core_gbps.is_some()),
-        ("k", cfg.k.is_some()),
-        ("n", cfg.n.is_some()),
-        ("agg_gbps", cfg.agg_gbps.is_some()),
-        ("leaves", cfg.leaves.is_some()),
-        ("spines", cfg.spines.is_some()),
-        ("hosts_per_leaf", cfg.hosts_per_leaf.is_some()),
-        ("spine_gbps", cfg.spine_gbps.is_some()),
-        ("forwarders", cfg.forwarders.is_some()),
-        ("hosts_per_group", cfg.hosts_per_group.is_some()),
-        ("cross_receivers", cfg.cross_receivers.is_some()),
-        ("switches", cfg.switches.is_some()),
-        ("ports_per_switch", cfg.ports_per_switch.is_some()),
-        ("hosts_per_switch", cfg.hosts_per_switch.is_some()),
-        ("file", cfg.file.is_some()),
-    ]
-}
-
-/// A key that belongs to another kind is refused, not ignored: it is almost always a
-/// scenario edited from another one, and silently dropping it hides the mistake.
-pub(super) fn keys_belong_to_kind(cfg: &TopologyConfig) -> ConfigResult<()> {
-    for ((key, set), (key2, kinds)) in given(cfg).iter().zip(KEY_KINDS) {
-        debug_assert_eq!(key, key2, "given() and KEY_KINDS list the same keys");
-        if *set && !kinds.contains(&cfg.kind.as_str()) {
-            let which = if kinds.len() == 1 {
-                format!("kind {}", kinds[0])
-            } else {
-                format!("kinds {}", kinds.join(" and "))
-            };
-            return Err(ConfigError::new(
-                format!("topology.{key}"),
-                format!(
-                    "applies only to {which}, not to kind {}; remove it",
-                    cfg.kind
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Values shared by every kind, validated.
 pub(super) fn common(cfg: &TopologyConfig) -> ConfigResult<LinkParams> {
     let rate = rate(cfg.link_gbps, "topology.link_gbps")?;
-    let delay = delay(cfg.effective_link_delay_us(), "topology.link_delay_us")?;
+    let delay = micros("topology.link_delay_us", cfg.effective_link_delay_us())?;
     let buffer = match (cfg.buffer_pkts, cfg.buffer_kb) {
         (Some(_), Some(_)) => {
             return Err(ConfigError::new(
@@ -128,24 +54,6 @@ pub(super) fn rate(gbps: f64, key: &str) -> ConfigResult<Rate> {
 /// An optional rate key, defaulting to `default`.
 pub(super) fn rate_or(gbps: Option<f64>, key: &str, default: Rate) -> ConfigResult<Rate> {
     gbps.map_or(Ok(default), |g| rate(g, key))
-}
-
-/// A positive propagation delay in µs, at most the simulation horizon.
-pub(super) fn delay(us: f64, key: &str) -> ConfigResult<Time> {
-    if us.is_finite() && us <= 0.0 {
-        return Err(ConfigError::new(
-            key,
-            format!("must be a positive delay in microseconds, got {}", num(us)),
-        ));
-    }
-    let t = Time::try_from_us_f64(us).at_key(key)?;
-    if t == Time::ZERO {
-        return Err(ConfigError::new(
-            key,
-            format!("{} us rounds to 0 ps; give at least 1e-6", num(us)),
-        ));
-    }
-    Ok(t)
 }
 
 pub(super) fn buffer_pkts(p: u64, key: &str) -> ConfigResult<BufferSize> {

@@ -180,7 +180,7 @@ fn link_params(words: &[&str], defaults: &LinkParams, at: &str) -> ConfigResult<
         };
         match key {
             "gbps" => p.rate = check::rate(number()?, &ctx)?,
-            "delay_us" => p.delay = check::delay(number()?, &ctx)?,
+            "delay_us" => p.delay = crate::validate::micros(&ctx, number()?)?,
             "buffer_kb" => p.buffer = check::buffer_kb(number()?, &ctx)?,
             "buffer_pkts" => p.buffer = check::buffer_pkts(whole(value, key, at)?, &ctx)?,
             "ecn_k_pkts" => {
@@ -385,7 +385,7 @@ mod tests {
             (
                 "host a\nhost b\nlink a b delay_us=0",
                 "net.topo line 3: delay_us",
-                "positive delay",
+                "must be a finite time > 0 µs (got 0)",
             ),
             (
                 "host a\nhost b\nlink a b colour=red",

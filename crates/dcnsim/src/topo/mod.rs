@@ -45,7 +45,8 @@
 //! at least 1, and the nodes (or the links) of a layout at most 4 194 304: the error names
 //! the key to lower, or the file and line that gave the value. A key that belongs to
 //! another kind is an error that names the kinds it belongs to, rather than being ignored: a
-//! `k = 8` left in a leaf-spine scenario is a mistake worth hearing about. Overrides apply to
+//! `k = 8` left in a leaf-spine scenario is a mistake worth hearing about (each kind's keys
+//! are declared once, in `kinds.rs`). Overrides apply to
 //! every kind (also `file`), so asymmetric paths can be made in any layout; each names an
 //! existing link and may appear once.
 //!
@@ -98,6 +99,7 @@ pub(crate) use check::MAX_NODES;
 pub mod file;
 mod generated;
 pub mod jellyfish;
+mod kinds;
 pub mod parkinglot;
 
 #[cfg(test)]
@@ -405,7 +407,9 @@ pub fn build(
             ),
         ));
     }
-    check::keys_belong_to_kind(cfg)?;
+    // A key that belongs to another kind is refused, not ignored: it is almost always a
+    // scenario edited from another one, and silently dropping it hides the mistake.
+    kinds::check(cfg, "topology").expect("kind checked against TOPOLOGIES above")?;
     let common = check::common(cfg)?;
     let (mut b, what) = match cfg.kind.as_str() {
         "star" => generated::star(cfg, &common)?,

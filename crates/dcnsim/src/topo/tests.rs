@@ -222,7 +222,7 @@ fn override_errors_name_the_entry() {
         (
             "between = ['leaf0', 'spine1']\ndelay_us = 0",
             "topology.link_overrides[0].delay_us",
-            "positive delay",
+            "must be a finite time > 0 µs (got 0)",
         ),
     ];
     for (entry, path, msg) in cases {
@@ -259,7 +259,7 @@ fn common_keys_are_validated_with_their_path() {
         (
             "kind = 'star'\nlink_delay_us = -1",
             "topology.link_delay_us",
-            "positive delay",
+            "must be a finite time > 0 µs (got -1)",
         ),
         (
             "kind = 'star'\nbuffer_pkts = 10\nbuffer_kb = 150",
@@ -324,23 +324,29 @@ fn keys_of_other_kinds_are_refused() {
         (
             "kind = 'leafspine'\nk = 8",
             "topology.k",
-            "applies only to kinds fattree and bcube, not to kind leafspine",
+            "not used by kind 'leafspine'; its keys are: leaves, spines, hosts_per_leaf, \
+             spine_gbps, link_gbps, link_delay_us, buffer_pkts, buffer_kb, ecn_k_pkts, host_nic, \
+             link_overrides; k is for kind 'fattree' or 'bcube'",
         ),
         (
             "kind = 'star'\nreceivers = 2",
             "topology.receivers",
-            "kinds dumbbell and parkinglot",
+            "receivers is for kind 'dumbbell' or 'parkinglot'",
         ),
-        ("kind = 'fattree'\nhosts = 4", "topology.hosts", "kind star"),
+        (
+            "kind = 'fattree'\nhosts = 4",
+            "topology.hosts",
+            "hosts is for kind 'star'",
+        ),
         (
             "kind = 'tree'\nfile = 'x.topo'",
             "topology.file",
-            "kind file",
+            "file is for kind 'file'",
         ),
         (
             "kind = 'file'\nfile = 'x.topo'\ntors = 2",
             "topology.tors",
-            "kind tree",
+            "tors is for kind 'tree'",
         ),
     ];
     for (text, path, msg) in cases {

@@ -87,16 +87,10 @@ pub(super) enum DeadlineDist {
 impl DeadlineDist {
     fn new(s: &DeadlineSpec) -> ConfigResult<DeadlineDist> {
         let k = "workload.deadline";
-        let given = [
-            ("ms", s.ms),
-            ("min_ms", s.min_ms),
-            ("max_ms", s.max_ms),
-            ("mean_ms", s.mean_ms),
-        ];
-        let (allowed, help): (&[&str], &str) = match s.dist.as_str() {
-            "fixed" => (&["ms"], "ms"),
-            "uniform" => (&["min_ms", "max_ms"], "min_ms and max_ms"),
-            "exponential" => (&["mean_ms", "min_ms"], "mean_ms and optional min_ms"),
+        let help = match s.dist.as_str() {
+            "fixed" => "ms",
+            "uniform" => "min_ms and max_ms",
+            "exponential" => "mean_ms and optional min_ms",
             other => {
                 return Err(ConfigError::new(
                     format!("{k}.dist"),
@@ -104,17 +98,14 @@ impl DeadlineDist {
                 ))
             }
         };
-        for (name, v) in given {
+        super::keys::deadline_dist::check(s, k).expect("dist checked above")?;
+        for (name, v) in [
+            ("ms", s.ms),
+            ("min_ms", s.min_ms),
+            ("max_ms", s.max_ms),
+            ("mean_ms", s.mean_ms),
+        ] {
             if let Some(v) = v {
-                if !allowed.contains(&name) {
-                    return Err(ConfigError::new(
-                        format!("{k}.{name}"),
-                        format!(
-                            "does not apply to dist = \"{}\"; its keys are {help}",
-                            s.dist
-                        ),
-                    ));
-                }
                 Time::try_from_ms_f64(v).at_key(format!("{k}.{name}"))?;
             }
         }

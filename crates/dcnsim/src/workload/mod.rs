@@ -19,7 +19,8 @@
 //! meet deadlines"; the flow is then terminated, with `terminated_s` its deadline, and frees the
 //! network: PDQ, D3, MERP and PACE send the TERM, FIN or TERMINATE their switches need to let
 //! it go). A key that does not apply to the
-//! chosen kind (or pattern, or size `dist`) is an error naming it, never silently ignored.
+//! chosen kind (or pattern, or size `dist`) is an error naming it, never silently ignored
+//! (the keys of each kind and `dist` are declared in `keys.rs`).
 //!
 //! ## Sizes
 //!
@@ -107,6 +108,7 @@
 mod cdf;
 mod flowfile;
 mod generators;
+mod keys;
 mod sizes;
 #[cfg(test)]
 mod tests;
@@ -267,68 +269,6 @@ pub const WORKLOADS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Keys each kind accepts besides `kind` (the module doc gives their defaults).
-fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
-    Some(match kind {
-        "poisson" => &[
-            "sizes",
-            "load",
-            "flows",
-            "pattern",
-            "src_group",
-            "dst_group",
-            "start_s",
-            "deadline",
-            "weight",
-            "abort_at_deadline",
-        ],
-        "flows" => &["file", "deadline", "weight", "abort_at_deadline"],
-        "incast" => &[
-            "sizes",
-            "senders",
-            "receiver",
-            "start_s",
-            "rounds",
-            "interval_s",
-            "deadline",
-            "weight",
-            "abort_at_deadline",
-        ],
-        "permutation" => &[
-            "sizes",
-            "start_s",
-            "deadline",
-            "weight",
-            "abort_at_deadline",
-        ],
-        _ => return None,
-    })
-}
-
-impl WorkloadConfig {
-    /// (key, whether it is set), for every optional key.
-    fn keys_set(&self) -> [(&'static str, bool); 16] {
-        [
-            ("sizes", self.sizes.is_some()),
-            ("load", self.load.is_some()),
-            ("flows", self.flows.is_some()),
-            ("pattern", self.pattern.is_some()),
-            ("src_group", self.src_group.is_some()),
-            ("dst_group", self.dst_group.is_some()),
-            ("start_s", self.start_s.is_some()),
-            ("file", self.file.is_some()),
-            ("senders", self.senders.is_some()),
-            ("receiver", self.receiver.is_some()),
-            ("rounds", self.rounds.is_some()),
-            ("interval_s", self.interval_s.is_some()),
-            ("deadline", self.deadline.is_some()),
-            ("weight", self.weight.is_some()),
-            ("abort_at_deadline", self.abort_at_deadline.is_some()),
-            ("kind", true),
-        ]
-    }
-}
-
 /// The hosts a Poisson workload's λ counts as senders (`None` for other kinds): the
 /// denominator of its nominal load ([`crate::metrics::load`]).
 pub fn poisson_senders(cfg: &WorkloadConfig, hosts: &HostInfo) -> Option<usize> {
@@ -344,29 +284,17 @@ pub fn generate(
     seed: u64,
     base_dir: &std::path::Path,
 ) -> ConfigResult<Vec<FlowSpec>> {
-    let allowed = keys_of(&cfg.kind).ok_or_else(|| {
+    keys::kind::check(cfg, "workload").unwrap_or_else(|| {
         let valid: Vec<&str> = WORKLOADS.iter().map(|w| w.0).collect();
-        ConfigError::new(
+        Err(ConfigError::new(
             "workload.kind",
             format!(
                 "unknown workload '{}'; valid kinds are {}",
                 cfg.kind,
                 valid.join(", ")
             ),
-        )
+        ))
     })?;
-    for (key, set) in cfg.keys_set() {
-        if set && key != "kind" && !allowed.contains(&key) {
-            return Err(ConfigError::new(
-                format!("workload.{key}"),
-                format!(
-                    "does not apply to kind = \"{}\"; its keys are {}",
-                    cfg.kind,
-                    allowed.join(", ")
-                ),
-            ));
-        }
-    }
     if hosts.count < 2 {
         return Err(ConfigError::new(
             "workload",

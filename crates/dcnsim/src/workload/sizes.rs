@@ -253,44 +253,13 @@ fn from_table(t: &SizeTable, key: &str, base_dir: &Path) -> ConfigResult<SizeDis
     let min = kb_or_bytes(key, "min", t.min_kb, t.min_bytes)?;
     let max = kb_or_bytes(key, "max", t.max_kb, t.max_bytes)?;
     let fixed = kb_or_bytes(key, "", t.kb, t.bytes)?;
-    // (key as `allowed` names it, key as written, given?)
-    let pick = |kb: &'static str, bytes: &'static str, by: bool| if by { bytes } else { kb };
-    let given: [(&str, &str, bool); 6] = [
-        (
-            "mean_kb",
-            pick("mean_kb", "mean_bytes", t.mean_bytes.is_some()),
-            mean.is_some(),
-        ),
-        ("shape", "shape", t.shape.is_some()),
-        (
-            "min_kb",
-            pick("min_kb", "min_bytes", t.min_bytes.is_some()),
-            min.is_some(),
-        ),
-        (
-            "max_kb",
-            pick("max_kb", "max_bytes", t.max_bytes.is_some()),
-            max.is_some(),
-        ),
-        (
-            "kb",
-            pick("kb", "bytes", t.bytes.is_some()),
-            fixed.is_some(),
-        ),
-        ("file", "file", t.file.is_some()),
-    ];
-    let (allowed, help): (&[&str], &str) = match t.dist.as_str() {
-        "pareto" => (
-            &["mean_kb", "shape", "max_kb"],
-            "mean_kb (or mean_bytes), shape, optional max_kb (or max_bytes)",
-        ),
-        "exponential" => (&["mean_kb"], "mean_kb (or mean_bytes)"),
-        "uniform" => (
-            &["min_kb", "max_kb"],
-            "min_kb and max_kb (or min_bytes, max_bytes)",
-        ),
-        "fixed" => (&["kb"], "kb (or bytes)"),
-        "cdf" => (&["file"], "file"),
+    // What a message of a missing key says the dist needs.
+    let help = match t.dist.as_str() {
+        "pareto" => "mean_kb (or mean_bytes), shape, optional max_kb (or max_bytes)",
+        "exponential" => "mean_kb (or mean_bytes)",
+        "uniform" => "min_kb and max_kb (or min_bytes, max_bytes)",
+        "fixed" => "kb (or bytes)",
+        "cdf" => "file",
         other => {
             return Err(ConfigError::new(
                 format!("{key}.dist"),
@@ -302,17 +271,7 @@ fn from_table(t: &SizeTable, key: &str, base_dir: &Path) -> ConfigResult<SizeDis
             ))
         }
     };
-    for (k, written, set) in given {
-        if set && !allowed.contains(&k) {
-            return Err(ConfigError::new(
-                format!("{key}.{written}"),
-                format!(
-                    "does not apply to dist = \"{}\"; its keys are {help}",
-                    t.dist
-                ),
-            ));
-        }
-    }
+    super::keys::size_dist::check(t, key).expect("dist checked above")?;
     let need = |v: Option<f64>, k: &str| {
         v.ok_or_else(|| {
             ConfigError::new(

@@ -192,7 +192,11 @@ fn size_errors_name_the_key_and_the_valid_choices() {
         8,
     );
     assert_eq!(e.path, "workload.sizes.shape");
-    assert!(e.message.contains("mean_kb"), "{e}");
+    assert_eq!(
+        e.message,
+        "not used by dist 'exponential'; its keys are: mean_kb, mean_bytes; \
+         shape is for dist 'pareto'"
+    );
     let e = err(
         "kind = \"poisson\"\nsizes = { dist = \"fixed\", kb = 1, bytes = 1000 }",
         8,

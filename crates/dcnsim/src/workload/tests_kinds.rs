@@ -128,6 +128,10 @@ fn deadlines_follow_their_distribution() {
         8,
     );
     assert_eq!(bad.path, "workload.deadline.mean_ms");
+    assert_eq!(
+        bad.message,
+        "not used by dist 'fixed'; its keys are: ms; mean_ms is for dist 'exponential'"
+    );
     let bad = err(
         "kind = \"poisson\"\ndeadline = { dist = \"uniform\", min_ms = 3 }",
         8,
@@ -250,4 +254,9 @@ fn flow_file_is_read_relative_to_the_base_dir() {
     assert_eq!(e.path, "workload.file");
     let e = err("kind = \"flows\"\nfile = \"f.csv\"\nload = 0.5", 4);
     assert_eq!(e.path, "workload.load");
+    assert_eq!(
+        e.message,
+        "not used by kind 'flows'; its keys are: file, deadline, weight, abort_at_deadline; \
+         load is for kind 'poisson'"
+    );
 }

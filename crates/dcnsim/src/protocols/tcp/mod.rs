@@ -311,12 +311,11 @@ impl Protocol for TcpParams {
                 format!("'{protocol}' is not a TCP variant (tcp, dctcp, d2tcp, mcp)"),
             ));
         }
-        let set = serde_json::to_value(cfg).expect("transport keys always serialise");
         for (keys, variants, why) in VARIANT_KEYS {
             if variants.contains(&protocol) {
                 continue;
             }
-            if let Some(key) = keys.iter().find(|k| !set[**k].is_null()) {
+            if let Some(key) = keys.iter().find(|k| cfg.is_set(k)) {
                 return Err(ConfigError::new(format!("transport.{key}"), *why));
             }
         }
