@@ -16,8 +16,8 @@
 //! - [`topo`]: builders of network specifications from the scenario.
 //! - [`workload`]: builders of flows from the scenario.
 //! - [`net`]: packets in a pool, egress queues (drop-tail/ECN, priority, rank), ports and
-//!   links, routing tables of equal-cost next hops. (Its packet header holds the transports'
-//!   headers from above: the other exception, what is left of issue 38's cycle.)
+//!   links, routing tables of equal-cost next hops; the packet's header slot, which each
+//!   transport's header packs itself into.
 //! - [`lb`]: path choice among those next hops (ECMP, RPS, DRB, Presto, LetFlow, CONGA, DRILL,
 //!   …) and the `[routing]` table; it takes what it needs of the transport as plain values.
 //! - [`protocols`]: transports as sans-IO state machines (TCP NewReno, DCTCP, …).

@@ -708,6 +708,7 @@ fn a_higher_rate_speeds_up_the_waiting_packet() {
 
 #[test]
 fn the_header_round_trips_through_the_slot() {
+    assert!(D3Params::HEADER_TAGS.contains(&D3Header::TAG));
     crate::net::header::assert_round_trips(D3Header {
         alloc: [1, 2, 3, 4, 5, 6, 7, u16::MAX],
         desired: 40_000,

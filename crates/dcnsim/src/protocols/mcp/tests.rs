@@ -550,6 +550,8 @@ fn the_queue_a_port_reports_is_its_standing_queue() {
 
 #[test]
 fn the_header_round_trips_through_the_slot() {
+    use crate::net::header::WireHeader;
+    assert!(TcpParams::HEADER_TAGS.contains(&McpHeader::TAG));
     crate::net::header::assert_round_trips(McpHeader {
         queue_pkts: 123,
         price: 2.5e-18,

@@ -548,6 +548,8 @@ fn keys_are_validated_and_network_values_filled() {
 #[test]
 fn the_header_round_trips_through_the_slot_for_every_kind() {
     use super::header::MerpKind::*;
+    use crate::net::header::WireHeader;
+    assert!(MerpParams::HEADER_TAGS.contains(&MerpHeader::TAG));
     for kind in [Syn, Det, Data, Fin, SynAck, DetAck, Boost, DataAck, FinAck] {
         crate::net::header::assert_round_trips(MerpHeader {
             kind,

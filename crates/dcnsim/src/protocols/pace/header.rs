@@ -158,6 +158,8 @@ mod tests {
 
     #[test]
     fn header_is_its_wire_size_and_round_trips_through_the_slot() {
+        use crate::protocols::Protocol;
+        assert!(super::super::PaceParams::HEADER_TAGS.contains(&PaceHeader::TAG));
         assert_eq!(std::mem::size_of::<PaceHeader>(), WIRE_BYTES as usize);
         crate::net::header::assert_round_trips(PaceHeader {
             msg: 3,

@@ -203,6 +203,7 @@ fn ps_defaults_from_the_network() {
 
 #[test]
 fn the_header_round_trips_through_the_slot() {
+    assert!(RcpParams::HEADER_TAGS.contains(&RcpHeader::TAG));
     for refresh in [false, true] {
         assert_round_trips(RcpHeader {
             rate_kbps: RATE_UNSET,

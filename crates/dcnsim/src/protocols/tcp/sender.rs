@@ -354,6 +354,7 @@ impl TcpSender {
     }
 
     /// Builds the data segment starting at `seq` and does the per-transmission bookkeeping.
+    #[inline]
     fn data(&mut self, now: Time, seq: u64, retransmit: bool) -> Packet {
         let payload = self.mss.min(self.size - seq) as u32;
         self.stats.data_packets_sent += 1;
