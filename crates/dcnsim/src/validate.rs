@@ -41,6 +41,30 @@ pub fn micros(key: &str, us: f64) -> ConfigResult<Time> {
     }
 }
 
+/// The value of the choice named `set` at `key` among `choices` (name, value), the first
+/// choice when unset; an unknown name is refused as an unknown `what` (`capacity`,
+/// `variant`), listing the names.
+pub fn choice<T: Copy>(
+    key: &str,
+    what: &str,
+    set: Option<&str>,
+    choices: &[(&str, T)],
+) -> ConfigResult<T> {
+    let Some(name) = set else {
+        return Ok(choices[0].1);
+    };
+    match choices.iter().find(|(n, _)| *n == name) {
+        Some(&(_, value)) => Ok(value),
+        None => {
+            let valid: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+            Err(ConfigError::new(
+                key,
+                format!("unknown {what} '{name}'; valid: {}", valid.join(", ")),
+            ))
+        }
+    }
+}
+
 /// [`micros`] of the value at `key`, `default` when it is unset.
 pub fn micros_or(key: &str, v: Option<f64>, default: f64) -> ConfigResult<Time> {
     micros(key, v.unwrap_or(default))
@@ -193,6 +217,19 @@ mod tests {
         assert_eq!(micros_or(K, None, 3.0).unwrap(), Time::from_us(3));
         assert_eq!(micros_or(K, Some(2.0), 3.0).unwrap(), Time::from_us(2));
         assert!(micros_or(K, Some(f64::NAN), 3.0).is_err());
+    }
+
+    #[test]
+    fn choice_gives_the_first_when_unset_and_refuses_an_unknown_name_listing_the_names() {
+        let choices = [("adjusted", 1), ("link", 2)];
+        assert_eq!(choice("t.c", "capacity", None, &choices).unwrap(), 1);
+        assert_eq!(
+            choice("t.c", "capacity", Some("link"), &choices).unwrap(),
+            2
+        );
+        let e = choice("t.c", "capacity", Some("Link"), &choices).unwrap_err();
+        assert_eq!(e.path, "t.c");
+        assert_eq!(e.message, "unknown capacity 'Link'; valid: adjusted, link");
     }
 
     #[test]

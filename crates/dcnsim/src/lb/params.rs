@@ -6,7 +6,7 @@ use super::{tr, LbKind, PATH_CHOICES};
 use crate::error::{ConfigError, ConfigResult};
 use crate::rng;
 use crate::units::Time;
-use crate::validate::{int_within, micros_or};
+use crate::validate::{choice, int_within, micros_or};
 use serde::{Deserialize, Serialize};
 
 /// The `[routing]` table.
@@ -183,16 +183,12 @@ impl LbParams {
                 .tr_inactive_us
                 .map(|v| micros_or("routing.tr_inactive_us", Some(v), 0.0))
                 .transpose()?,
-            tr_spray_acks: match cfg.tr_ack_path.as_deref() {
-                None | Some("tr") => false,
-                Some("spray") => true,
-                Some(other) => {
-                    return Err(ConfigError::new(
-                        "routing.tr_ack_path",
-                        format!("must be \"tr\" or \"spray\" (got '{other}')"),
-                    ))
-                }
-            },
+            tr_spray_acks: choice(
+                "routing.tr_ack_path",
+                "ACK path",
+                cfg.tr_ack_path.as_deref(),
+                &[("tr", false), ("spray", true)],
+            )?,
         })
     }
 

@@ -278,7 +278,7 @@ use crate::protocols::tcp::rto_bounds;
 use crate::protocols::tcp::TcpReceiver;
 use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
-use crate::validate::{micros_or, number_in};
+use crate::validate::{choice, micros_or, number_in};
 
 /// Slots of the allocation vector: the longest path (in egress ports) D3 manages in full.
 pub const MAX_HOPS: usize = 8;
@@ -436,16 +436,12 @@ fn unit_bps(cfg: &D3Config) -> ConfigResult<u64> {
 
 /// The capacity mode and its gains; the gains only under `adjusted`.
 fn capacity(cfg: &D3Config) -> ConfigResult<Capacity> {
-    let adjusted = match cfg.d3_capacity.as_deref() {
-        None | Some("adjusted") => true,
-        Some("link") => false,
-        Some(other) => {
-            return Err(ConfigError::new(
-                "transport.d3_capacity",
-                format!("unknown capacity '{other}'; valid: adjusted, link"),
-            ))
-        }
-    };
+    let adjusted = choice(
+        "transport.d3_capacity",
+        "capacity",
+        cfg.d3_capacity.as_deref(),
+        &[("adjusted", true), ("link", false)],
+    )?;
     if !adjusted {
         for (key, set) in [
             ("d3_alpha", cfg.d3_alpha.is_some()),

@@ -170,7 +170,7 @@ use crate::net::header::{Reader, WireHeader, Writer};
 use crate::net::scale::PathScale;
 use crate::protocols::tcp::TcpConfig;
 use crate::units::Time;
-use crate::validate::micros_or;
+use crate::validate::{choice, micros_or};
 
 /// Where no network is known (unit tests): 10 µs.
 pub const FALLBACK_RATE_INTERVAL_US: f64 = 10.0;
@@ -231,22 +231,25 @@ pub const DEFAULT_RATE_AVERAGE_US: f64 = 1000.0;
 
 impl McpParams {
     pub fn from_config(cfg: &TcpConfig) -> ConfigResult<McpParams> {
-        let opt = one_of(
-            "mcp_variant",
-            &cfg.mcp_variant,
+        let opt = choice(
+            "transport.mcp_variant",
+            "value",
+            cfg.mcp_variant.as_deref(),
             &[("approx", false), ("opt", true)],
         )?;
-        let abort = one_of(
-            "mcp_abort",
-            &cfg.mcp_abort,
+        let abort = choice(
+            "transport.mcp_abort",
+            "value",
+            cfg.mcp_abort.as_deref(),
             &[
                 ("deficit", AbortRule::Deficit),
                 ("per_rtt", AbortRule::PerRtt),
             ],
         )?;
-        let aim_early = one_of(
-            "mcp_aim",
-            &cfg.mcp_aim,
+        let aim_early = choice(
+            "transport.mcp_aim",
+            "value",
+            cfg.mcp_aim.as_deref(),
             &[("rtt_early", true), ("deadline", false)],
         )?;
         let opt_only = [
@@ -276,23 +279,6 @@ impl McpParams {
             rate_interval,
             rate_average,
         })
-    }
-}
-
-/// The value of the choice `key` names, the first of `choices` when it is not set.
-fn one_of<T: Copy>(key: &str, set: &Option<String>, choices: &[(&str, T)]) -> ConfigResult<T> {
-    let Some(name) = set.as_deref() else {
-        return Ok(choices[0].1);
-    };
-    match choices.iter().find(|(n, _)| *n == name) {
-        Some(&(_, value)) => Ok(value),
-        None => {
-            let valid: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
-            Err(ConfigError::new(
-                format!("transport.{key}"),
-                format!("unknown value '{name}'; valid: {}", valid.join(", ")),
-            ))
-        }
     }
 }
 

@@ -235,7 +235,7 @@ use crate::net::scale::PathScale;
 use crate::protocols::tcp::DEFAULT_MAX_RTO_US;
 use crate::protocols::{AtOnce, Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
-use crate::validate::{micros_or, rto_bounds, RtoDefaults};
+use crate::validate::{choice, micros_or, rto_bounds, RtoDefaults};
 
 pub const DEFAULT_ALPHA: f64 = 0.999;
 pub const DEFAULT_Q: f64 = 0.8;
@@ -274,14 +274,15 @@ pub enum Handover {
 
 impl Handover {
     pub fn from_config(cfg: &MerpConfig) -> ConfigResult<Handover> {
-        match cfg.merp_handover.as_deref() {
-            None | Some("work_conserving") => Ok(Handover::WorkConserving),
-            Some("paper") => Ok(Handover::Paper),
-            Some(other) => Err(ConfigError::new(
-                "transport.merp_handover",
-                format!("unknown hand-over '{other}'; valid: work_conserving, paper"),
-            )),
-        }
+        choice(
+            "transport.merp_handover",
+            "hand-over",
+            cfg.merp_handover.as_deref(),
+            &[
+                ("work_conserving", Handover::WorkConserving),
+                ("paper", Handover::Paper),
+            ],
+        )
     }
 }
 

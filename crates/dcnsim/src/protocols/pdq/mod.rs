@@ -276,7 +276,7 @@ use crate::net::queue::Discipline;
 use crate::protocols::tcp::DEFAULT_MIN_RTO_US;
 use crate::protocols::{AtOnce, Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
-use crate::validate::micros_or;
+use crate::validate::{choice, micros_or};
 
 pub const DEFAULT_EARLY_START_K: f64 = 2.0;
 pub const DEFAULT_PROBING_X: f64 = 0.2;
@@ -447,16 +447,12 @@ impl Protocol for PdqParams {
             0.0,
             "Fig. 12 sweeps α from 0 to 10",
         )?;
-        let whole_path = match cfg.pdq_accounting.as_deref() {
-            None | Some("whole_path") => true,
-            Some("literal") => false,
-            Some(other) => {
-                return Err(ConfigError::new(
-                    "transport.pdq_accounting",
-                    format!("unknown accounting '{other}'; valid: whole_path, literal"),
-                ))
-            }
-        };
+        let whole_path = choice(
+            "transport.pdq_accounting",
+            "accounting",
+            cfg.pdq_accounting.as_deref(),
+            &[("whole_path", true), ("literal", false)],
+        )?;
         let on = |v: Option<bool>| v.unwrap_or(true);
         let (mss, header) = crate::protocols::segment_sizes(cfg.mss_bytes, cfg.header_bytes)?;
         Ok(PdqParams {

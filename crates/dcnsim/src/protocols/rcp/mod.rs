@@ -163,7 +163,7 @@ mod tests;
 pub use sender::RcpSender;
 pub use switch::{rate_law, RcpSwitch};
 
-use crate::error::{ConfigError, ConfigResult};
+use crate::error::ConfigResult;
 use crate::net::header::{Reader, WireHeader, Writer};
 use crate::net::network::Network;
 use crate::net::queue::Discipline;
@@ -172,7 +172,7 @@ use crate::protocols::tcp::rto_bounds;
 use crate::protocols::tcp::TcpReceiver;
 use crate::protocols::{Caps, FlowMemory, FlowSetup, FluidPolicy, Protocol};
 use crate::units::{Rate, Time};
-use crate::validate::number_in;
+use crate::validate::{choice, number_in};
 
 /// α of the published law and of both variants (the CCR paper's value).
 pub const DEFAULT_ALPHA: f64 = 0.1;
@@ -222,14 +222,15 @@ pub enum Variant {
 
 impl Variant {
     pub fn from_config(cfg: &RcpConfig) -> ConfigResult<Variant> {
-        match cfg.rcp_variant.as_deref() {
-            None | Some("ps") => Ok(Variant::ProcessorSharing),
-            Some("published") => Ok(Variant::Published),
-            Some(other) => Err(ConfigError::new(
-                "transport.rcp_variant",
-                format!("unknown variant '{other}'; valid: ps, published"),
-            )),
-        }
+        choice(
+            "transport.rcp_variant",
+            "variant",
+            cfg.rcp_variant.as_deref(),
+            &[
+                ("ps", Variant::ProcessorSharing),
+                ("published", Variant::Published),
+            ],
+        )
     }
 
     /// (α, β, R(0)/C) of the variant on a network whose longest path holds `bdp_bytes`.
