@@ -18,8 +18,10 @@ pub struct SwitchConfig {
     pub probing_x: Option<f64>,
     /// Dampening: the least time between accepting two paused flows; `None` = off.
     pub dampening: Option<Time>,
-    /// The rate controller C = max(0, r − q / (2·RTT)); off: C = line rate.
+    /// The rate controller C = max(0, r − q / (g·RTT)); off: C = line rate.
     pub rate_controller: bool,
+    /// How often the rate controller updates C, and with what drain time g·RTT.
+    pub rate_update: RateUpdate,
     /// Whether SYN / SYN-ACK go through Algorithms 1 and 3 (request a rate).
     pub syn_requests_rate: bool,
     /// A listed flow that sent nothing across the link for this long is forgotten.
@@ -33,6 +35,27 @@ pub struct SwitchConfig {
     /// Bytes on the wire of a full data packet: the rate controller's drain time is at least
     /// two of them at the link's rate.
     pub packet_bytes: u32,
+}
+
+/// How the rate controller updates C = max(0, r − q / (g·RTT)) (`pdq_rate_update`; the module
+/// doc of [`super`] says why the default is not the paper's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateUpdate {
+    /// Every RTT with g = 4: the fastest drain that does not overshoot into an idle link when
+    /// senders follow C one RTT later.
+    Damped,
+    /// Every 2 RTTs with g = 2, as §3.3.3 gives it.
+    Literal,
+}
+
+impl RateUpdate {
+    /// (update period, drain time g), both in RTTs.
+    fn rtts(self) -> (u64, u64) {
+        match self {
+            RateUpdate::Damped => (1, 4),
+            RateUpdate::Literal => (2, 2),
+        }
+    }
 }
 
 /// A flow's identity at the switch: flow index and subflow.
@@ -204,9 +227,9 @@ impl LinkState {
         c - allocated
     }
 
-    /// The rate controller, run lazily when a forward packet passes and 2 average RTTs have
-    /// elapsed since the last update: C = max(0, r − q / (2·RTT)), the RTT at least two full
-    /// data packet times at this link.
+    /// The rate controller, run lazily when a forward packet passes and the update period
+    /// (1 or 2 average RTTs: [`RateUpdate`]) has elapsed since the last update:
+    /// C = max(0, r − q / (g·RTT)), the RTT at least two full data packet times at this link.
     pub fn update_capacity(&mut self, now: Time, queued_bytes: u64, cfg: &SwitchConfig) {
         if now < self.next_rate_update {
             return;
@@ -224,10 +247,12 @@ impl LinkState {
             / self.line_rate_bps.max(1) as u128)
             .min(u64::MAX as u128 / 4) as u64;
         let rtt_ps = ((sum / n) * 1000).max(2 * packet_ps);
-        let drain_bps = (queued_bytes as u128 * 8 * Time::PS_PER_SEC as u128 / (2 * rtt_ps) as u128)
+        let (period, drain) = cfg.rate_update.rtts();
+        let drain_bps = (queued_bytes as u128 * 8 * Time::PS_PER_SEC as u128
+            / (drain * rtt_ps) as u128)
             .min(u64::MAX as u128) as u64;
         self.capacity_bps = self.line_rate_bps.saturating_sub(drain_bps);
-        self.next_rate_update = now + Time::from_ps(2 * rtt_ps);
+        self.next_rate_update = now + Time::from_ps(period * rtt_ps);
     }
 
     /// Algorithm 1: a data packet, probe or (rate-requesting) SYN of flow `id` leaves by this
@@ -543,6 +568,7 @@ mod tests {
             probing_x: Some(0.2),
             dampening: Some(Time::from_us(10)),
             rate_controller: true,
+            rate_update: RateUpdate::Damped,
             syn_requests_rate: true,
             entry_timeout: Time::from_ms(10),
             whole_path: true,
@@ -879,9 +905,31 @@ mod tests {
     }
 
     #[test]
-    fn rate_controller_drains_the_queue_within_two_rtts() {
+    fn rate_controller_drains_the_queue_over_four_rtts_updating_every_rtt() {
         let mut l = link();
         let c = cfg();
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
+        // 50 000 queued bytes over 4 × 10 µs: 10 Gb/s of drain → C = 0.
+        l.update_capacity(Time::from_us(1), 50_000, &c);
+        assert_eq!(l.capacity_bps, 0);
+        // Not again before one RTT.
+        l.update_capacity(Time::from_us(10), 0, &c);
+        assert_eq!(l.capacity_bps, 0);
+        // 25 000 bytes: half the link.
+        l.update_capacity(Time::from_us(11), 25_000, &c);
+        assert_eq!(l.capacity_bps, C / 2);
+        let mut h = hdr(NO_DEADLINE, 100);
+        l.forward(Time::from_us(12), &c, 1, &mut h);
+        assert_eq!(h.rate_kbps, 5_000_000);
+    }
+
+    #[test]
+    fn the_literal_rate_controller_drains_within_two_rtts_updating_every_two() {
+        let mut l = link();
+        let c = SwitchConfig {
+            rate_update: RateUpdate::Literal,
+            ..cfg()
+        };
         round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
         // 25 000 queued bytes over 2 × 10 µs: 10 Gb/s of drain → C = 0.
         l.update_capacity(Time::from_us(1), 25_000, &c);
@@ -892,9 +940,42 @@ mod tests {
         // 12 500 bytes: half the link.
         l.update_capacity(Time::from_us(21), 12_500, &c);
         assert_eq!(l.capacity_bps, C / 2);
-        let mut h = hdr(NO_DEADLINE, 100);
-        l.forward(Time::from_us(22), &c, 1, &mut h);
-        assert_eq!(h.rate_kbps, 5_000_000);
+    }
+
+    /// The queue of a link whose flows follow C one RTT after each update (their commits come
+    /// back with the ACKs), over `rtts` RTTs from `q0` bytes: (the least it reached, where it
+    /// ended). Below 0 is capacity the link left idle.
+    fn queue_under_the_loop(c: &SwitchConfig, q0: i64, rtts: u64) -> (i64, i64) {
+        let mut l = link();
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), c);
+        let rtt = Time::from_us(10);
+        let (mut queue, mut least) = (q0, q0);
+        let mut in_flight = 0; // bytes per RTT the last update takes off, felt one RTT later
+        for n in 0..rtts {
+            l.update_capacity(rtt * n + Time::from_ns(1), queue.max(0) as u64, c);
+            queue -= in_flight;
+            least = least.min(queue);
+            in_flight = ((C - l.capacity_bps) as u128 * 10 / 8 / 1_000_000) as i64;
+        }
+        (least, queue)
+    }
+
+    /// Why the default is not the paper's loop. With an update every RTT the queue obeys
+    /// q(n+1) = q(n) − q(n−1)/g, and g = 4 is its double root 1/2: Q drains as Q, Q, 3Q/4,
+    /// Q/2, 5Q/16 … and never below 0. The literal loop (g = 2, every 2 RTTs) drains Q in two
+    /// RTTs, Q, Q/2, 0, then its second cut, made at Q/2, holds for two more: Q/2 of idle link.
+    #[test]
+    fn the_damped_loop_drains_without_idling_the_link() {
+        let q0 = 20_000; // 8 Gb/s of drain over the literal 2 RTTs: C stays above 0
+        let (least, end) = queue_under_the_loop(&cfg(), q0, 12);
+        assert!(least >= 0, "the queue overshot to {least} bytes");
+        assert!(end < q0 / 50, "after 12 RTTs {end} of {q0} bytes are left");
+        let literal = SwitchConfig {
+            rate_update: RateUpdate::Literal,
+            ..cfg()
+        };
+        let (least, _) = queue_under_the_loop(&literal, q0, 12);
+        assert_eq!(least, -q0 / 2, "the literal loop idles half the queue");
     }
 
     #[test]
@@ -981,8 +1062,8 @@ mod tests {
             &c,
         );
         l.update_capacity(Time::from_us(1), 1516, &c);
-        // Drain over 2 × 2 × 12.128 µs: 1516 B in 48.5 µs = 250 Mb/s.
-        assert_eq!(l.capacity_bps, 750_000_000);
+        // Drain over 4 × 2 × 12.128 µs: 1516 B in 97 µs = 125 Mb/s.
+        assert_eq!(l.capacity_bps, 875_000_000);
     }
 
     #[test]
@@ -1130,8 +1211,8 @@ mod tests {
         let mut l = link();
         round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
         l.update_capacity(Time::from_us(1), 1516, &c);
-        // RTT floored at 2 × 2.4 ms: 1516 B drain over 9.6 ms is 1.26 Mb/s.
-        assert_eq!(l.capacity_bps, C - 1_263_333);
+        // RTT floored at 2 × 2.4 ms: 1516 B drain over 19.2 ms is 0.63 Mb/s.
+        assert_eq!(l.capacity_bps, C - 631_666);
     }
 
     #[test]
