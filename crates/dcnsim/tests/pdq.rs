@@ -151,11 +151,7 @@ fn early_termination_frees_the_link_for_others() {
 /// (1 + 2 hops), the TERM reaches the bottleneck (1 hop), flow 1's next probe gets there no
 /// earlier, its ACK returns (1 + 2 hops) and flow 1's first packet crosses the NIC: at least
 /// 8 µs of propagation, 6 header and 1 data serialisations ≈ 9.48 µs of idle link, and at
-/// most one probe interval more. That interval is the sender's smoothed RTT, which holds the
-/// queue of the start-up (both SYNs are accepted, flow 1 sends first): 10.4 µs here, not the
-/// base RTT of 6.5 µs. With Early Start, flow 1's first packets overlap flow 0's last RTTs
-/// and the queue they build delays flow 0 by up to two data packet times, drained by the
-/// rate controller over a few RTTs.
+/// most one probe interval (one RTT ≈ 6.5 µs) more.
 #[test]
 fn without_early_start_a_gap_opens_between_flows() {
     let csv = "src,dst,size_bytes,start_s\n0,2,73000,0\n1,2,146000,0\n";
@@ -165,18 +161,13 @@ fn without_early_start_a_gap_opens_between_flows() {
     let min_gap = 8.0 + 6.0 * ser(CTRL).as_us_f64() + ser(DATA).as_us_f64();
     let rtt = 2.0 * (ser(DATA).as_us_f64() + 1.0) + 2.0 * (ser(CTRL).as_us_f64() + 1.0);
     let gap = fct_us(&without, 1) - fct_us(&with, 1);
-    let probe_interval = 1.6 * rtt;
     assert!(
-        gap >= min_gap - 0.5 && gap <= min_gap + probe_interval + 0.5,
+        gap >= min_gap - 0.5 && gap <= min_gap + rtt + 0.5,
         "gap {gap:.2} µs, expected {min_gap:.2}..{:.2}",
-        min_gap + probe_interval
+        min_gap + rtt
     );
-    let delay = fct_us(&with, 0) - fct_us(&without, 0);
-    let two_packets = 2.0 * ser(DATA).as_us_f64();
-    assert!(
-        (-0.1..=two_packets + 0.1).contains(&delay),
-        "Early Start delays flow 0 by {delay:.2} µs"
-    );
+    // The first flow is not affected.
+    assert!((fct_us(&without, 0) - fct_us(&with, 0)).abs() < 1.0);
 }
 
 /// Two hosts at 1 Gb/s, each with ten flows (9–197 KB) to the other, all starting together.
@@ -228,12 +219,6 @@ fn early_start_stays_lossless_with_traffic_both_ways() {
     }
 }
 
-/// The digest's Algorithms 1–3 and the paper's rate controller, as written.
-const LITERAL: [&str; 2] = [
-    "transport.pdq_accounting=\"literal\"",
-    "transport.pdq_rate_update=\"literal\"",
-];
-
 /// The mean FCT of the SJF (or SRPT, all flows starting together) schedule on one link of
 /// `gbps`: flows back to back, shortest first, each packet 1516 bytes on the wire.
 fn sjf_mean_us(sizes: &[u64], gbps: u64) -> f64 {
@@ -282,7 +267,7 @@ fn ten_flows_between_two_hosts_come_close_to_sjf() {
 /// PDQ must come within 6 % of SRPT; it was 8.7 % over (the first flow 22 %): after the rate
 /// controller raised C, Algorithm 2 counted the head flow at its stale committed rate and
 /// granted the difference to a flow further down, a cycle that kept the head near 800 Mb/s.
-/// The literal reading (Algorithms 1–3 and the rate controller as written) shows the gap.
+/// The literal accounting shows the gap.
 #[test]
 fn six_flows_into_one_port_come_close_to_srpt() {
     let sizes: Vec<u64> = (1..=6).map(|mb| mb * 1_000_000).collect();
@@ -295,7 +280,11 @@ fn six_flows_into_one_port_come_close_to_srpt() {
     let star = star_with_flow_file(7, 1, "pdq", "");
     let whole = mean_fct_us(&run_in(&star, &[], &dir));
     assert!(whole < 1.06 * srpt, "mean {whole:.0} µs, SRPT {srpt:.0} µs");
-    let literal = mean_fct_us(&run_in(&star, &LITERAL, &dir));
+    let literal = mean_fct_us(&run_in(
+        &star,
+        &["transport.pdq_accounting=\"literal\""],
+        &dir,
+    ));
     assert!(
         literal > 1.08 * srpt,
         "literal {literal:.0} µs, SRPT {srpt:.0} µs"
@@ -306,28 +295,28 @@ fn six_flows_into_one_port_come_close_to_srpt() {
 /// h2's port, a 20 MB flow h1 → h2 (10 µs later) takes what it leaves, and a 10 MB flow
 /// h2 → h0 (20 µs) sends its ACKs up h0's NIC and down h2's port beside the 5 MB flow's data.
 /// One 56-byte ACK per 1 516-byte packet leaves the 5 MB flow 1516/1572 of each link, so it
-/// should end at its ideal FCT × 1572/1516. The paper's rate controller (every 2 RTTs, drain
-/// over 2) cut C on queues that the ACKs and the less critical flow's slivers build and held
-/// the cut after they drained: 2.6 % later. The damped loop (every RTT, over 4) does not idle.
+/// could end at its ideal FCT × 1572/1516. The paper's rate controller (every 2 RTTs, drain
+/// over 2) cuts C on the queues that the ACKs and the less critical flow's slivers build, and
+/// the cut still holds after they drained: 2.6 % later. The damped loop (`pdq_rate_update =
+/// "damped"`: every RTT, over 4) does not idle the link.
 #[test]
-fn a_preempting_flow_keeps_its_link_busy_beside_acks_and_slivers() {
+fn the_literal_rate_controller_idles_a_preempting_flow_s_link_and_the_damped_one_does_not() {
     let csv =
         "src,dst,size_bytes,start_s\n0,2,5000000,0\n1,2,20000000,0.00001\n2,0,10000000,0.00002\n";
     let dir = flow_dir("pdq-sliver", csv);
     let star = star_with_flow_file(3, 10, "pdq", "");
     let late = |out: &RunOutput| {
-        let f = &out.flows[0];
-        let due = f.ideal_fct.as_us_f64() * 1572.0 / 1516.0;
+        let due = out.flows[0].ideal_fct.as_us_f64() * 1572.0 / 1516.0;
         fct_us(out, 0) / due - 1.0
     };
-    let damped = late(&run_in(&star, &[], &dir));
-    assert!(damped.abs() < 0.01, "damped: {:.2} % late", damped * 100.0);
-    let literal = late(&run_in(
+    let literal = late(&run_in(&star, &[], &dir));
+    assert!(literal > 0.02, "literal: {:.2} % late", literal * 100.0);
+    let damped = late(&run_in(
         &star,
-        &["transport.pdq_rate_update=\"literal\""],
+        &["transport.pdq_rate_update=\"damped\""],
         &dir,
     ));
-    assert!(literal > 0.015, "literal: {:.2} % late", literal * 100.0);
+    assert!(damped.abs() < 0.01, "damped: {:.2} % late", damped * 100.0);
 }
 
 /// One-packet flows (1 KB) at load 0.1 on a 4-host star at 10 Gb/s, one new flow every 8 µs
@@ -372,9 +361,9 @@ flows = 500
 /// Issue 35's third case: web-search flows on a k = 4 fat-tree at load 0.6 (`examples/demo.toml`
 /// with 1 000 flows). Literally, links let flows send that they no longer count (accepted and
 /// then evicted before the commit, or removed while paused elsewhere and then resumed by the
-/// pauser), and the rate controller idles links after each queue it drains: the mean FCT is
-/// 31 % over the flow-level model's. With both mended: 11 % over, and 39 % below D3. The
-/// accounting alone is what keeps the losses down: 1 883 drops without it, 86 with it.
+/// pauser): 1 452 drops and 142 timeouts here, the mean FCT 31 % over the flow-level model's.
+/// Accounted over the whole path: 3 drops, 3 timeouts, 16 % over; D3 is 83 % over. With the
+/// damped rate controller: 86 drops, 11 % over.
 #[test]
 fn on_a_fat_tree_pdq_keeps_close_to_its_flow_level_model() {
     let demo = include_str!("../../../examples/demo.toml");
@@ -388,22 +377,25 @@ fn on_a_fat_tree_pdq_keeps_close_to_its_flow_level_model() {
     let prepared = dcnsim::prepare_text(demo, dcnsim::Format::Toml, &overrides, Path::new("."))
         .expect("scenario is valid");
     let fluid = mean_fct_us(&dcnsim::run_prepared(prepared, &mut |_| true).expect("run completes"));
-    let ours = run(&[]);
-    let literal = mean_fct_us(&run(&LITERAL));
+    let whole = run(&[]);
+    let literal = run(&["transport.pdq_accounting=\"literal\""]);
     let d3 = mean_fct_us(&run_toml(demo, &[flows, "transport.protocol=\"d3\""]));
-    let w = mean_fct_us(&ours);
-    assert!(w < 1.15 * fluid, "ours {w:.0} µs, flow level {fluid:.0} µs");
-    assert!(w < 0.75 * d3, "ours {w:.0} µs, D3 {d3:.0} µs");
+    // The damped rate controller leaves links less idle, at the cost of more drops.
+    let damped = run(&["transport.pdq_rate_update=\"damped\""]);
+    assert!(mean_fct_us(&damped) < 1.15 * fluid);
+    assert!(damped.counters.dropped_pkts > whole.counters.dropped_pkts);
+    let (w, l) = (mean_fct_us(&whole), mean_fct_us(&literal));
     assert!(
-        literal > 1.25 * fluid,
-        "literal {literal:.0} µs, flow level {fluid:.0} µs"
+        w < 1.20 * fluid,
+        "whole path {w:.0} µs, flow level {fluid:.0} µs"
     );
-    let uncounted = run(&[LITERAL[0]]);
-    let (dw, dl) = (ours.counters.dropped_pkts, uncounted.counters.dropped_pkts);
+    assert!(w < 0.75 * d3, "whole path {w:.0} µs, D3 {d3:.0} µs");
     assert!(
-        dw * 20 < dl,
-        "drops: whole path {dw}, literal accounting {dl}"
+        l > 1.25 * fluid,
+        "literal {l:.0} µs, flow level {fluid:.0} µs"
     );
+    let (dw, dl) = (whole.counters.dropped_pkts, literal.counters.dropped_pkts);
+    assert!(dw * 20 < dl, "drops: whole path {dw}, literal {dl}");
 }
 
 /// ACKs still in flight when a flow sends its TERM must not put it back on a link's list: a

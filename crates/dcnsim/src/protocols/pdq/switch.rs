@@ -38,14 +38,14 @@ pub struct SwitchConfig {
 }
 
 /// How the rate controller updates C = max(0, r − q / (g·RTT)) (`pdq_rate_update`; the module
-/// doc of [`super`] says why the default is not the paper's).
+/// doc of [`super`] weighs the two).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RateUpdate {
-    /// Every RTT with g = 4: the fastest drain that does not overshoot into an idle link when
-    /// senders follow C one RTT later.
-    Damped,
     /// Every 2 RTTs with g = 2, as §3.3.3 gives it.
     Literal,
+    /// Every RTT with g = 4: the fastest drain of a one-off queue that does not overshoot
+    /// into an idle link when senders follow C one RTT later.
+    Damped,
 }
 
 impl RateUpdate {
@@ -249,7 +249,7 @@ impl LinkState {
         let rtt_ps = ((sum / n) * 1000).max(2 * packet_ps);
         let (period, drain) = cfg.rate_update.rtts();
         let drain_bps = (queued_bytes as u128 * 8 * Time::PS_PER_SEC as u128
-            / (drain * rtt_ps) as u128)
+            / (drain as u128 * rtt_ps as u128))
             .min(u64::MAX as u128) as u64;
         self.capacity_bps = self.line_rate_bps.saturating_sub(drain_bps);
         self.next_rate_update = now + Time::from_ps(period * rtt_ps);
@@ -568,7 +568,7 @@ mod tests {
             probing_x: Some(0.2),
             dampening: Some(Time::from_us(10)),
             rate_controller: true,
-            rate_update: RateUpdate::Damped,
+            rate_update: RateUpdate::Literal,
             syn_requests_rate: true,
             entry_timeout: Time::from_ms(10),
             whole_path: true,
@@ -905,31 +905,9 @@ mod tests {
     }
 
     #[test]
-    fn rate_controller_drains_the_queue_over_four_rtts_updating_every_rtt() {
+    fn rate_controller_drains_the_queue_within_two_rtts() {
         let mut l = link();
         let c = cfg();
-        round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
-        // 50 000 queued bytes over 4 × 10 µs: 10 Gb/s of drain → C = 0.
-        l.update_capacity(Time::from_us(1), 50_000, &c);
-        assert_eq!(l.capacity_bps, 0);
-        // Not again before one RTT.
-        l.update_capacity(Time::from_us(10), 0, &c);
-        assert_eq!(l.capacity_bps, 0);
-        // 25 000 bytes: half the link.
-        l.update_capacity(Time::from_us(11), 25_000, &c);
-        assert_eq!(l.capacity_bps, C / 2);
-        let mut h = hdr(NO_DEADLINE, 100);
-        l.forward(Time::from_us(12), &c, 1, &mut h);
-        assert_eq!(h.rate_kbps, 5_000_000);
-    }
-
-    #[test]
-    fn the_literal_rate_controller_drains_within_two_rtts_updating_every_two() {
-        let mut l = link();
-        let c = SwitchConfig {
-            rate_update: RateUpdate::Literal,
-            ..cfg()
-        };
         round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
         // 25 000 queued bytes over 2 × 10 µs: 10 Gb/s of drain → C = 0.
         l.update_capacity(Time::from_us(1), 25_000, &c);
@@ -939,6 +917,32 @@ mod tests {
         assert_eq!(l.capacity_bps, 0);
         // 12 500 bytes: half the link.
         l.update_capacity(Time::from_us(21), 12_500, &c);
+        assert_eq!(l.capacity_bps, C / 2);
+        let mut h = hdr(NO_DEADLINE, 100);
+        l.forward(Time::from_us(22), &c, 1, &mut h);
+        assert_eq!(h.rate_kbps, 5_000_000);
+    }
+
+    fn damped() -> SwitchConfig {
+        SwitchConfig {
+            rate_update: RateUpdate::Damped,
+            ..cfg()
+        }
+    }
+
+    #[test]
+    fn the_damped_rate_controller_drains_over_four_rtts_updating_every_rtt() {
+        let mut l = link();
+        let c = damped();
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
+        // 50 000 queued bytes over 4 × 10 µs: 10 Gb/s of drain → C = 0.
+        l.update_capacity(Time::from_us(1), 50_000, &c);
+        assert_eq!(l.capacity_bps, 0);
+        // Not again before one RTT.
+        l.update_capacity(Time::from_us(10), 0, &c);
+        assert_eq!(l.capacity_bps, 0);
+        // 25 000 bytes: half the link.
+        l.update_capacity(Time::from_us(11), 25_000, &c);
         assert_eq!(l.capacity_bps, C / 2);
     }
 
@@ -960,22 +964,19 @@ mod tests {
         (least, queue)
     }
 
-    /// Why the default is not the paper's loop. With an update every RTT the queue obeys
+    /// The two loops on a one-off queue. With an update every RTT the queue obeys
     /// q(n+1) = q(n) − q(n−1)/g, and g = 4 is its double root 1/2: Q drains as Q, Q, 3Q/4,
     /// Q/2, 5Q/16 … and never below 0. The literal loop (g = 2, every 2 RTTs) drains Q in two
     /// RTTs, Q, Q/2, 0, then its second cut, made at Q/2, holds for two more: Q/2 of idle link.
     #[test]
-    fn the_damped_loop_drains_without_idling_the_link() {
+    fn on_a_one_off_queue_the_damped_loop_does_not_idle_the_link_and_the_literal_one_does() {
         let q0 = 20_000; // 8 Gb/s of drain over the literal 2 RTTs: C stays above 0
-        let (least, end) = queue_under_the_loop(&cfg(), q0, 12);
+        let (least, end) = queue_under_the_loop(&damped(), q0, 12);
         assert!(least >= 0, "the queue overshot to {least} bytes");
         assert!(end < q0 / 50, "after 12 RTTs {end} of {q0} bytes are left");
-        let literal = SwitchConfig {
-            rate_update: RateUpdate::Literal,
-            ..cfg()
-        };
-        let (least, _) = queue_under_the_loop(&literal, q0, 12);
+        let (least, end) = queue_under_the_loop(&cfg(), q0, 12);
         assert_eq!(least, -q0 / 2, "the literal loop idles half the queue");
+        assert_eq!(end, least, "and drains nothing more");
     }
 
     #[test]
@@ -1062,8 +1063,8 @@ mod tests {
             &c,
         );
         l.update_capacity(Time::from_us(1), 1516, &c);
-        // Drain over 4 × 2 × 12.128 µs: 1516 B in 97 µs = 125 Mb/s.
-        assert_eq!(l.capacity_bps, 875_000_000);
+        // Drain over 2 × 2 × 12.128 µs: 1516 B in 48.5 µs = 250 Mb/s.
+        assert_eq!(l.capacity_bps, 750_000_000);
     }
 
     #[test]
@@ -1211,7 +1212,16 @@ mod tests {
         let mut l = link();
         round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
         l.update_capacity(Time::from_us(1), 1516, &c);
-        // RTT floored at 2 × 2.4 ms: 1516 B drain over 19.2 ms is 0.63 Mb/s.
+        // RTT floored at 2 × 2.4 ms: 1516 B drain over 9.6 ms is 1.26 Mb/s.
+        assert_eq!(l.capacity_bps, C - 1_263_333);
+        // Drained over 4 such RTTs instead.
+        let d = SwitchConfig {
+            rate_update: RateUpdate::Damped,
+            ..c
+        };
+        let mut l = link();
+        round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &d);
+        l.update_capacity(Time::from_us(1), 1516, &d);
         assert_eq!(l.capacity_bps, C - 631_666);
     }
 
