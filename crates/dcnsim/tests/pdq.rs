@@ -361,9 +361,9 @@ flows = 500
 /// Issue 35's third case: web-search flows on a k = 4 fat-tree at load 0.6 (`examples/demo.toml`
 /// with 1 000 flows). Literally, links let flows send that they no longer count (accepted and
 /// then evicted before the commit, or removed while paused elsewhere and then resumed by the
-/// pauser): 1 452 drops and 142 timeouts here, the mean FCT 31 % over the flow-level model's.
-/// Accounted over the whole path: 3 drops, 3 timeouts, 16 % over; D3 is 83 % over. With the
-/// damped rate controller: 86 drops, 11 % over.
+/// pauser): 1 288 drops and 110 timeouts here, the mean FCT 31 % over the flow-level model's.
+/// Accounted over the whole path: no drop, 14 % over; D3 is 83 % over. With the damped rate
+/// controller: 21 drops, 11 % over.
 #[test]
 fn on_a_fat_tree_pdq_keeps_close_to_its_flow_level_model() {
     let demo = include_str!("../../../examples/demo.toml");

@@ -14,6 +14,8 @@ use crate::units::Time;
 pub struct SwitchConfig {
     /// Early Start look-ahead K in RTTs; `None` = off.
     pub early_start_k: Option<f64>,
+    /// Early Start's RTT: the least RTT_H listed at the link (`true`) or the flow's own.
+    pub early_start_least_rtt: bool,
     /// Suppressed Probing factor X; `None` = off.
     pub probing_x: Option<f64>,
     /// Dampening: the least time between accepting two paused flows; `None` = off.
@@ -199,15 +201,29 @@ impl LinkState {
         i
     }
 
+    /// The least RTT_H of the listed flows (`u32::MAX` if none has one yet).
+    fn least_rtt_ns(&self) -> u32 {
+        self.list
+            .iter()
+            .map(|e| e.rtt_ns)
+            .filter(|&r| r > 0)
+            .min()
+            .unwrap_or(u32::MAX)
+    }
+
     /// Algorithm 2: the bandwidth left to entry `j` by the more critical entries; with Early
     /// Start, entries that finish within K RTTs (up to K RTTs of them in all) are not counted.
     pub fn availbw(&self, j: usize, cfg: &SwitchConfig) -> u64 {
         let c = self.capacity_bps;
         let mut budget = 0.0;
         let mut allocated = 0u64;
+        let least_rtt_ns = match cfg.early_start_k {
+            Some(_) if cfg.early_start_least_rtt => self.least_rtt_ns(),
+            _ => u32::MAX,
+        };
         for e in &self.list[..j] {
             let rtts = if e.rtt_ns > 0 {
-                e.expected_ns as f64 / e.rtt_ns as f64
+                e.expected_ns as f64 / e.rtt_ns.min(least_rtt_ns) as f64
             } else {
                 f64::INFINITY
             };
@@ -565,6 +581,7 @@ mod tests {
     fn cfg() -> SwitchConfig {
         SwitchConfig {
             early_start_k: Some(2.0),
+            early_start_least_rtt: true,
             probing_x: Some(0.2),
             dampening: Some(Time::from_us(10)),
             rate_controller: true,
@@ -746,6 +763,43 @@ mod tests {
         // 2.5 RTTs left: not yet.
         l.list[0].expected_ns = 25_000;
         assert_eq!(l.availbw(1, &c), 0);
+    }
+
+    /// Issue 35's seed-2 loss: a flow whose first data packet met a queue carries RTT_H = 78 µs
+    /// on a path of 25 µs. With 100 µs left it is 1.3 of its own RTTs from its end, so read
+    /// per flow Early Start ignores it and grants a less critical flow the whole link beside
+    /// it; against the least RTT_H listed at the link (another flow's 25 µs) it is 4 RTTs from
+    /// its end and still counted.
+    #[test]
+    fn early_start_looks_ahead_by_the_least_rtt_listed_at_the_link() {
+        let c = SwitchConfig {
+            dampening: None,
+            ..cfg()
+        };
+        let mut l = link();
+        let inflated = PdqHeader {
+            rtt_ns: 78_000,
+            ..hdr(NO_DEADLINE, 100)
+        };
+        round(&mut l, 0, 1, inflated, &c);
+        l.list[0].rate_bps = C;
+        let fresh = PdqHeader {
+            rtt_ns: 25_000,
+            ..hdr(NO_DEADLINE, 5_000)
+        };
+        let mut h = fresh;
+        l.forward(Time::ZERO, &c, 2, &mut h);
+        assert_eq!(h.pause_by, ME, "the link is still the first flow's");
+        let per_flow = SwitchConfig {
+            early_start_least_rtt: false,
+            ..c
+        };
+        let mut h = fresh;
+        l.forward(Time::ZERO, &per_flow, 2, &mut h);
+        assert_eq!(
+            h.rate_kbps, 10_000_000,
+            "per flow, the first is 'finishing'"
+        );
     }
 
     fn entry(id: PdqFlowId, rate_bps: u64, pause_by: u32, t_us: u32) -> Entry {
