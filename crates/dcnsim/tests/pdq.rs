@@ -361,9 +361,9 @@ flows = 500
 /// Issue 35's third case: web-search flows on a k = 4 fat-tree at load 0.6 (`examples/demo.toml`
 /// with 1 000 flows). Literally, links let flows send that they no longer count (accepted and
 /// then evicted before the commit, or removed while paused elsewhere and then resumed by the
-/// pauser): 1 288 drops and 110 timeouts here, the mean FCT 31 % over the flow-level model's.
-/// Accounted over the whole path: no drop, 14 % over; D3 is 83 % over. With the damped rate
-/// controller: 21 drops, 11 % over.
+/// pauser): 1 042 drops and 111 timeouts here, the mean FCT 30 % over the flow-level model's.
+/// Accounted over the whole path: 5 drops, 14 % over; D3 is 83 % over. With the damped rate
+/// controller: no drop, 13 % over.
 #[test]
 fn on_a_fat_tree_pdq_keeps_close_to_its_flow_level_model() {
     let demo = include_str!("../../../examples/demo.toml");
@@ -380,10 +380,12 @@ fn on_a_fat_tree_pdq_keeps_close_to_its_flow_level_model() {
     let whole = run(&[]);
     let literal = run(&["transport.pdq_accounting=\"literal\""]);
     let d3 = mean_fct_us(&run_toml(demo, &[flows, "transport.protocol=\"d3\""]));
-    // The damped rate controller leaves links less idle, at the cost of more drops.
-    let damped = run(&["transport.pdq_rate_update=\"damped\""]);
-    assert!(mean_fct_us(&damped) < 1.15 * fluid);
-    assert!(damped.counters.dropped_pkts > whole.counters.dropped_pkts);
+    // The damped rate controller leaves links less idle (its costs show elsewhere: module doc).
+    let damped = mean_fct_us(&run(&["transport.pdq_rate_update=\"damped\""]));
+    assert!(
+        damped < 1.15 * fluid,
+        "damped {damped:.0} µs, flow level {fluid:.0} µs"
+    );
     let (w, l) = (mean_fct_us(&whole), mean_fct_us(&literal));
     assert!(
         w < 1.20 * fluid,

@@ -14,8 +14,9 @@ use crate::units::Time;
 pub struct SwitchConfig {
     /// Early Start look-ahead K in RTTs; `None` = off.
     pub early_start_k: Option<f64>,
-    /// Early Start's RTT: the least RTT_H listed at the link (`true`) or the flow's own.
-    pub early_start_least_rtt: bool,
+    /// Early Start's RTT: the asker's RTT_H, capped by the finishing flow's own (`true`), or
+    /// the finishing flow's own alone.
+    pub early_start_asker_rtt: bool,
     /// Suppressed Probing factor X; `None` = off.
     pub probing_x: Option<f64>,
     /// Dampening: the least time between accepting two paused flows; `None` = off.
@@ -201,29 +202,27 @@ impl LinkState {
         i
     }
 
-    /// The least RTT_H of the listed flows (`u32::MAX` if none has one yet).
-    fn least_rtt_ns(&self) -> u32 {
-        self.list
-            .iter()
-            .map(|e| e.rtt_ns)
-            .filter(|&r| r > 0)
-            .min()
-            .unwrap_or(u32::MAX)
+    /// Two full data packets' time at this link, in ns (saturating).
+    fn two_packets_ns(&self, cfg: &SwitchConfig) -> u32 {
+        (2 * cfg.packet_bytes as u128 * 8 * 1_000_000_000 / self.line_rate_bps.max(1) as u128)
+            .min(u32::MAX as u128) as u32
     }
 
     /// Algorithm 2: the bandwidth left to entry `j` by the more critical entries; with Early
     /// Start, entries that finish within K RTTs (up to K RTTs of them in all) are not counted.
-    pub fn availbw(&self, j: usize, cfg: &SwitchConfig) -> u64 {
+    pub fn availbw(&self, j: usize, asker_rtt_ns: u32, cfg: &SwitchConfig) -> u64 {
         let c = self.capacity_bps;
         let mut budget = 0.0;
         let mut allocated = 0u64;
-        let least_rtt_ns = match cfg.early_start_k {
-            Some(_) if cfg.early_start_least_rtt => self.least_rtt_ns(),
-            _ => u32::MAX,
+        // Early Start's look-ahead covers the round trip of the asker's grant (module doc).
+        let look_ahead_ns = if cfg.early_start_asker_rtt && asker_rtt_ns > 0 {
+            asker_rtt_ns.max(self.two_packets_ns(cfg))
+        } else {
+            u32::MAX
         };
         for e in &self.list[..j] {
             let rtts = if e.rtt_ns > 0 {
-                e.expected_ns as f64 / e.rtt_ns.min(least_rtt_ns) as f64
+                e.expected_ns as f64 / e.rtt_ns.min(look_ahead_ns) as f64
             } else {
                 f64::INFINITY
             };
@@ -294,7 +293,7 @@ impl LinkState {
                 // has for the flow, so that the pauser's accept holds here too.
                 let key = criticality(h.deadline, h.expected_ns, id);
                 let j = self.list.partition_point(|e| e.criticality() < key);
-                let free_kbps = (self.availbw(j, cfg) / 1000).min(u32::MAX as u64) as u32;
+                let free_kbps = (self.availbw(j, h.rtt_ns, cfg) / 1000).min(u32::MAX as u64) as u32;
                 h.rate_kbps = h.rate_kbps.min(free_kbps);
             }
             return;
@@ -336,7 +335,7 @@ impl LinkState {
             }
         };
         // Rates travel in whole kbit/s: less than one is nothing.
-        let offered = (self.availbw(i, cfg) / 1000).min(h.rate_kbps as u64) as u32;
+        let offered = (self.availbw(i, h.rtt_ns, cfg) / 1000).min(h.rate_kbps as u64) as u32;
         if offered > 0 {
             let entry = &self.list[i];
             // Paused here: paused by this link, or not yet sending (a new flow starts paused).
@@ -441,7 +440,7 @@ impl LinkState {
             }
         }
         let i = self.insert_sorted(entry);
-        let room_kbps = (self.availbw(i, cfg) / 1000).min(u32::MAX as u64) as u32;
+        let room_kbps = (self.availbw(i, h.rtt_ns, cfg) / 1000).min(u32::MAX as u64) as u32;
         h.rate_kbps = h.rate_kbps.min(room_kbps);
         self.list[i].rate_bps = kbps_to_bps(h.rate_kbps);
         h.rate_kbps > 0
@@ -581,7 +580,7 @@ mod tests {
     fn cfg() -> SwitchConfig {
         SwitchConfig {
             early_start_k: Some(2.0),
-            early_start_least_rtt: true,
+            early_start_asker_rtt: true,
             probing_x: Some(0.2),
             dampening: Some(Time::from_us(10)),
             rate_controller: true,
@@ -762,16 +761,16 @@ mod tests {
         );
         // 2.5 RTTs left: not yet.
         l.list[0].expected_ns = 25_000;
-        assert_eq!(l.availbw(1, &c), 0);
+        assert_eq!(l.availbw(1, 10_000, &c), 0);
     }
 
     /// Issue 35's seed-2 loss: a flow whose first data packet met a queue carries RTT_H = 78 µs
     /// on a path of 25 µs. With 100 µs left it is 1.3 of its own RTTs from its end, so read
     /// per flow Early Start ignores it and grants a less critical flow the whole link beside
-    /// it; against the least RTT_H listed at the link (another flow's 25 µs) it is 4 RTTs from
-    /// its end and still counted.
+    /// it; by the RTT of the flow asking (25 µs) it is 4 RTTs from its end and still counted.
+    /// An asker with a longer RTT than the finishing flow's does not lengthen the look-ahead.
     #[test]
-    fn early_start_looks_ahead_by_the_least_rtt_listed_at_the_link() {
+    fn early_start_looks_ahead_by_the_asker_s_rtt_at_most_the_finishing_flow_s() {
         let c = SwitchConfig {
             dampening: None,
             ..cfg()
@@ -783,23 +782,28 @@ mod tests {
         };
         round(&mut l, 0, 1, inflated, &c);
         l.list[0].rate_bps = C;
-        let fresh = PdqHeader {
+        let asker = PdqHeader {
             rtt_ns: 25_000,
             ..hdr(NO_DEADLINE, 5_000)
         };
-        let mut h = fresh;
+        let mut h = asker;
         l.forward(Time::ZERO, &c, 2, &mut h);
         assert_eq!(h.pause_by, ME, "the link is still the first flow's");
         let per_flow = SwitchConfig {
-            early_start_least_rtt: false,
+            early_start_asker_rtt: false,
             ..c
         };
-        let mut h = fresh;
+        let mut h = asker;
         l.forward(Time::ZERO, &per_flow, 2, &mut h);
         assert_eq!(
             h.rate_kbps, 10_000_000,
             "per flow, the first is 'finishing'"
         );
+        // 25 µs left of a 10 µs RTT: 2.5 RTTs, not yet, even for an asker of 200 µs.
+        l.list[0].rtt_ns = 10_000;
+        l.list[0].expected_ns = 25_000;
+        assert_eq!(l.availbw(1, 200_000, &c), 0);
+        assert_eq!(l.availbw(1, 0, &c), 0, "an asker with no RTT yet");
     }
 
     fn entry(id: PdqFlowId, rate_bps: u64, pause_by: u32, t_us: u32) -> Entry {
@@ -1167,7 +1171,7 @@ mod tests {
         assert_eq!((ack.pause_by, ack.rate_kbps), (0, 3_000_000));
         assert_eq!(ids(&l), vec![1, 2]);
         assert_eq!(l.list[1].rate_bps, 3_000_000_000);
-        assert_eq!(l.availbw(2, &c), 0, "the link counts it");
+        assert_eq!(l.availbw(2, 10_000, &c), 0, "the link counts it");
         // A full list makes room by forgetting the least critical flow that does not send,
         // never a sender. κ = 1 and four entries: senders that ended left it above its 2κ.
         let mut l = link();
@@ -1318,6 +1322,6 @@ mod tests {
         round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &literal);
         l.list[0].rate_bps = 5_600_000_000;
         l.list[0].limited_here = true;
-        assert_eq!(l.availbw(1, &literal), 4_400_000_000);
+        assert_eq!(l.availbw(1, 10_000, &literal), 4_400_000_000);
     }
 }
