@@ -204,8 +204,8 @@ impl LinkState {
 
     /// Two full data packets' time at this link, in ns (saturating).
     fn two_packets_ns(&self, cfg: &SwitchConfig) -> u32 {
-        (2 * cfg.packet_bytes as u128 * 8 * 1_000_000_000 / self.line_rate_bps.max(1) as u128)
-            .min(u32::MAX as u128) as u32
+        (2 * cfg.packet_bytes as u64 * 8_000_000_000 / self.line_rate_bps.max(1))
+            .min(u32::MAX as u64) as u32
     }
 
     /// Algorithm 2: the bandwidth left to entry `j` by the more critical entries; with Early
@@ -215,14 +215,15 @@ impl LinkState {
         let mut budget = 0.0;
         let mut allocated = 0u64;
         // Early Start's look-ahead covers the round trip of the asker's grant (module doc).
-        let look_ahead_ns = if cfg.early_start_asker_rtt && asker_rtt_ns > 0 {
-            asker_rtt_ns.max(self.two_packets_ns(cfg))
-        } else {
-            u32::MAX
-        };
+        let by_asker = cfg.early_start_asker_rtt && asker_rtt_ns > 0;
         for e in &self.list[..j] {
             let rtts = if e.rtt_ns > 0 {
-                e.expected_ns as f64 / e.rtt_ns.min(look_ahead_ns) as f64
+                let rtt_ns = if by_asker {
+                    e.rtt_ns.min(asker_rtt_ns.max(self.two_packets_ns(cfg)))
+                } else {
+                    e.rtt_ns
+                };
+                e.expected_ns as f64 / rtt_ns as f64
             } else {
                 f64::INFINITY
             };
