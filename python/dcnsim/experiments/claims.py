@@ -36,6 +36,9 @@ DEFAULT_TOLERANCE = 0.25
 
 CLAIM_COLUMNS = ["figure", "metric", "x", "protocol", "value", "tolerance", "source", "note"]
 VERDICTS = ("reproduced", "differs", "not measured")
+#: Columns of the comparison :func:`compare` returns (a run's ``comparison.csv``).
+COMPARISON_COLUMNS = ["figure", "metric", "x", "protocol", "paper", "ours", "ratio", "gap",
+                      "tolerance", "verdict", "source", "note"]
 
 
 def x_key(x) -> str:
@@ -128,4 +131,4 @@ def compare(ours: pd.DataFrame, claims: pd.DataFrame, known: Collection[str]) ->
     table["gap"] = table["ours"] - table["paper"]
     table["verdict"] = [verdict(a, b, t) for a, b, t in
                         zip(table["ours"], table["paper"], table["tolerance"])]
-    return table[key + ["paper", "ours", "ratio", "gap", "tolerance", "verdict", "source", "note"]]
+    return table[COMPARISON_COLUMNS]

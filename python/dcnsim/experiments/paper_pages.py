@@ -26,12 +26,12 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from .claims import COMPARISON_COLUMNS, VERDICTS
+
 #: The pages, in the order of the index.
 PAPERS = ("core", "merp", "pace", "tr", "mcp", "pdq")
 #: Columns of a run's comparison.csv (what :func:`dcnsim.experiments.claims.compare` writes).
-RUN_COLUMNS = ["figure", "metric", "x", "protocol", "paper", "ours", "ratio", "gap", "tolerance",
-               "verdict", "source", "note"]
-VERDICTS = ("reproduced", "differs", "not measured")
+RUN_COLUMNS = COMPARISON_COLUMNS
 #: How a part's commit is known: stated by the project's own record of the run, inferred from
 #: the commits around the run's time, or unknown (``commit`` is then at most a likely one).
 KNOWN = ("stated", "inferred", "unknown")

@@ -9,12 +9,11 @@ figures run, when, and the code's version and commit: :mod:`dcnsim.provenance`).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import json
 
 import pandas as pd
 

@@ -70,9 +70,9 @@
 //!   the commit that answers the accept is back (not a commit this link paused, which answers
 //!   an older packet), or the flow has left the list: holding the next flow longer would cap a
 //!   link at one new flow per interval, whatever their sizes. (A flow evicted from the list
-//!   before its commit still sends; its commit is capped to what is left: rule 2 of
-//!   "Accounting over the whole path" below.) Held for the whole interval, one-packet flows at load 0.1
-//!   on a 4-host star at 10 Gb/s (one per 8 µs per host) queued for admission without bound:
+//!   before its commit still sends; its commit is capped to what is left: rule 2 of "Accounting
+//!   over the whole path" below.) Held for the whole interval, one-packet flows at load 0.1 on a
+//!   4-host star at 10 Gb/s (one per 8 µs per host) queued for admission without bound:
 //!   30 000 of them took 147 ms each on average; now 25 µs (a lone one takes 7.9 µs, DCTCP's
 //!   mean is 8 µs; test `one_packet_flows_are_not_held_back_one_per_dampening_interval`).
 //!   With `pdq_accounting = "literal"` the clock holds for the whole interval. With the
@@ -81,11 +81,11 @@
 //!   with 0.4–0.5 k drops instead of 2.4–3.9 k.
 //! * **Rate controller.** Run lazily: when a forward packet reaches a link and the update period
 //!   (mean RTT_H of the listed flows) has passed since the last update. q is the port's queue
-//!   at that moment. All traffic is PDQ, so r_PDQ is the line rate. The RTT (for the drain
-//!   time and for the update period) is at least two full data packet times at the link: before a flow's first data ACK its RTT_H is the
-//!   handshake's, of header-only packets (8.5 µs on a 1 Gb/s star, less than one 12 µs packet
-//!   time), and one or two queued packets then took C to 27 Mb/s and to 0. The floor only acts
-//!   on such RTTs (at 10 Gb/s two packet times are 2.4 µs).
+//!   at that moment. All traffic is PDQ, so r_PDQ is the line rate. The RTT (for the drain time and
+//!   for the update period) is at least two full data packet times at the link: before a flow's
+//!   first data ACK its RTT_H is the handshake's, of header-only packets (8.5 µs on a 1 Gb/s star,
+//!   less than one 12 µs packet time), and one or two queued packets then took C to 27 Mb/s and to
+//!   0. The floor only acts on such RTTs (at 10 Gb/s two packet times are 2.4 µs).
 //! * **The rate controller's loop** (`pdq_rate_update`, default `"literal"`). §3.3.3 (as the
 //!   digest gives it) updates C = r − q/(g·RTT) every 2 RTTs with g = 2, to drain the queue
 //!   that Early Start and stale allocations build "within about two RTTs". Senders follow C
@@ -113,8 +113,8 @@
 //!   `pdq_early_start_rtt = "flow"`, as before that key; with the default some of the extra
 //!   drops go, see "Early Start's RTT"):
 //!   - *Where it helps.* A 5 MB flow preempting a 20 MB one at a 10 Gb/s port, with a reverse
-//!     flow's ACKs beside it, ends 0.4 % after its ideal FCT less the ACKs' share (literal
-//!     2.6 %; test `the_literal_rate_controller_idles_a_preempting_flow_s_link_and_the_damped_one_does_not`).
+//!     flow's ACKs beside it, ends 0.4 % after its ideal FCT less the ACKs' share (literal 2.6 %).
+//!     Test: `the_literal_rate_controller_idles_a_preempting_flow_s_link_and_the_damped_one_does_not`.
 //!     On the fat-tree below, large flows finish sooner: the mean FCT is 11–14 % above the
 //!     flow level's on seeds 1–4 (literal: 18–20 %), and with byte buffers 11.5–14.7 % on
 //!     seeds 1–5 (literal 16–20 %). Two hosts, ten flows: 6.4 % above SJF (literal 9.0 %); six
@@ -150,14 +150,14 @@
 //!      (at t = 0 the list holds two entries; a sending flow can be evicted too), or removed
 //!      by a packet that met a pause elsewhere. Algorithm 3 commits only into the list, so the
 //!      flow sent at the committed rate uncounted: 114 k such commits in the run above. The
-//!      link now lists it if it is among the 2κ most critical, making room by forgetting the
-//!      least critical flow that does not send, at R_H lowered to what the more critical flows
-//!      leave it (Algorithm 2: a flow let in meanwhile may hold the rest); otherwise, or with
-//!      nothing left, the commit pauses it (P_H = this link), as Algorithm 1 would. The links the ACK crossed before then have
-//!      committed the rate already, and count it until the flow's next packet, at most one
-//!      probing interval. The ACKs of a flow that has sent its TERM are not listed (the agent
-//!      notes the TERM as it passes): they would bring a finished flow back until its entry
-//!      expired, a deadline flow ahead of every other.
+//!      link now lists it if it is among the 2κ most critical, making room by forgetting the least
+//!      critical flow that does not send, at R_H lowered to what the more critical flows leave it
+//!      (Algorithm 2: a flow let in meanwhile may hold the rest); otherwise, or with nothing left,
+//!      the commit pauses it (P_H = this link), as Algorithm 1 would. The links the ACK crossed
+//!      before then have committed the rate already, and count it until the flow's next packet, at
+//!      most one probing interval. The ACKs of a flow that has sent its TERM are not listed (the
+//!      agent notes the TERM as it passes): they would bring a finished flow back until its
+//!      entry expired, a deadline flow ahead of every other.
 //!   3. *A sending flow this link limits is counted at what it asks.* Algorithm 2 counts a more
 //!      critical flow at its committed R_i, which is an RTT behind: when C rises, or the flow
 //!      has just been offered more, the difference went to a less critical flow, and both
@@ -234,8 +234,9 @@
 //! * **TERM** is sent once every byte is acknowledged (or on termination, or when the
 //!   application aborts the flow: `workload.abort_at_deadline`); switches drop the
 //!   flow from their lists. TERM, probes, SYN and ACKs are header-only and *protected* (never
-//!   dropped for lack of buffer), so no stale list entry can outlive its flow (with the TERM's
-//!   ACKs kept out too: "Accounting over the whole path"); data packets can be dropped. A link failure is the exception, handled by the next two rules.
+//!   dropped for lack of buffer), so no stale list entry can outlive its flow (with the TERM's ACKs
+//!   kept out too: "Accounting over the whole path"); data packets can be dropped. A link failure
+//!   is the exception, handled by the next two rules.
 //! * **Entries expire** (`pdq_entry_timeout_us`, 100 ms). A flow rerouted around a failed
 //!   link sends its TERM the new way, and the links of its old path would keep its entry for
 //!   good, pausing the flows behind it. A link forgets a listed flow that sent no data packet,
