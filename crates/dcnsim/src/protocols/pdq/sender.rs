@@ -2,12 +2,14 @@
 //! to the switches (n = 1 is plain PDQ). Choices are listed in the module doc of [`super`].
 
 use super::header::{deadline_field, ns_field, rate_to_kbps, PdqHeader, WIRE_BYTES};
+use super::host_rtt::PairRtt;
 use super::PdqParams;
 use crate::net::packet::{Packet, PacketKind};
 use crate::protocols::{Endpoint, Protocol, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// `seq` of a probe and of its ACK (a probe carries no data).
 pub const PROBE_SEQ: u64 = u64::MAX;
@@ -34,7 +36,8 @@ struct Subflow {
     inter_probe: u16,
     /// RTT_S: the smoothed RTT, for the sender's own clocks (RTO, probing, Early Termination).
     rtt: Option<Time>,
-    /// The least RTT of a data packet so far: the RTT the header carries to the switches.
+    /// The least RTT of a data packet so far (`pdq_base_rtt = "host"`: of any of the host's
+    /// flows to this destination): the RTT the header carries to the switches.
     base_rtt: Option<Time>,
     /// Segments of this subflow not yet sent (or to send again), in order.
     pending: VecDeque<u32>,
@@ -104,6 +107,8 @@ pub struct PdqSender {
     size: u64,
     deadline: Option<Time>,
     nic: Rate,
+    /// `pdq_base_rtt = "host"`: the base RTT the host's flows to `dst` share.
+    host_rtt: Option<Arc<PairRtt>>,
     segments: u32,
     acked: Vec<bool>,
     acked_count: u32,
@@ -124,6 +129,8 @@ impl PdqSender {
     pub fn new(p: &PdqParams, f: &FlowSetup, nic: Rate) -> PdqSender {
         let segments = super::segments_of(f.size, p.mss);
         let n = p.subflows_of(f.size);
+        let host_rtt = p.host_rtts.as_ref().map(|t| t.pair(f.src, f.dst));
+        let known_rtt = host_rtt.as_ref().and_then(|r| r.least());
         // Contiguous shares, as even as whole segments allow.
         let subs = (0..n)
             .map(|j| {
@@ -137,7 +144,7 @@ impl PdqSender {
                     pause_by: 0,
                     inter_probe: 0,
                     rtt: None,
-                    base_rtt: None,
+                    base_rtt: known_rtt,
                     pending: (lo..hi).collect(),
                     pending_bytes: shares_bytes(lo, hi, f.size, p.mss),
                     outstanding: VecDeque::new(),
@@ -156,6 +163,7 @@ impl PdqSender {
             size: f.size,
             deadline: f.deadline,
             nic,
+            host_rtt,
             segments,
             acked: vec![false; segments as usize],
             acked_count: 0,
@@ -205,10 +213,20 @@ impl PdqSender {
             expected_ns: ns_field(t),
             // The base RTT once a data packet has been acknowledged: Early Start's look-ahead
             // and the rate controller must not grow with the queue they act on (module doc).
-            rtt_ns: s.base_rtt.or(s.rtt).map_or(0, ns_field),
+            rtt_ns: self.base_rtt(s).or(s.rtt).map_or(0, ns_field),
             inter_probe: 0,
             subflow: s.index,
             pauser_crossed: false,
+        }
+    }
+
+    /// The subflow's base RTT, or the host's to the destination if that is less (a flow of
+    /// the host may have measured it since this one last heard an ACK).
+    fn base_rtt(&self, s: &Subflow) -> Option<Time> {
+        let host = self.host_rtt.as_ref().and_then(|r| r.least());
+        match (s.base_rtt, host) {
+            (Some(own), Some(host)) => Some(own.min(host)),
+            (own, host) => own.or(host),
         }
     }
 
@@ -361,7 +379,8 @@ impl Endpoint for PdqSender {
             Some(r) => Time::from_ps((r.ps() * 7 + sample.ps()) / 8),
         });
         if pkt.kind == PacketKind::Ack && pkt.seq != PROBE_SEQ {
-            s.base_rtt = Some(s.base_rtt.map_or(sample, |b| b.min(sample)));
+            let least = self.host_rtt.as_ref().map_or(sample, |r| r.note(sample));
+            s.base_rtt = Some(s.base_rtt.map_or(least, |b| b.min(least)));
         }
         // R_S = R_H, P_S = P_H, I_S = I_H; except that a SYN-ACK whose SYN asked for no rate
         // carries the sender's own R_H back untouched: no grant, the flow starts paused and

@@ -154,6 +154,44 @@ fn the_header_carries_the_base_rtt_of_data_packets() {
     assert_eq!(s.poll_timeout(), Some(t3 + Time::from_ps(38_476_500)));
 }
 
+/// `pdq_base_rtt = "host"`: a flow whose own data packets met a queue carries the least RTT any
+/// flow of its host measured to the same destination; a flow to another destination does not.
+/// With `"flow"` each flow keeps its own.
+#[test]
+fn a_flow_carries_the_least_rtt_its_host_measured_to_the_destination() {
+    // `early` measures 30 µs to host 1; `late` starts into a queue and measures 230 µs there.
+    let run = |base_rtt: &str| {
+        let p = params("pdq", |c| c.pdq_base_rtt = Some(base_rtt.into()));
+        let mut early = sender(&p, &flow(14_600, None));
+        let t = Time::from_us(10);
+        let syn = drain(&mut early, Time::ZERO).remove(0);
+        early.handle_packet(t, &answer(&syn, PacketKind::SynAck, 1_000_000, 0, 0));
+        let data = drain(&mut early, t).remove(0);
+        early.handle_packet(
+            t + Time::from_us(30),
+            &answer(&data, PacketKind::Ack, 1_000_000, 0, 0),
+        );
+        let other_dst = FlowSetup {
+            dst: 2,
+            ..flow(14_600, None)
+        };
+        [flow(14_600, None), other_dst].map(|f| {
+            let mut s = PdqSender::new(&p, &f, Rate::gbps(10));
+            let t0 = Time::from_us(100);
+            s.start(t0);
+            let syn = drain(&mut s, t0).remove(0);
+            let t1 = t0 + Time::from_us(200);
+            s.handle_packet(t1, &answer(&syn, PacketKind::SynAck, 1_000_000, 0, 0));
+            let data = drain(&mut s, t1).remove(0);
+            let t2 = t1 + Time::from_us(230);
+            s.handle_packet(t2, &answer(&data, PacketKind::Ack, 1_000_000, 0, 0));
+            hdr(&drain(&mut s, t2).remove(0)).rtt_ns
+        })
+    };
+    assert_eq!(run("host"), [30_000, 230_000]);
+    assert_eq!(run("flow"), [230_000, 230_000]);
+}
+
 /// With `pdq_syn_requests_rate = false` no switch looks at the SYN, so the SYN-ACK brings
 /// back the sender's own R_H (its NIC rate): that is no grant. The flow starts paused and its
 /// first packet is a probe, sent at once.
