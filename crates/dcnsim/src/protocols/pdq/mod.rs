@@ -29,8 +29,8 @@
 //! | `pdq_dampening` | true | Dampening |
 //! | `pdq_dampening_us` | 10 | least time between accepting two paused flows at a link |
 //! | `pdq_rate_controller` | true | C = max(0, r − q/(g·RTT)); off: C = line rate |
-//! | `pdq_rate_update` | `"damped"` | `"damped"`: C updated every RTT with g = 4, r less the link's header-only traffic; `"literal"`: every 2 RTTs with g = 2, as §3.3.3 (below) |
-//! | `pdq_base_rtt` | `"host"` | RTT_H: the least data RTT the sender's host measured to the destination; `"flow"`: the flow's own (below) |
+//! | `pdq_rate_update` | `"literal"` | `"literal"`: C updated every 2 RTTs with g = 2, as §3.3.3; `"damped"`: every RTT with g = 4, r less the link's ACKs (below) |
+//! | `pdq_base_rtt` | `"host"` | RTT_H: the least data RTT the host's running flows to the destination measured; `"flow"`: the flow's own (below) |
 //! | `pdq_aging_rate` | 0 | α of flow aging: T_H divided by 2^(α·t), t = paused time / 100 ms |
 //! | `pdq_syn_requests_rate` | true | SYN/SYN-ACK run Algorithms 1/3 (data can start after one RTT) |
 //! | `pdq_entry_timeout_us` | 100 000 | a link forgets a listed flow that sent nothing across it for this long |
@@ -603,8 +603,8 @@ impl Protocol for PdqParams {
             "rate update",
             cfg.pdq_rate_update.as_deref(),
             &[
-                ("damped", RateUpdate::Damped),
                 ("literal", RateUpdate::Literal),
+                ("damped", RateUpdate::Damped),
             ],
         )?;
         let on = |v: Option<bool>| v.unwrap_or(true);

@@ -2,14 +2,13 @@
 //! to the switches (n = 1 is plain PDQ). Choices are listed in the module doc of [`super`].
 
 use super::header::{deadline_field, ns_field, rate_to_kbps, PdqHeader, WIRE_BYTES};
-use super::host_rtt::PairRtt;
+use super::host_rtt::PairShare;
 use super::PdqParams;
 use crate::net::packet::{Packet, PacketKind};
 use crate::protocols::{Endpoint, Protocol, SenderEndpoint};
 use crate::protocols::{EndpointEvent, FlowSetup, SenderStats};
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 /// `seq` of a probe and of its ACK (a probe carries no data).
 pub const PROBE_SEQ: u64 = u64::MAX;
@@ -107,8 +106,8 @@ pub struct PdqSender {
     size: u64,
     deadline: Option<Time>,
     nic: Rate,
-    /// `pdq_base_rtt = "host"`: the base RTT the host's flows to `dst` share.
-    host_rtt: Option<Arc<PairRtt>>,
+    /// `pdq_base_rtt = "host"`: the base RTT the host's running flows to `dst` share.
+    host_rtt: Option<PairShare>,
     segments: u32,
     acked: Vec<bool>,
     acked_count: u32,
@@ -129,8 +128,7 @@ impl PdqSender {
     pub fn new(p: &PdqParams, f: &FlowSetup, nic: Rate) -> PdqSender {
         let segments = super::segments_of(f.size, p.mss);
         let n = p.subflows_of(f.size);
-        let host_rtt = p.host_rtts.as_ref().map(|t| t.pair(f.src, f.dst));
-        let known_rtt = host_rtt.as_ref().and_then(|r| r.least());
+        let host_rtt = p.host_rtts.as_ref().map(|t| t.join(f.src, f.dst));
         // Contiguous shares, as even as whole segments allow.
         let subs = (0..n)
             .map(|j| {
@@ -144,7 +142,7 @@ impl PdqSender {
                     pause_by: 0,
                     inter_probe: 0,
                     rtt: None,
-                    base_rtt: known_rtt,
+                    base_rtt: None,
                     pending: (lo..hi).collect(),
                     pending_bytes: shares_bytes(lo, hi, f.size, p.mss),
                     outstanding: VecDeque::new(),

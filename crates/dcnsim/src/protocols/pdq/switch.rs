@@ -48,8 +48,8 @@ pub enum RateUpdate {
     Literal,
     /// Every RTT with g = 4: the fastest drain of a one-off queue that does not overshoot
     /// into an idle link when senders follow C one RTT later. r is the line rate less the
-    /// ACKs and probes the link carried since the last update (traffic no rate counts), which
-    /// the loop would otherwise hold a standing queue against.
+    /// ACKs the link carried since the last update (traffic no rate counts), which the loop
+    /// would otherwise hold a standing queue against.
     Damped,
 }
 
@@ -160,9 +160,9 @@ pub struct LinkState {
     /// When this link last accepted a paused flow, and which (Dampening).
     pub last_paused_accept: Option<(Time, PdqFlowId)>,
     next_rate_update: Time,
-    /// Header-only bytes sent on the link since the given time, its last update of C (the
-    /// damped loop's r_PDQ); `None` before its first update.
-    control: Option<(Time, u64)>,
+    /// Bytes of ACKs sent on the link since the given time, its last update of C (the damped
+    /// loop's r_PDQ); `None` before its first update.
+    acks: Option<(Time, u64)>,
     sweep: SilenceSweep,
 }
 
@@ -175,7 +175,7 @@ impl LinkState {
             list: Vec::new(),
             last_paused_accept: None,
             next_rate_update: Time::ZERO,
-            control: None,
+            acks: None,
             sweep: SilenceSweep::default(),
         }
     }
@@ -278,12 +278,11 @@ impl LinkState {
         self.next_rate_update = now + Time::from_ps(period * rtt_ps);
     }
 
-    /// r_PDQ: the line rate, less (damped loop) the header-only traffic the link carried since
-    /// its last update of C, at least one update period ago. The first update has no such
-    /// window and takes the line rate (a window from time 0 to a lone flow's first data
-    /// packet would hold its SYN alone, at a rate it never has again).
+    /// r_PDQ: the line rate, less (damped loop) the ACKs the link carried since its last update
+    /// of C, at least one update period ago. The first update has no such window and takes the
+    /// line rate.
     fn rate_for_pdq(&mut self, now: Time, cfg: &SwitchConfig) -> u64 {
-        let Some((since, bytes)) = self.control.replace((now, 0)) else {
+        let Some((since, bytes)) = self.acks.replace((now, 0)) else {
             return self.line_rate_bps;
         };
         let window = now.saturating_sub(since).ps();
@@ -295,10 +294,10 @@ impl LinkState {
             .saturating_sub(bps.min(u64::MAX as u128) as u64)
     }
 
-    /// A header-only packet (ACK, probe, SYN, SYN-ACK, TERM) is sent on this link: traffic no
-    /// rate counts, which the damped loop takes out of r from the link's first update on.
-    pub fn note_control(&mut self, bytes: u32) {
-        if let Some((_, sum)) = &mut self.control {
+    /// An ACK (or SYN-ACK) is sent on this link: traffic no rate counts, which the damped loop
+    /// takes out of r from the link's first update on.
+    pub fn note_acks(&mut self, bytes: u32) {
+        if let Some((_, sum)) = &mut self.acks {
             *sum += bytes as u64;
         }
     }
@@ -567,8 +566,8 @@ impl SwitchHooks for PdqAgent {
             _ => false,
         };
         let slot = pkt.flow as usize * self.subflows as usize + h.subflow as usize;
-        if self.cfg.rate_update == RateUpdate::Damped && pkt.payload == 0 {
-            self.links[port as usize].note_control(pkt.size);
+        if self.cfg.rate_update == RateUpdate::Damped && pkt.kind.is_reverse() {
+            self.links[port as usize].note_acks(pkt.size);
         }
         if pkt.kind.is_reverse() {
             if requests {
@@ -1041,18 +1040,18 @@ mod tests {
     }
 
     #[test]
-    fn the_damped_loop_takes_the_header_only_traffic_out_of_the_line_rate() {
+    fn the_damped_loop_takes_the_acks_out_of_the_line_rate() {
         // 5 000 queued bytes: 1 Gb/s of drain over 4 RTTs of 10 µs, 2 Gb/s over 2. And 6 250
-        // bytes of ACKs and probes in the 20 µs since the last update: 2.5 Gb/s, which only
-        // the damped loop takes out of r.
+        // bytes of ACKs in the 20 µs since the last update: 2.5 Gb/s, which only the damped
+        // loop takes out of r.
         for (c, expected) in [(damped(), 6_500_000_000), (cfg(), 8_000_000_000)] {
             let mut l = link();
             round(&mut l, 0, 1, hdr(NO_DEADLINE, 100), &c);
-            // Before the first update (a lone flow's SYN): no window to count it in.
-            l.note_control(56);
+            // Before the first update: no window to count it in.
+            l.note_acks(56);
             l.update_capacity(Time::from_us(1), 0, &c);
             assert_eq!(l.capacity_bps, C);
-            l.note_control(6_250);
+            l.note_acks(6_250);
             l.update_capacity(Time::from_us(21), 5_000, &c);
             assert_eq!(l.capacity_bps, expected, "{:?}", c.rate_update);
         }
