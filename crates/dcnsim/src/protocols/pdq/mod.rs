@@ -322,7 +322,7 @@
 //!   ensemble sharing (and RFC 9040) lets connections between two hosts share their path
 //!   measurements; a flow writes the least of its own and its pair's in RTT_H, from its first
 //!   packet on (before its own first data ACK, the pair's if the pair has one, else the
-//!   handshake's). A flow that starts into a queue then carries the RTT a flow beside it
+//!   handshake's; so a SYN may carry an RTT_H, which with `"flow"` it never does). A flow that starts into a queue then carries the RTT a flow beside it
 //!   measured before that queue. The pair forgets its RTT when its last running flow ends, so
 //!   a later flow measures its own: kept for good, as a first version did, a minimum measured
 //!   before a link failed held the rerouted flows of a review's case (a 1 µs link replaced by
@@ -427,7 +427,8 @@ crate::protocols::transport_keys! {
         pub pdq_early_start_k: Option<f64>,
         /// `asker` (the asking flow's RTT_H, at most the finishing flow's) or `flow` (its own).
         pub pdq_early_start_rtt: Option<String>,
-        /// `host` (the least data RTT the host measured to the destination) or `flow`.
+        /// `host` (the least data RTT the host's running flows to the destination measured) or
+        /// `flow` (the flow's own).
         pub pdq_base_rtt: Option<String>,
         pub pdq_early_termination: Option<bool>,
         pub pdq_suppressed_probing: Option<bool>,

@@ -35,8 +35,8 @@ struct Subflow {
     inter_probe: u16,
     /// RTT_S: the smoothed RTT, for the sender's own clocks (RTO, probing, Early Termination).
     rtt: Option<Time>,
-    /// The least RTT of a data packet so far (`pdq_base_rtt = "host"`: of any of the host's
-    /// flows to this destination): the RTT the header carries to the switches.
+    /// The least RTT of a data packet so far (`pdq_base_rtt = "host"`: of this flow's and of
+    /// its host's running flows to the same destination, as of its last ACK).
     base_rtt: Option<Time>,
     /// Segments of this subflow not yet sent (or to send again), in order.
     pending: VecDeque<u32>,

@@ -411,6 +411,13 @@ fn keys_are_checked_and_named() {
         "transport.pdq_probing_x"
     );
     assert_eq!(bad("pdq", "dctcp_g", json!(0.1)), "transport.dctcp_g");
+    let e = refused("pdq", "pdq_base_rtt", json!("path"));
+    assert_eq!(e.path, "transport.pdq_base_rtt");
+    assert_eq!(e.message, "unknown base RTT 'path'; valid: host, flow");
+    assert!(params("pdq", |_| {}).host_rtts.is_some());
+    assert!(params("pdq", |c| c.pdq_base_rtt = Some("flow".into()))
+        .host_rtts
+        .is_none());
     assert_eq!(
         bad("mpdq", "pdq_entry_timeout_us", json!(0.0)),
         "transport.pdq_entry_timeout_us"
