@@ -6,7 +6,7 @@ index ``docs/papers/index.md`` holds, between ``<!-- runs:begin -->`` and ``<!--
 one row per paper with its verdict counts and its run. Both are written from
 
 * ``docs/papers/data/<paper>.csv``: the run's ``comparison.csv`` as ``dcnsim reproduce``
-  wrote it (columns :data:`RUN_COLUMNS`), and
+  wrote it (columns :data:`~dcnsim.experiments.claims.COMPARISON_COLUMNS`), and
 * ``docs/papers/data/<paper>.run.json``: where the run comes from — per part of the run, the
   figures, the folder and files it was read from, when it ended (UTC), the commit of its code
   and how that commit is known; whether the run is ``full`` or ``partial`` and what it left out.
@@ -30,8 +30,6 @@ from .claims import COMPARISON_COLUMNS, VERDICTS
 
 #: The pages, in the order of the index.
 PAPERS = ("core", "merp", "pace", "tr", "mcp", "pdq")
-#: Columns of a run's comparison.csv (what :func:`dcnsim.experiments.claims.compare` writes).
-RUN_COLUMNS = COMPARISON_COLUMNS
 #: How a part's commit is known: stated by the project's own record of the run, inferred from
 #: the commits around the run's time, or unknown (``commit`` is then at most a likely one).
 KNOWN = ("stated", "inferred", "unknown")
@@ -75,22 +73,22 @@ def read_run(data_dir: Path, paper: str) -> Run:
             header = next(reader)
         except StopIteration:
             raise PageError(f"{path}: empty file; expected a comparison.csv with columns "
-                            f"{','.join(RUN_COLUMNS)}") from None
-        if header != RUN_COLUMNS:
-            missing = [c for c in RUN_COLUMNS if c not in header]
-            extra = [c for c in header if c not in RUN_COLUMNS]
+                            f"{','.join(COMPARISON_COLUMNS)}") from None
+        if header != COMPARISON_COLUMNS:
+            missing = [c for c in COMPARISON_COLUMNS if c not in header]
+            extra = [c for c in header if c not in COMPARISON_COLUMNS]
             why = "; ".join(part for part in (
                 f"missing column(s) {', '.join(missing)}" if missing else "",
                 f"unknown column(s) {', '.join(extra)}" if extra else "") if part) \
                 or "columns out of order"
             raise PageError(f"{path}: not a comparison.csv ({why}); expected "
-                            f"{','.join(RUN_COLUMNS)}")
+                            f"{','.join(COMPARISON_COLUMNS)}")
         rows = []
         for line, fields in enumerate(reader, start=2):
             where = f"{path}, line {line}"
-            if len(fields) != len(RUN_COLUMNS):
-                raise PageError(f"{where}: {len(fields)} fields, expected {len(RUN_COLUMNS)}")
-            row = dict(zip(RUN_COLUMNS, fields))
+            if len(fields) != len(COMPARISON_COLUMNS):
+                raise PageError(f"{where}: {len(fields)} fields, expected {len(COMPARISON_COLUMNS)}")
+            row = dict(zip(COMPARISON_COLUMNS, fields))
             if not row["figure"] or not row["metric"]:
                 raise PageError(f"{where}: empty figure or metric")
             if row["verdict"] not in VERDICTS:

@@ -282,11 +282,14 @@ impl LinkState {
     /// of C, at least one update period ago. The first update has no such window and takes the
     /// line rate.
     fn rate_for_pdq(&mut self, now: Time, cfg: &SwitchConfig) -> u64 {
+        if cfg.rate_update != RateUpdate::Damped {
+            return self.line_rate_bps;
+        }
         let Some((since, bytes)) = self.acks.replace((now, 0)) else {
             return self.line_rate_bps;
         };
         let window = now.saturating_sub(since).ps();
-        if cfg.rate_update != RateUpdate::Damped || window == 0 {
+        if window == 0 {
             return self.line_rate_bps;
         }
         let bps = bytes as u128 * 8 * Time::PS_PER_SEC as u128 / window as u128;
@@ -566,10 +569,10 @@ impl SwitchHooks for PdqAgent {
             _ => false,
         };
         let slot = pkt.flow as usize * self.subflows as usize + h.subflow as usize;
-        if self.cfg.rate_update == RateUpdate::Damped && pkt.kind.is_reverse() {
-            self.links[port as usize].note_acks(pkt.size);
-        }
         if pkt.kind.is_reverse() {
+            if self.cfg.rate_update == RateUpdate::Damped {
+                self.links[port as usize].note_acks(pkt.size);
+            }
             if requests {
                 let ended = self.ended.get(slot).copied().unwrap_or(false);
                 self.links[at.reverse as usize].reverse(now, &self.cfg, id, &mut h, ended);
